@@ -1,0 +1,122 @@
+"""Command line: ``probekit run|book|params|data|bench``.
+
+Input errors (``ProbekitError``) print as one line plus a hint and exit with status 2; there is
+no traceback for them. Anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from probekit.errors import ProbekitError
+
+
+def _cmd_run(args: argparse.Namespace) -> None:
+    from probekit.book import run_chapter
+    from probekit.params import parse_overrides
+
+    overrides = parse_overrides(args.param or [])
+    run_chapter(args.notebook, args.profile, overrides, force=args.force, timeout=args.timeout)
+
+
+def _cmd_book(args: argparse.Namespace) -> None:
+    from probekit.book import build_book
+
+    build_book(args.profile, force=args.force, chapters=args.chapter or None,
+               render=not args.no_render)
+
+
+def _cmd_params(args: argparse.Namespace) -> None:
+    from probekit.book import chapter_path
+    from probekit.params import effective_parameters, read_parameters
+
+    nb = chapter_path(args.notebook)
+    declared = read_parameters(nb)
+    values = effective_parameters(nb, args.profile) if args.profile else None
+    width = max(len(n) for n in declared)
+    print(f"{nb.stem}: {len(declared)} parameters" +
+          (f" (values under profile '{args.profile}')" if values else ""))
+    for name, p in declared.items():
+        shown = values[name] if values else p.default
+        print(f"  {name:<{width}}  {p.type:<16} = {shown!r:<24} {p.help}")
+
+
+def _cmd_data(args: argparse.Namespace) -> None:
+    from probekit.data import data_dir, mirror_dir, resolve_treebank
+
+    print(f"data dir:   {data_dir()}")
+    print(f"mirror dir: {mirror_dir() or '(none)'}")
+    for name in args.treebank or ["UD_English-EWT"]:
+        files = resolve_treebank(name, download=args.download)
+        print(f"{name}: {files.source} -> {files.directory}")
+        for split, path in files.files.items():
+            print(f"  {split:<5} {path.name}  sha256 {files.sha256()[split]}")
+
+
+def _cmd_bench(args: argparse.Namespace) -> None:
+    root = Path(__file__).resolve().parents[2] / "benchmarks"
+    scripts = sorted(root.glob("bench_*.py"))
+    if args.only:
+        scripts = [s for s in scripts if any(o in s.stem for o in args.only)]
+    for script in scripts:
+        print(f"== {script.stem}", flush=True)
+        cmd = [sys.executable, str(script)] + (["--quick"] if args.quick else [])
+        if subprocess.run(cmd, env=os.environ.copy()).returncode != 0:
+            raise ProbekitError(f"benchmark {script.name} failed")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="probekit", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run one chapter notebook and promote it into the book")
+    run.add_argument("notebook", help="notebooks/NN_slug.py, NN_slug or NN")
+    run.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                     help="override a parameter (repeatable); lists as a,b,c")
+    run.add_argument("--profile", default="book", help="quick, book or full (default: book)")
+    run.add_argument("--force", action="store_true", help="run even when up to date")
+    run.add_argument("--timeout", type=int, default=7200, help="seconds per cell")
+    run.set_defaults(func=_cmd_run)
+
+    book = sub.add_parser("book", help="run every chapter and render the HTML book")
+    book.add_argument("--profile", default="book", choices=["quick", "book", "full"])
+    book.add_argument("--force", action="store_true")
+    book.add_argument("--chapter", action="append", help="only these chapters (slugs)")
+    book.add_argument("--no-render", action="store_true", help="run chapters only")
+    book.set_defaults(func=_cmd_book)
+
+    params = sub.add_parser("params", help="list a chapter's parameters")
+    params.add_argument("notebook")
+    params.add_argument("--profile", default=None, help="also show a profile's values")
+    params.set_defaults(func=_cmd_params)
+
+    data = sub.add_parser("data", help="show where treebanks resolve from")
+    data.add_argument("treebank", nargs="*")
+    data.add_argument("--download", action="store_true", help="allow the UD download")
+    data.set_defaults(func=_cmd_data)
+
+    bench = sub.add_parser("bench", help="run the benchmarks in benchmarks/")
+    bench.add_argument("--quick", action="store_true")
+    bench.add_argument("--only", action="append", help="substring of benchmark names")
+    bench.set_defaults(func=_cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except ProbekitError as exc:
+        print(f"probekit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The structured-perceptron parser of Hall Maudslay et al. 2020, §3.2 (McDonald et al. 2005).
+
+It has the structural probe's parameterisation, d_B(w_i, w_j) = ||B(h_i - h_j)||_2 with B of
+shape (rank, d) (eq. 1; :class:`probekit.probes.structural.DistanceProbe`), and a different loss,
+eq. 4:
+
+    ℓ(B, <t, w>) = Σ_{(i,j) ∈ t} d_B(w_i, w_j) − min_{t'} Σ_{(i',j') ∈ t'} d_B(w_i', w_j')
+
+the weight of the gold tree minus the weight of the minimum spanning tree under the current
+distances, found with Prim's algorithm. Eq. 4 uses d_B itself, not its square (footnote 4's
+squaring applies to the structural probe's eq. 2), and has no margin and no length
+normalisation; eq. 5 sums it over sentences. The MST is a constant for the gradient, which makes
+this a subgradient of ℓ. Training shares :func:`probekit.probes.structural.train_distance_probe`
+(``kind="perceptron"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from probekit.trees import edges_from_heads, prim_mst_batch
+
+# d_B = sqrt(d_B^2) has an infinite derivative at 0; flooring the square keeps the gradient
+# finite when two projected words coincide (it only changes d_B below 1e-6).
+SQRT_FLOOR = 1e-12
+
+__all__ = ["SQRT_FLOOR", "gold_edge_mask", "mst_edge_mask", "perceptron_loss"]
+
+
+def gold_edge_mask(heads: np.ndarray) -> np.ndarray:
+    """Upper-triangular gold edge indicator, bool (n, n): True at (i, j), i < j, iff (i, j) ∈ t.
+
+    ``heads``: 1-based (n,), 0 = root. Used as the target of eq. 4 (Hall Maudslay et al. 2020).
+    """
+    n = len(heads)
+    mask = np.zeros((n, n), dtype=bool)
+    edges = edges_from_heads(heads)
+    mask[edges[:, 0], edges[:, 1]] = True
+    return mask
+
+
+def mst_edge_mask(pred_sq: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Edges of Prim's MST of each predicted distance matrix, bool (B, N, N), upper-triangular.
+
+    Hall Maudslay et al. 2020, eq. 4 (the min over t', "computed with Prim's algorithm"). The MST
+    of d_B^2 equals that of d_B because squaring is monotone, so ``pred_sq`` (B, N, N) is used
+    directly. No gradient flows through the tree. ``lengths``: (B,) sentence lengths.
+    """
+    d = pred_sq.detach().to(torch.float64).cpu().numpy()
+    lens = lengths.cpu().numpy()
+    parents = prim_mst_batch(d, lens)
+    b, child = np.nonzero(parents >= 0)
+    par = parents[b, child]
+    mask = np.zeros(d.shape, dtype=bool)
+    mask[b, np.minimum(child, par), np.maximum(child, par)] = True
+    return torch.from_numpy(mask).to(pred_sq.device)
+
+
+def perceptron_loss(
+    pred_sq: torch.Tensor, gold_edges: torch.Tensor, lengths: torch.Tensor
+) -> torch.Tensor:
+    """Per-sentence structured-perceptron loss, Hall Maudslay et al. 2020, eq. 4.
+
+    Args:
+        pred_sq: float (B, N, N) predicted squared distances d_B^2 (padding arbitrary).
+        gold_edges: bool (B, N, N) upper-triangular gold edges (:func:`gold_edge_mask`, padded
+            with False).
+        lengths: int (B,) sentence lengths.
+
+    Returns:
+        float (B,): Σ_{gold edges} d_B − Σ_{MST edges} d_B, with d_B = sqrt(d_B^2). It is >= 0
+        and is 0 exactly when the gold tree is a minimum spanning tree. Eq. 5 sums these over
+        sentences; the trainer averages them per batch, which Adam's update does not notice
+        beyond its epsilon.
+    """
+    d = torch.sqrt(pred_sq.clamp_min(SQRT_FLOOR))
+    mst = mst_edge_mask(pred_sq, lengths)
+    gold_weight = (d * gold_edges.to(d.dtype)).sum(dim=(1, 2))
+    mst_weight = (d * mst.to(d.dtype)).sum(dim=(1, 2))
+    return gold_weight - mst_weight

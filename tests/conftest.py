@@ -1,0 +1,52 @@
+"""Shared test setup: offline hub, a private cache, fixtures for data that tests may need."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory):
+    """Every test session writes its embeddings into its own cache directory."""
+    path = tmp_path_factory.mktemp("probekit-cache")
+    old = os.environ.get("PROBEKIT_CACHE")
+    os.environ["PROBEKIT_CACHE"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("PROBEKIT_CACHE", None)
+    else:
+        os.environ["PROBEKIT_CACHE"] = old
+
+
+@pytest.fixture(scope="session")
+def ewt():
+    """UD English EWT through the project's data resolution (the mirror in CI).
+
+    Tests that need it skip, with the reason shown, where it cannot be resolved, except when
+    PROBEKIT_REQUIRE_DATA=1 (set by .ci/run), where a missing treebank fails them.
+    """
+    from probekit.data import load_treebank
+    from probekit.errors import DataNotFoundError
+
+    try:
+        return load_treebank("UD_English-EWT")
+    except DataNotFoundError as exc:
+        if os.environ.get("PROBEKIT_REQUIRE_DATA") == "1":
+            raise
+        pytest.skip(f"UD_English-EWT not available: {exc}")
+
+
+@pytest.fixture(scope="session")
+def tiny():
+    from probekit.data import load_treebank
+
+    return load_treebank(FIXTURES / "tiny")

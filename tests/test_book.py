@@ -1,0 +1,233 @@
+"""probekit.params and probekit.book: parameters, profiles, the runner, and a book smoke test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from probekit import book, params
+from probekit.errors import ParameterError, ProbekitError
+
+REPO = Path(__file__).resolve().parents[1]
+CH01 = REPO / "notebooks" / "01_data_and_representations.py"
+
+
+# ------------------------------------------------------------------------------ parameters
+
+
+def test_every_chapter_declares_parameters_papermill_can_read(tmp_path):
+    """Our parser and papermill's --help-notebook parser agree on every chapter."""
+    import jupytext
+    import papermill
+
+    for nb_path in sorted((REPO / "notebooks").glob("[0-9]*.py")):
+        ours = params.read_parameters(nb_path)
+        nb = jupytext.read(nb_path)
+        assert nb.metadata["kernelspec"]["name"] == "python3", nb_path
+        staged = tmp_path / f"{nb_path.stem}.ipynb"
+        jupytext.write(nb, staged, fmt="ipynb")
+        theirs = papermill.inspect_notebook(str(staged))
+        assert list(theirs) == list(ours), nb_path
+        for name, p in ours.items():
+            assert p.help, f"{nb_path.stem}: parameter {name} has no help text"
+
+
+def test_coercion_from_command_line_strings():
+    declared = params.read_parameters(CH01)
+    assert params.coerce(declared["layers"], "0,3,6") == [0, 3, 6]
+    assert params.coerce(declared["layers"], "[1, 2]") == [1, 2]
+    assert params.coerce(declared["layers"], "4") == [4]
+    assert params.coerce(declared["n_train"], "500") == 500
+    assert params.coerce(declared["model"], "1.0") == "1.0"  # strings stay strings
+    assert params.coerce(declared["pooling"], "mean") == "mean"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("n_train", "many", "'many' is not of type int"),
+        ("layers", "0,x", "'x' is not of type list[int]"),
+        ("seeds", "1.5", "'1.5' is not of type list[int]"),
+        ("pooling", "median", "'median' is not one of first, last, mean"),
+        ("epochs", True, "True is not of type int"),
+    ],
+)
+def test_wrong_types_name_the_parameter(name, value, message):
+    with pytest.raises(ParameterError) as info:
+        params.effective_parameters(CH01, None, {name: value})
+    assert str(info.value).startswith(f"parameter '{name}': ")
+    assert message in str(info.value)
+
+
+def test_unknown_parameter_is_named():
+    with pytest.raises(ParameterError, match="parameter 'n_trian': unknown parameter"):
+        params.effective_parameters(CH01, "quick", {"n_trian": "3"})
+
+
+def test_profiles_layer_over_defaults(tmp_path):
+    (tmp_path / "p.yml").write_text(textwrap.dedent("""
+        defaults: {seeds: [7], not_declared_here: 1}
+        chapters:
+          01_data_and_representations: {epochs: 9}
+    """))
+    values = params.effective_parameters(CH01, "p", {"epochs": "3"}, profiles_dir=tmp_path)
+    assert values["seeds"] == [7] and values["epochs"] == 3
+    (tmp_path / "q.yml").write_text("chapters:\n  01_data_and_representations: {bogus: 1}\n")
+    with pytest.raises(ParameterError, match="parameter 'bogus': profile 'q' sets it"):
+        params.effective_parameters(CH01, "q", profiles_dir=tmp_path)
+    with pytest.raises(ParameterError, match="no profile 'nope'"):
+        params.effective_parameters(CH01, "nope")
+
+
+def test_shipped_profiles_are_valid():
+    for profile in params.PROFILES:
+        for slug in book.toc_chapters(REPO):
+            params.effective_parameters(REPO / "notebooks" / f"{slug}.py", profile)
+
+
+def test_cli_rejects_bad_parameters_before_running():
+    for override, name in (("bogus=1", "bogus"), ("epochs=abc", "epochs")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "probekit.cli", "run", "01", "--profile", "quick", "-p",
+             override], capture_output=True, text=True, timeout=120, cwd=REPO)
+        assert proc.returncode == 2, proc.stderr
+        assert f"parameter '{name}'" in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "probekit.cli", "params", "01"],
+                          capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert proc.returncode == 0 and "pooling" in proc.stdout and "list[int]" in proc.stdout
+
+
+# ------------------------------------------------------------------------------ runner
+
+DUMMY = '''# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Dummy
+
+# %% tags=["parameters"]
+x: int = 1  # a number
+fail: bool = False  # raise in the second cell
+
+# %%
+from probekit.book import Glue
+g = Glue("dummy")
+g("double", 2 * x)
+assert not fail, "asked to fail"
+
+# %% [markdown]
+# Twice x is {glue:text}`dummy_double:d`.
+'''
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "90_dummy.py").write_text(DUMMY)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
+    (tmp_path / "constraints.txt").write_text("pinned==1\n")
+    return book.Paths(tmp_path)
+
+
+def test_runner_promotes_hides_parameters_and_adds_provenance(project):
+    result = book.run_chapter("90_dummy", None, {"x": "21"}, paths=project, log=lambda m: None)
+    assert result.status == "ran" and result.output == project.chapters / "90_dummy.ipynb"
+    nb = nbformat.read(result.output, as_version=4)
+    tags = [c.metadata.get("tags", []) for c in nb.cells]
+    assert ["parameters", "remove-cell"] in tags
+    assert ["injected-parameters", "remove-cell"] in tags
+    box = next(c for c in nb.cells if "provenance" in c.metadata.get("tags", []))
+    assert "| `x` | `int` | `21` | `1` | a number |" in box.source
+    assert nb.metadata["probekit"]["parameters"] == {"x": 21, "fail": False}
+    glued = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+             if "application/papermill.record/text/plain" in o.get("data", {})]
+    assert glued[0]["data"]["application/papermill.record/text/plain"] == "42"
+
+
+def test_runner_reruns_only_when_inputs_change(project):
+    quiet = {"paths": project, "log": lambda m: None}
+    assert book.run_chapter("90_dummy", None, {"x": "2"}, **quiet).status == "ran"
+    assert book.run_chapter("90_dummy", None, {"x": "2"}, **quiet).status == "up to date"
+    assert book.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
+    (project.root / "constraints.txt").write_text("pinned==2\n")
+    assert book.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
+    nb = project.notebooks / "90_dummy.py"
+    nb.write_text(nb.read_text().replace("# # Dummy", "# # Dummy, edited"))
+    assert book.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
+    assert book.run_chapter("90_dummy", None, {"x": "3"}, force=True, **quiet).status == "ran"
+
+
+def test_failed_run_is_kept_aside_and_not_promoted(project):
+    quiet = {"paths": project, "log": lambda m: None}
+    book.run_chapter("90_dummy", None, {"x": "5"}, **quiet)
+    before = (project.chapters / "90_dummy.ipynb").read_bytes()
+    with pytest.raises(ProbekitError) as info:
+        book.run_chapter("90_dummy", None, {"x": "6", "fail": "true"}, **quiet)
+    failed = project.failed / "90_dummy.ipynb"
+    assert "AssertionError: asked to fail" in str(info.value) and str(failed) in str(info.value)
+    assert failed.is_file()
+    assert (project.chapters / "90_dummy.ipynb").read_bytes() == before
+    manifest = json.loads((project.chapters / ".manifest.json").read_text())
+    assert manifest["90_dummy"]["parameters"]["x"] == 5
+
+
+def test_glue_casts_numpy_scalars():
+    import numpy as np
+
+    g = book.Glue("t")
+    assert type(g("a", np.float64(1.5))) is float and type(g("b", np.int64(3))) is int
+    with pytest.raises(ValueError):
+        book.Glue("Bad-Prefix")
+
+
+# ------------------------------------------------------------------------------ smoke test
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_quick_book_builds_and_renders_chapter_01(tmp_path, ewt):
+    """Run chapter 01 under the quick profile, build the book with -W, and inspect the HTML."""
+    from bs4 import BeautifulSoup
+
+    for name in ("_config.yml", "_toc.yml", "constraints.txt"):
+        shutil.copy(REPO / name, tmp_path / name)
+    for name in ("notebooks", "params"):
+        shutil.copytree(REPO / name, tmp_path / name)
+    (tmp_path / "book").mkdir()
+    for f in (REPO / "book").glob("*.*"):
+        shutil.copy(f, tmp_path / "book" / f.name)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
+    paths = book.Paths(tmp_path)
+    book.build_book("quick", paths=paths, log=lambda m: None)
+
+    html_dir = tmp_path / "_build" / "html"
+    page = html_dir / "book" / "chapters" / "01_data_and_representations.html"
+    assert page.is_file() and (html_dir / "book" / "rerun.html").is_file()
+    soup = BeautifulSoup(page.read_text(), "html.parser")
+    text = soup.get_text(" ")
+    assert "papermill-error-cell-tag" not in page.read_text()
+    assert "Traceback" not in text and "Error" not in soup.find("main").get_text(" ")
+    figures = [img for img in soup.find_all("img") if "_images" in img.get("src", "")]
+    assert len(figures) >= 3
+    for img in figures:
+        assert (page.parent / img["src"]).resolve().is_file()
+    # Glued numbers are the treebank's, computed in this run.
+    assert f"{len(ewt['dev']):,} sentences" in " ".join(text.split())
+    assert "Parameters and provenance" in text and "quick" in text
+    assert "n_train = 150" not in text  # the injected-parameters cell is hidden
+    rerun = (html_dir / "book" / "rerun.html").read_text()
+    assert "01_data_and_representations" in rerun and "sample_seed" in rerun

@@ -1,0 +1,132 @@
+"""probekit.cache: atomic entries, checksums, corruption and killed writers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from probekit.cache import Cache, cached_json, key_digest
+
+
+def _build(values):
+    def build(w):
+        w.array("x", values)
+        w.json("meta", {"n": int(len(values))})
+
+    return build
+
+
+def test_roundtrip_and_memory_map(tmp_path):
+    cache = Cache(tmp_path)
+    key = {"kind": "t", "a": 1}
+    entry = cache.get_or_create(key, _build(np.arange(10, dtype=np.float16)))
+    assert isinstance(entry.array("x"), np.memmap)
+    assert entry.array("x").tolist() == list(range(10)) and entry.json("meta") == {"n": 10}
+    calls = []
+    again = cache.get_or_create(key, lambda w: calls.append(1))
+    assert calls == [] and again.path == entry.path
+
+
+def test_key_is_content_addressed(tmp_path):
+    assert key_digest({"a": 1, "b": 2}) == key_digest({"b": 2, "a": 1})
+    assert key_digest({"a": 1}) != key_digest({"a": 2})
+    cache = Cache(tmp_path)
+    e1 = cache.get_or_create({"kind": "t", "a": 1}, _build(np.zeros(3)))
+    e2 = cache.get_or_create({"kind": "t", "a": 2}, _build(np.ones(3)))
+    assert e1.path != e2.path
+
+
+def test_failed_build_leaves_nothing(tmp_path):
+    cache = Cache(tmp_path)
+
+    def boom(w):
+        w.array("x", np.zeros(3))
+        raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        cache.get_or_create({"kind": "t"}, boom)
+    assert cache.get({"kind": "t"}) is None
+    assert list((tmp_path / "t").iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "manifest"])
+def test_corrupt_entry_is_detected_and_rebuilt(tmp_path, damage):
+    from probekit import cache as cache_module
+
+    cache = Cache(tmp_path)
+    key = {"kind": "t", "damage": damage}
+    entry = cache.get_or_create(key, _build(np.arange(1000, dtype=np.float32)))
+    target = entry.path / "x.npy"
+    if damage == "flip":
+        raw = bytearray(target.read_bytes())
+        raw[-5] ^= 0xFF
+        target.write_bytes(bytes(raw))
+    elif damage == "truncate":
+        target.write_bytes(target.read_bytes()[:-100])
+    else:
+        (entry.path / "manifest.json").write_text("{not json")
+    cache_module._VERIFIED.clear()  # a new process would verify again
+    assert cache.get(key) is None
+    rebuilt = cache.get_or_create(key, _build(np.arange(1000, dtype=np.float32)))
+    assert rebuilt.array("x")[-1] == 999
+
+
+def test_cached_json(tmp_path):
+    cache = Cache(tmp_path)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"uuas": 0.5}
+
+    assert cached_json({"kind": "r", "x": 1}, compute, cache) == {"uuas": 0.5}
+    assert cached_json({"kind": "r", "x": 1}, compute, cache) == {"uuas": 0.5}
+    assert calls == [1]
+
+
+@pytest.mark.model
+def test_sigkill_during_extraction_leaves_no_valid_entry(tmp_path, ewt):
+    """Kill a real embedding run mid-way: no entry is read as valid, and the next run completes."""
+    script = textwrap.dedent(f"""
+        import os
+        os.environ["PROBEKIT_CACHE"] = {str(tmp_path)!r}
+        from probekit.data import load_treebank
+        from probekit.embed import embed
+        tb = load_treebank("UD_English-EWT", ["dev"])
+        embed(tb["dev"][:600], pooling="mean", max_tokens=512, progress=False)
+        print("finished")
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    kind = tmp_path / "embeddings"
+    deadline = time.time() + 300
+    # Wait until extraction is under way: the temporary entry holds its layer files.
+    while time.time() < deadline:
+        tmps = [p for p in kind.glob(".*.tmp")] if kind.is_dir() else []
+        if tmps and any(tmps[0].glob("layer_*.npy")):
+            break
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert not [p for p in kind.iterdir() if not p.name.startswith(".")], "entry promoted"
+
+    from probekit.data import load_treebank
+    from probekit.embed import embed
+
+    sentences = load_treebank("UD_English-EWT", ["dev"])["dev"][:600]
+    cache = Cache(tmp_path)
+    emb = embed(sentences, pooling="mean", cache=cache, progress=False)
+    assert emb.layer(6).shape == (sum(len(s) for s in sentences), 384)
+    assert np.isfinite(np.asarray(emb.layer(6), dtype=np.float32)).all()
+    assert np.abs(np.asarray(emb.layer(6)[-1], dtype=np.float32)).sum() > 0  # last row written
+    assert cache.clean_partial() == 1  # the killed run's temporary directory
