@@ -53,8 +53,10 @@ def main() -> None:
             embed(sentences, args.model, args.pooling, cache=Cache(tmp), progress=False)
             ours.append(time.perf_counter() - start)
     t_raw, t_ours = min(raw), min(ours)
-    print(f"sentences: {len(sentences)}, wordpieces: {n_pieces}, batches: {len(batches)}, "
-          f"torch threads: {torch.get_num_threads()}")
+    print(
+        f"sentences: {len(sentences)}, wordpieces: {n_pieces}, batches: {len(batches)}, "
+        f"torch threads: {torch.get_num_threads()}"
+    )
     print(f"raw forward:        {t_raw:7.2f} s  ({n_pieces / t_raw:8.0f} wordpieces/s)")
     print(f"probekit.embed:     {t_ours:7.2f} s  ({n_pieces / t_ours:8.0f} wordpieces/s)")
     print(f"throughput ratio (raw time / embed time): {t_raw / t_ours:.2f}")

@@ -22,9 +22,10 @@ import argparse
 import time
 
 import numpy as np
-from probekit.power import power
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
+
+from probekit.power import power
 
 PROPS = np.array([[0.10, 0.08], [0.12, 0.70]])  # effect acc_a - acc_b = 0.04
 SEEDS = (0, 1, 2, 3, 4)

@@ -28,6 +28,7 @@ import time
 import networkx as nx
 import numpy as np
 import scipy.sparse.csgraph as csgraph
+
 from probekit import trees as T
 
 

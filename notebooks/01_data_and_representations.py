@@ -35,7 +35,7 @@ epochs: int = 5  # training epochs of each probe (best epoch reported)
 # %% tags=["remove-cell"]
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from probekit import data, embed, plots
 from probekit.book import Glue
@@ -89,10 +89,23 @@ g("arc_len1_share", 100 * float((arcs == 1).mean()))
 g("arc_len_median", float(np.median(arcs)))
 g("len_median", float(np.median(lengths)))
 fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 2.8))
-plots.histogram(lengths, "sentence length (words)", "sentences", bins=np.arange(0, 80, 2),
-                ax=axes[0], title="Sentence length")
-plots.histogram(arcs, "arc length (|dependent − head|, words)", "arcs",
-                bins=np.arange(0.5, 40.5, 1), ax=axes[1], title="Arc length", log=True)
+plots.histogram(
+    lengths,
+    "sentence length (words)",
+    "sentences",
+    bins=np.arange(0, 80, 2),
+    ax=axes[0],
+    title="Sentence length",
+)
+plots.histogram(
+    arcs,
+    "arc length (|dependent − head|, words)",
+    "arcs",
+    bins=np.arange(0.5, 40.5, 1),
+    ax=axes[1],
+    title="Arc length",
+    log=True,
+)
 g.figure("fig_lengths", fig)
 
 # %% [markdown]
@@ -182,8 +195,16 @@ display(examples.set_index("word"))
 # %% tags=["remove-cell"]
 train_sample = data.sample_sentences(tb["train"], n_train or None, seed=sample_seed)
 eval_sample = data.sample_sentences(tb["dev"], n_eval or None, seed=sample_seed)
-scores, majority = layerwise_pos(train_sample, eval_sample, model, pooling, layers or None, seeds,
-                                 epochs=epochs, order_seed=order_seed)
+scores, majority = layerwise_pos(
+    train_sample,
+    eval_sample,
+    model,
+    pooling,
+    layers or None,
+    seeds,
+    epochs=epochs,
+    order_seed=order_seed,
+)
 per_layer = scores.groupby("layer")["accuracy"].agg(["mean", "std"])
 best_layer = int(per_layer["mean"].idxmax())
 g("n_train_sentences", len(train_sample))
@@ -197,8 +218,13 @@ g("layer0_acc", 100 * float(per_layer["mean"].iloc[0]))
 g("first_layer", int(per_layer.index[0]))
 g("majority_acc", 100 * majority)
 plot_df = scores.assign(accuracy=100 * scores["accuracy"])
-fig = plots.layer_curves(plot_df, "accuracy", "POS accuracy (%)", chance=100 * majority,
-                         title="Linear POS probe by layer")
+fig = plots.layer_curves(
+    plot_df,
+    "accuracy",
+    "POS accuracy (%)",
+    chance=100 * majority,
+    title="Linear POS probe by layer",
+)
 g.figure("fig_layers", fig)
 g.save("build/results/01_data_and_representations.json")
 

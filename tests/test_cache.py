@@ -103,8 +103,12 @@ def test_sigkill_during_extraction_leaves_no_valid_entry(tmp_path, ewt):
         embed(tb["dev"][:600], pooling="mean", max_tokens=512, progress=False)
         print("finished")
     """)
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     kind = tmp_path / "embeddings"
     deadline = time.time() + 300
     # Wait until extraction is under way: the temporary entry holds its layer files.

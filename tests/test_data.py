@@ -141,6 +141,9 @@ def test_ewt_reads_completely(ewt):
 def test_cli_reports_input_errors_without_traceback(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "probekit.cli", "data", str(tmp_path / "nowhere")],
-        capture_output=True, text=True, timeout=120)
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert "does not exist" in proc.stderr and "Traceback" not in proc.stderr

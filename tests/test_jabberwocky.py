@@ -13,6 +13,7 @@ import pytest
 import wordfreq
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from probekit import jabberwocky as J
 from probekit.data import file_sha256, read_conllu, resolve_treebank
 from probekit.errors import DataNotFoundError, ParameterError, ProbekitError

@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
 from probekit.errors import ParameterError
 from probekit.power import (
     compare,
@@ -30,8 +33,6 @@ from probekit.power import (
     rotation_splits,
     subsample_splits,
 )
-from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 FAST = settings(max_examples=60, deadline=None)
 D768, D4096, D300 = 769, 4097, 301  # logistic-regression parameter counts, D + 1

@@ -7,6 +7,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from probekit import trees as T
 from probekit.errors import ParameterError
 from probekit.probes import perceptron as P

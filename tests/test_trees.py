@@ -11,6 +11,7 @@ import scipy.sparse.csgraph as csgraph
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from probekit import trees as T
 from probekit.errors import ParameterError
 

@@ -103,19 +103,25 @@ def inputs_provenance(params: dict[str, Any]) -> dict[str, Any]:
         if "treebank" in name and value:
             files = resolve_treebank(value)
             out["treebanks"][name] = {
-                "name": files.name, "source": files.source, "directory": str(files.directory),
+                "name": files.name,
+                "source": files.source,
+                "directory": str(files.directory),
                 "sha256": {s: files.sha256()[s] for s in files.files},
             }
         if name in ("model", "models") and value:
             for m in value if isinstance(value, list) else [value]:
                 spec = resolve_model(m)
-                out["models"][m] = {"name": spec.name, "revision": spec.revision,
-                                    "source": spec.source}
+                out["models"][m] = {
+                    "name": spec.name,
+                    "revision": spec.revision,
+                    "source": spec.source,
+                }
     return out
 
 
-def run_digest(notebook: Path, params: dict[str, Any], inputs: dict[str, Any],
-               root: Path = REPO) -> str:
+def run_digest(
+    notebook: Path, params: dict[str, Any], inputs: dict[str, Any], root: Path = REPO
+) -> str:
     digest = hashlib.sha256()
     digest.update(notebook.read_bytes())
     digest.update(_tree_digest(root / "lib" / "probekit").encode())
@@ -156,10 +162,15 @@ def chapter_path(chapter: str | Path, paths: Paths | None = None) -> Path:
     raise ProbekitError(f"no single chapter matches '{chapter}'", hint=f"chapters: {known}")
 
 
-def run_chapter(chapter: str | Path, profile: str | None = "book",
-                overrides: dict[str, Any] | None = None, force: bool = False,
-                paths: Paths | None = None, timeout: int = 3600,
-                log: Any = print) -> RunResult:
+def run_chapter(
+    chapter: str | Path,
+    profile: str | None = "book",
+    overrides: dict[str, Any] | None = None,
+    force: bool = False,
+    paths: Paths | None = None,
+    timeout: int = 3600,
+    log: Any = print,
+) -> RunResult:
     """Run one chapter (see module docstring); returns what happened."""
     import jupytext
     import papermill
@@ -179,8 +190,11 @@ def run_chapter(chapter: str | Path, profile: str | None = "book",
     for d in (paths.staging, paths.chapters, paths.failed):
         d.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(notebook)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     staging = paths.staging / f"{slug}.ipynb"
     executed = paths.staging / f"{slug}.out.ipynb"
     jupytext.write(nb, staging, fmt="ipynb")
@@ -188,15 +202,23 @@ def run_chapter(chapter: str | Path, profile: str | None = "book",
     start = time.perf_counter()
     try:
         papermill.execute_notebook(
-            str(staging), str(executed), parameters=params, kernel_name="python3",
-            cwd=str(paths.root), progress_bar=False, log_output=False,
-            execution_timeout=timeout, report_mode=False)
+            str(staging),
+            str(executed),
+            parameters=params,
+            kernel_name="python3",
+            cwd=str(paths.root),
+            progress_bar=False,
+            log_output=False,
+            execution_timeout=timeout,
+            report_mode=False,
+        )
     except papermill.PapermillExecutionError as exc:
         failed = paths.failed / f"{slug}.ipynb"
         shutil.move(executed, failed)
         raise ProbekitError(
             f"{slug} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}",
-            hint=f"the partly executed notebook is kept at {failed}") from None
+            hint=f"the partly executed notebook is kept at {failed}",
+        ) from None
     seconds = time.perf_counter() - start
     import nbformat
 
@@ -207,15 +229,25 @@ def run_chapter(chapter: str | Path, profile: str | None = "book",
     nbformat.write(done, tmp)
     os.replace(tmp, output)
     executed.unlink(missing_ok=True)
-    manifest[slug] = {"digest": digest, "profile": profile, "seconds": round(seconds, 1),
-                      "parameters": params}
+    manifest[slug] = {
+        "digest": digest,
+        "profile": profile,
+        "seconds": round(seconds, 1),
+        "parameters": params,
+    }
     _save_manifest(paths, manifest)
     log(f"{slug}: done in {seconds:.0f} s -> {output}")
     return RunResult(slug, "ran", output, seconds, digest)
 
 
-def provenance(slug: str, profile: str | None, params: dict[str, Any], inputs: dict[str, Any],
-               seconds: float, notebook: Path) -> dict[str, Any]:
+def provenance(
+    slug: str,
+    profile: str | None,
+    params: dict[str, Any],
+    inputs: dict[str, Any],
+    seconds: float,
+    notebook: Path,
+) -> dict[str, Any]:
     import torch
     import transformers
 
@@ -223,8 +255,16 @@ def provenance(slug: str, profile: str | None, params: dict[str, Any], inputs: d
 
     commit = None
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=notebook.parent,
-                                capture_output=True, text=True, timeout=10).stdout.strip() or None
+        commit = (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                cwd=notebook.parent,
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.SubprocessError):
         pass
     return {
@@ -234,42 +274,64 @@ def provenance(slug: str, profile: str | None, params: dict[str, Any], inputs: d
         "seeds": {k: v for k, v in params.items() if "seed" in k},
         "inputs": inputs,
         "wall_time_s": round(seconds, 1),
-        "versions": {"probekit": probekit.__version__, "torch": torch.__version__,
-                     "transformers": transformers.__version__,
-                     "python": platform.python_version()},
+        "versions": {
+            "probekit": probekit.__version__,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "python": platform.python_version(),
+        },
         "commit": commit,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPU cores",
     }
 
 
-def _md_escape(value: Any) -> str:
+def _code(value: Any) -> str:
+    """A value as a table cell's code span (a pipe would end the cell)."""
     text = json.dumps(value) if not isinstance(value, str) else value
-    return text.replace("|", "\\|").replace("\n", " ")
+    return "`" + text.replace("|", "\\|").replace("\n", " ") + "`"
+
+
+def _text(help_text: str) -> str:
+    """Help text as a table cell: pipes and asterisks are literal."""
+    return help_text.replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
 
 
 def provenance_markdown(info: dict[str, Any], declared: dict, params: dict[str, Any]) -> str:
     """A collapsed MyST admonition: parameter table, then inputs, seeds, versions, wall time."""
-    rows = ["| parameter | type | value in this build | default | help |",
-            "|---|---|---|---|---|"]
+    rows = ["| parameter | type | value in this build | default | help |", "|---|---|---|---|---|"]
     for name, p in declared.items():
-        rows.append(f"| `{name}` | `{p.type}` | `{_md_escape(params[name])}` | "
-                    f"`{_md_escape(p.default)}` | {_md_escape(p.help)} |")
-    lines = ["```{admonition} Parameters and provenance of this page", ":class: dropdown", "",
-             f"Built with profile **{info['profile']}** in {info['wall_time_s']:.0f} s "
-             f"on {info['machine']}.", "", *rows, ""]
+        rows.append(
+            f"| `{name}` | `{p.type}` | {_code(params[name])} | {_code(p.default)} | "
+            f"{_text(p.help)} |"
+        )
+    lines = [
+        "```{admonition} Parameters and provenance of this page",
+        ":class: dropdown",
+        "",
+        f"Built with profile **{info['profile']}** in {info['wall_time_s']:.0f} s "
+        f"on {info['machine']}.",
+        "",
+        *rows,
+        "",
+    ]
     for key, m in info["inputs"]["models"].items():
-        lines.append(f"- Model `{key}`: {m['name']}, revision `{m['revision']}` ({m['source']}).")
+        shown = m["name"] if key in (m["name"], "default") else f"{key} ({m['name']})"
+        lines.append(f"- Model: `{shown}`, revision `{m['revision']}`, from the {m['source']}.")
     for key, t in info["inputs"]["treebanks"].items():
         hashes = ", ".join(f"{s} `{h[:12]}`" for s, h in t["sha256"].items())
-        lines.append(f"- Treebank `{key}`: {t['name']} from the {t['source']} dir; "
-                     f"sha256 {hashes}.")
+        lines.append(
+            f"- Treebank `{key}`: {t['name']} from the {t['source']} dir; sha256 {hashes}."
+        )
     if info["seeds"]:
-        lines.append("- Seeds: " + ", ".join(f"`{k}` = {v}" for k, v in info["seeds"].items())
-                     + ".")
+        lines.append(
+            "- Seeds: " + ", ".join(f"`{k}` = {v}" for k, v in info["seeds"].items()) + "."
+        )
     v = info["versions"]
-    lines.append(f"- Software: probekit {v['probekit']}, torch {v['torch']}, transformers "
-                 f"{v['transformers']}, Python {v['python']}"
-                 + (f"; commit `{info['commit']}`." if info["commit"] else "."))
+    lines.append(
+        f"- Software: probekit {v['probekit']}, torch {v['torch']}, transformers "
+        f"{v['transformers']}, Python {v['python']}"
+        + (f"; commit `{info['commit']}`." if info["commit"] else ".")
+    )
     lines.append("```")
     return "\n".join(lines)
 
@@ -325,12 +387,17 @@ def parameter_tables(paths: Paths | None = None, profile: str = "book") -> str:
         nb = paths.notebooks / f"{slug}.py"
         declared = read_parameters(nb)
         values = effective_parameters(nb, profile)
-        parts += [f"### `{slug}`", "",
-                  f"| parameter | type | default | `{profile}` profile | help |",
-                  "|---|---|---|---|---|"]
+        parts += [
+            f"### `{slug}`",
+            "",
+            f"| parameter | type | default | `{profile}` profile | help |",
+            "|---|---|---|---|---|",
+        ]
         for name, p in declared.items():
-            parts.append(f"| `{name}` | `{p.type}` | `{_md_escape(p.default)}` | "
-                         f"`{_md_escape(values[name])}` | {_md_escape(p.help)} |")
+            parts.append(
+                f"| `{name}` | `{p.type}` | {_code(p.default)} | {_code(values[name])} | "
+                f"{_text(p.help)} |"
+            )
         parts.append("")
     return "\n".join(parts)
 
@@ -343,17 +410,24 @@ def write_generated(paths: Paths, profile: str) -> None:
     os.replace(tmp, target)
 
 
-def build_book(profile: str = "book", force: bool = False, paths: Paths | None = None,
-               chapters: list[str] | None = None, render: bool = True,
-               log: Any = print) -> list[RunResult]:
+def build_book(
+    profile: str = "book",
+    force: bool = False,
+    paths: Paths | None = None,
+    chapters: list[str] | None = None,
+    render: bool = True,
+    log: Any = print,
+) -> list[RunResult]:
     """Run the chapters (those of ``_toc.yml`` by default) and render the HTML book."""
     paths = paths or Paths()
     slugs = chapters or toc_chapters(paths.root)
     # Check every chapter's parameters before spending time on any of them.
     for slug in slugs:
         effective_parameters(paths.notebooks / f"{slug}.py", profile)
-    results = [run_chapter(paths.notebooks / f"{slug}.py", profile, force=force, paths=paths,
-                           log=log) for slug in slugs]
+    results = [
+        run_chapter(paths.notebooks / f"{slug}.py", profile, force=force, paths=paths, log=log)
+        for slug in slugs
+    ]
     write_generated(paths, profile)
     if render:
         render_book(paths, log=log)
@@ -364,15 +438,19 @@ def render_book(paths: Paths | None = None, log: Any = print) -> Path:
     """``jb build . -n -W --keep-going``; raises with the warnings when the build fails."""
     paths = paths or Paths()
     jb = Path(sys.executable).parent / "jb"
-    cmd = [str(jb) if jb.exists() else "jb", "build", str(paths.root), "-n", "-W",
-           "--keep-going"]
+    cmd = [str(jb) if jb.exists() else "jb", "build", str(paths.root), "-n", "-W", "--keep-going"]
     log("rendering: " + " ".join(cmd[1:]))
     proc = subprocess.run(cmd, cwd=paths.root, capture_output=True, text=True)
     if proc.returncode != 0:
-        warnings = [ln for ln in (proc.stdout + proc.stderr).splitlines()
-                    if re.search(r"WARNING|ERROR|Error", ln)]
-        raise ProbekitError("jupyter-book build failed:\n" + "\n".join(warnings[-30:]),
-                            hint="fix the warnings above (the build treats warnings as errors)")
+        warnings = [
+            ln
+            for ln in (proc.stdout + proc.stderr).splitlines()
+            if re.search(r"WARNING|ERROR|Error", ln)
+        ]
+        raise ProbekitError(
+            "jupyter-book build failed:\n" + "\n".join(warnings[-30:]),
+            hint="fix the warnings above (the build treats warnings as errors)",
+        )
     html = paths.root / "_build" / "html"
     log(f"book: {html / 'index.html'}")
     return html

@@ -71,8 +71,9 @@ class Entry:
         return self.manifest["key"]
 
     def array(self, name: str, mmap: bool = True) -> np.ndarray:
-        return np.load(self.path / f"{name}.npy", mmap_mode="r" if mmap else None,
-                       allow_pickle=False)
+        return np.load(
+            self.path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False
+        )
 
     def json(self, name: str) -> Any:
         return json.loads((self.path / f"{name}.json").read_text())
@@ -92,8 +93,9 @@ class Writer:
 
     def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
         """A writable memory-mapped ``.npy`` to fill in place (for arrays built in pieces)."""
-        return np.lib.format.open_memmap(self.dir / f"{name}.npy", mode="w+", dtype=dtype,
-                                         shape=shape)
+        return np.lib.format.open_memmap(
+            self.dir / f"{name}.npy", mode="w+", dtype=dtype, shape=shape
+        )
 
     def json(self, name: str, value: Any) -> None:
         (self.dir / f"{name}.json").write_text(json.dumps(value, sort_keys=True, indent=1))
@@ -145,10 +147,8 @@ class Cache:
             for f in sorted(tmp.iterdir()):
                 _fsync(f)
                 files[f.name] = {"size": f.stat().st_size, "sha256": _sha256(f)}
-            manifest = {"format": FORMAT, "key": key, "key_digest": key_digest(key),
-                        "files": files}
-            (tmp / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1,
-                                                   default=str))
+            manifest = {"format": FORMAT, "key": key, "key_digest": key_digest(key), "files": files}
+            (tmp / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1, default=str))
             _fsync(tmp / MANIFEST)
             if final.exists():  # a corrupt leftover, or a concurrent writer finished first
                 if self.get(key) is not None:
@@ -163,8 +163,10 @@ class Cache:
             raise
         entry = self.get(key)
         if entry is None:
-            raise CacheError(f"cache entry {final} failed its checksum right after writing",
-                             hint="check the disk; remove the cache directory and re-run")
+            raise CacheError(
+                f"cache entry {final} failed its checksum right after writing",
+                hint="check the disk; remove the cache directory and re-run",
+            )
         return entry
 
     def _discard(self, path: Path, reason: str) -> None:

@@ -26,8 +26,9 @@ def _cmd_run(args: argparse.Namespace) -> None:
 def _cmd_book(args: argparse.Namespace) -> None:
     from probekit.book import build_book
 
-    build_book(args.profile, force=args.force, chapters=args.chapter or None,
-               render=not args.no_render)
+    build_book(
+        args.profile, force=args.force, chapters=args.chapter or None, render=not args.no_render
+    )
 
 
 def _cmd_params(args: argparse.Namespace) -> None:
@@ -38,8 +39,10 @@ def _cmd_params(args: argparse.Namespace) -> None:
     declared = read_parameters(nb)
     values = effective_parameters(nb, args.profile) if args.profile else None
     width = max(len(n) for n in declared)
-    print(f"{nb.stem}: {len(declared)} parameters" +
-          (f" (values under profile '{args.profile}')" if values else ""))
+    print(
+        f"{nb.stem}: {len(declared)} parameters"
+        + (f" (values under profile '{args.profile}')" if values else "")
+    )
     for name, p in declared.items():
         shown = values[name] if values else p.default
         print(f"  {name:<{width}}  {p.type:<16} = {shown!r:<24} {p.help}")
@@ -75,8 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run one chapter notebook and promote it into the book")
     run.add_argument("notebook", help="notebooks/NN_slug.py, NN_slug or NN")
-    run.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
-                     help="override a parameter (repeatable); lists as a,b,c")
+    run.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a parameter (repeatable); lists as a,b,c",
+    )
     run.add_argument("--profile", default="book", help="quick, book or full (default: book)")
     run.add_argument("--force", action="store_true", help="run even when up to date")
     run.add_argument("--timeout", type=int, default=7200, help="seconds per cell")

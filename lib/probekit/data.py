@@ -162,12 +162,13 @@ def resolve_treebank(
         )
     else:
         directory = None
-        for root, source in ((data_dir(), "data"), (mirror_dir(), "mirror")):
+        for root, kind in ((data_dir(), "data"), (mirror_dir(), "mirror")):
             if root is None:
                 continue
             searched.append(str(root))
             directory = _find_in(root, text)
             if directory is not None:
+                source = kind
                 break
         if directory is None:
             if not download:
@@ -315,9 +316,7 @@ def _parse_block(path: Path, block: list[tuple[int, str]]) -> Sentence:
     heads = np.empty(n, dtype=np.int64)
     for i, (number, cols) in enumerate(words):
         if int(cols[0]) != i + 1:
-            raise ConlluError(
-                path, number, f"word ID {cols[0]} out of order: expected {i + 1}"
-            )
+            raise ConlluError(path, number, f"word ID {cols[0]} out of order: expected {i + 1}")
         head = cols[6]
         if not (head == "0" or _INT.match(head)):
             raise ConlluError(path, number, f"HEAD '{head}' is not an integer")
@@ -371,9 +370,7 @@ def _check_tree(path: Path, words: list[tuple[int, list[str]]], heads: np.ndarra
             path_nodes.append(node)
             node = heads[node - 1]
         if state[node] == 1:
-            raise ConlluError(
-                path, words[node - 1][0], f"cycle in the heads through word {node}"
-            )
+            raise ConlluError(path, words[node - 1][0], f"cycle in the heads through word {node}")
         for v in path_nodes:
             state[v] = 2
 
@@ -462,8 +459,25 @@ def offsets(sentences: Sequence[Sentence]) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # Descriptive statistics (chapter 01)
 
-UPOS_TAGS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
-             "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X")
+UPOS_TAGS = (
+    "ADJ",
+    "ADP",
+    "ADV",
+    "AUX",
+    "CCONJ",
+    "DET",
+    "INTJ",
+    "NOUN",
+    "NUM",
+    "PART",
+    "PRON",
+    "PROPN",
+    "PUNCT",
+    "SCONJ",
+    "SYM",
+    "VERB",
+    "X",
+)
 
 
 def upos_index(sentences: Sequence[Sentence]) -> np.ndarray:
@@ -473,21 +487,32 @@ def upos_index(sentences: Sequence[Sentence]) -> np.ndarray:
     unknown = set(tags.tolist()) - set(lookup)
     if unknown:
         s = next(s for s in sentences if set(s.upos.tolist()) & unknown)
-        raise ConlluError(s.path, s.line, f"unknown UPOS tag(s) {sorted(unknown)}",
-                          hint=f"UD v2 has 17 tags: {' '.join(UPOS_TAGS)}")
+        raise ConlluError(
+            s.path,
+            s.line,
+            f"unknown UPOS tag(s) {sorted(unknown)}",
+            hint=f"UD v2 has 17 tags: {' '.join(UPOS_TAGS)}",
+        )
     return np.array([lookup[t] for t in tags], dtype=np.int64)
 
 
-def split_summary(treebank: Treebank) -> "pd.DataFrame":  # noqa: F821
+def split_summary(treebank: Treebank) -> pd.DataFrame:  # noqa: F821
     """Sentences, words, mean and max sentence length, multiword tokens per split."""
     import pandas as pd
 
     rows = []
     for split, sents in treebank.splits.items():
         lengths = np.array([len(s) for s in sents])
-        rows.append({"split": split, "sentences": len(sents), "words": int(lengths.sum()),
-                     "mean length": float(lengths.mean()), "max length": int(lengths.max()),
-                     "multiword tokens": sum(len(s.multiword) for s in sents)})
+        rows.append(
+            {
+                "split": split,
+                "sentences": len(sents),
+                "words": int(lengths.sum()),
+                "mean length": float(lengths.mean()),
+                "max length": int(lengths.max()),
+                "multiword tokens": sum(len(s.multiword) for s in sents),
+            }
+        )
     return pd.DataFrame(rows).set_index("split")
 
 

