@@ -112,7 +112,8 @@ g.figure("fig_lengths", fig)
 # ```{glue:figure} ch01_fig_lengths
 # :name: fig-ch01-lengths
 #
-# Sentence lengths (left) and dependency arc lengths (right, log scale) in the training split.
+# Sentence lengths (left) and dependency arc lengths, the number of words between a word and its
+# head (right, log scale), in the training split.
 # ```
 #
 # The median training sentence has {glue:text}`ch01_len_median:.0f` words.
@@ -128,7 +129,8 @@ g("top_rel_share", 100 * float(rels.iloc[0] / rels.sum()))
 g("n_rels", int(len(rels)))
 fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 5.2))
 plots.bar_counts(upos, "UPOS tag", ax=axes[0], title="Parts of speech")
-plots.bar_counts(rels.head(20), "relation (20 most frequent)", ax=axes[1], title="Relations")
+plots.bar_counts(rels.head(20), "relation (20 most frequent)", "share of arcs (%)", ax=axes[1],
+                 title="Relations")
 g.figure("fig_labels", fig)
 
 # %% [markdown]
@@ -136,7 +138,8 @@ g.figure("fig_labels", fig)
 # :name: fig-ch01-labels
 #
 # The label distributions of the two classification tasks that recur in the book: part of speech
-# (left) and dependency relation without subtype (right), as a share of training words.
+# (left, share of training words) and dependency relation without subtype (right, share of
+# training arcs).
 # ```
 #
 # Nouns make up {glue:text}`ch01_noun_share:.1f` % of the training words.
@@ -180,8 +183,10 @@ display(examples.set_index("word"))
 # **In this book, layer 0 is the output of the embedding layer and layer $k$ is the output of the
 # $k$-th transformer block**, for every model.
 # This is the numbering of `hidden_states` in Hugging Face `transformers`.
-# The papers' code bases do not agree on it: the structural-probe code stores only the block
-# outputs and numbers the first block 0, so its "layer 7" of BERT is our layer 8.
+# The papers' code bases do not agree on it.
+# The structural-probe converter stores only the block outputs and calls the first block 0, yet its
+# configurations run BERT "layers" 0 to 12, which exist only if the embedding output was stored as
+# well; a layer number read off that code may therefore be ours or ours minus one.
 # The model of this run has {glue:text}`ch01_n_layers:d` blocks, so layers 0 to
 # {glue:text}`ch01_n_layers:d`, each of {glue:text}`ch01_dim:d` dimensions.
 #

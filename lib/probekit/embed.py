@@ -347,7 +347,7 @@ def _extract(
     max_tokens: int,
     progress: bool,
 ) -> None:
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     ids, maps = encoder.tokenize([s.forms.tolist() for s in sentences])
     n_words = int(offsets[-1])

@@ -63,7 +63,7 @@ def train_linear_probes(
     b = 0, from ``torch.Generator`` seeded by each seed (PyTorch's nn.Linear convention).
     """
     import torch
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     L, S, C = len(layers), len(seeds), n_classes
     N, d = train[0].shape
