@@ -1,0 +1,564 @@
+"""The dependency-parsing probe of Pimentel et al. 2020 (§7.2, appendix A).
+
+A simplified biaffine parser (Dozat & Manning 2017) without its LSTM, so that it cannot build
+context of its own. For a sentence of n words, a score l(i, j) for every candidate head i in
+0..n (0 = root) of every dependent j in 1..n; p(head = i | tail = j) = softmax over i (eq. 8);
+each word's head is decoded by argmax (no tree constraint, as in the released code); the metric
+is UAS.
+
+Two variants, both with a learned *root vector* standing in for the dummy root word:
+
+- linear (:class:`LinearBiaffineProbes`): l(i, j) = x_i^T U x_j on L2-normalised inputs x;
+  complexity = ||U||_* (§4.1 carried over to parsing; Figs. 7 and 8 cap it at 700). P probes
+  with different alphas can stack along a leading axis.
+- MLP (:class:`MLPBiaffineProbe`): h_head = MLP_head(x), h_tail = MLP_tail(x) (eq. 7; the
+  architecture of §6.2), then l(i, j) = h_head_i^T W [h_tail_j; 1]. The appended 1 gives the
+  head-prior term of a biaffine layer; dependent-only terms would cancel in the softmax over
+  heads. Its complexity is non-parametric (label-shuffled training UAS, see
+  :func:`probekit.pareto.shuffle_heads`).
+
+Scores have shape (P, B, n, n + 1): axis 2 is the dependent (word j at index j - 1), axis 3 the
+candidate head with column 0 the root, so an argmax over the last axis is already a CoNLL-U
+head. Padded head columns are -inf (the released code used a logit of 1e-9, which lets padding
+compete in the softmax).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from probekit.errors import ParameterError
+from probekit.pareto import MLPConfig, OneHotEmbedding, nuclear_norm
+from probekit.probes.linear import (
+    LN2,
+    StackedEarlyStopping,
+    TrainOptions,
+    derived_seeds,
+    normalise_rows,
+)
+
+PARSE_OPTIONS = TrainOptions(batch_size=128, eval_batch_size=256)
+"""Released-code settings for parsing: 128 sentences per batch, otherwise as TrainOptions."""
+
+
+@dataclass(frozen=True)
+class BiaffineConfig:
+    """One parsing probe (Pimentel et al. 2020, §7.2).
+
+    ``mlp=None``: the linear variant with penalty ``alpha * ||U||_*`` and input ``dropout``.
+    ``mlp=MLPConfig(...)``: the MLP variant; its ``dropout`` is used on the input and after
+    every hidden layer, and ``alpha``/``dropout`` here must stay 0.
+    """
+
+    alpha: float = 0.0
+    dropout: float = 0.0
+    mlp: MLPConfig | None = None
+
+    @property
+    def kind(self) -> str:
+        """ "linear" or "mlp"."""
+        return "linear" if self.mlp is None else "mlp"
+
+
+def pad_sentences(
+    inputs: Sequence[Any], heads: Sequence[Any] | None = None
+) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
+    """Pad a batch of sentences (appendix A works on whole sentences).
+
+    Args:
+        inputs: B arrays, either float embeddings (n_s, d) or int64 word-type ids (n_s,).
+        heads: B arrays (n_s,), 1-based heads with 0 = root, or None.
+
+    Returns:
+        x: float32 (B, n, d) or int64 (B, n) with n = max n_s, zero-padded;
+        heads: int64 (B, n) padded with -1, or None; mask: bool (B, n), True on real words.
+    """
+    lengths = [len(s) for s in inputs]
+    B, n = len(inputs), max(lengths)
+    first = np.asarray(inputs[0])
+    if first.ndim == 1:
+        x = torch.zeros(B, n, dtype=torch.int64)
+    else:
+        x = torch.zeros(B, n, first.shape[1], dtype=torch.float32)
+    mask = torch.zeros(B, n, dtype=torch.bool)
+    gold = None if heads is None else torch.full((B, n), -1, dtype=torch.int64)
+    for b, s in enumerate(inputs):
+        k = lengths[b]
+        x[b, :k] = torch.as_tensor(np.asarray(s)).to(x.dtype)
+        mask[b, :k] = True
+        if gold is not None:
+            gold[b, :k] = torch.as_tensor(np.asarray(heads[b], dtype=np.int64))
+    return x, gold, mask
+
+
+def _xavier(shape: tuple[int, int], seed: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    bound = math.sqrt(6.0 / (shape[0] + shape[1]))
+    return (torch.rand(*shape, generator=g) * 2.0 - 1.0) * bound
+
+
+def _dropout(x: torch.Tensor, p: float, generator: torch.Generator | None) -> torch.Tensor:
+    # The mask covers the (B, n, d) data axes and is shared along a leading probe axis, so it
+    # depends on the seed only, not on how many probes are stacked.
+    if p <= 0.0:
+        return x
+    keep = torch.rand(x.shape[-3:], generator=generator) >= p
+    return x * keep / (1.0 - p)
+
+
+class LinearBiaffineProbes(torch.nn.Module):
+    """P linear parsing probes l(i, j) = x_i^T U x_j (Pimentel et al. 2020, §7.2, appendix A).
+
+    Parameters: ``U`` (P, d, d), Xavier-uniform as in the released code, and ``root`` (P, d),
+    N(0, 1), the learned vector of the dummy root word; the same draw for every probe. ``root``
+    passes through U like any word, so ||U||_* bounds its effect too; it is not counted in the
+    complexity. ``forward(x, root, mask)``: x (B, n, d) or (P, B, n, d) and root (P, d), both
+    already normalised -> scores (P, B, n, n + 1).
+    """
+
+    def __init__(self, d: int, alphas: Sequence[float], seed: int = 0):
+        super().__init__()
+        P = len(alphas)
+        self.n_probes = P
+        self.U = torch.nn.Parameter(_xavier((d, d), seed).expand(P, -1, -1).clone())
+        g = torch.Generator().manual_seed(seed + 1)
+        self.root = torch.nn.Parameter(torch.randn(d, generator=g).expand(P, -1).clone())
+        self.register_buffer("alpha", torch.tensor(list(alphas), dtype=torch.float32))
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        root: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        # (U x_j) for every dependent j, then its dot product with every candidate head i. A
+        # shared x (B, n, d) makes the first product one wide (B*n, d) x (d, P*d) matmul.
+        if x.dim() == 3:
+            Ux = torch.einsum("bnd,ped->pbne", x, self.U)
+        else:
+            Ux = torch.matmul(x, self.U.transpose(1, 2)[:, None])
+        to_words = torch.matmul(Ux, x.transpose(-1, -2))  # (P, B, n, n)
+        to_root = torch.einsum("pbne,pe->pbn", Ux, root)[..., None]
+        return torch.cat([to_root, to_words], dim=-1)
+
+    def penalty(self) -> torch.Tensor:
+        """alpha * ||U||_* per probe, shape (P,); no SVD when every alpha is 0."""
+        if not bool((self.alpha > 0).any()):
+            return torch.zeros_like(self.alpha)
+        return self.alpha * nuclear_norm(self.U)
+
+    def complexity(self) -> np.ndarray:
+        """||U||_* per probe, shape (P,)."""
+        with torch.no_grad():
+            return nuclear_norm(self.U.double()).numpy()
+
+
+class _MLP(torch.nn.Module):
+    """ReLU MLP of §6.2 with explicit-seed initialisation; identity when n_layers = 0."""
+
+    def __init__(self, d: int, config: MLPConfig, seed: int):
+        super().__init__()
+        sizes = [d, *config.layer_sizes()]
+        self.weights = torch.nn.ParameterList()
+        self.biases = torch.nn.ParameterList()
+        for k, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
+            g = torch.Generator().manual_seed(seed + k)
+            bound = 1.0 / math.sqrt(fan_in)
+            self.weights.append(
+                torch.nn.Parameter((torch.rand(fan_out, fan_in, generator=g) * 2 - 1) * bound)
+            )
+            self.biases.append(
+                torch.nn.Parameter((torch.rand(fan_out, generator=g) * 2 - 1) * bound)
+            )
+        self.dropout = config.dropout
+        self.out_dim = sizes[-1]
+
+    def forward(self, x: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
+        for W, b in zip(self.weights, self.biases, strict=True):
+            x = torch.relu(x @ W.T + b)
+            if self.training:
+                x = _dropout(x, self.dropout, generator)
+        return x
+
+
+class MLPBiaffineProbe(torch.nn.Module):
+    """One MLP parsing probe (Pimentel et al. 2020, appendix A, eqs. 7 and 8).
+
+    ``root`` (1, d) is the learned dummy-root input; it only ever plays the head role, so it
+    passes through MLP_head. ``W`` (h, h + 1) scores l(i, j) = h_head_i^T W [h_tail_j; 1].
+    ``forward(x, root, mask)``: x (B, n, d) or (1, B, n, d) -> scores (1, B, n, n + 1).
+    """
+
+    def __init__(self, d: int, config: MLPConfig, seed: int = 0):
+        super().__init__()
+        self.n_probes = 1
+        self.mlp_head = _MLP(d, config, seed)
+        self.mlp_tail = _MLP(d, config, seed + 100)
+        h = self.mlp_head.out_dim
+        self.W = torch.nn.Parameter(_xavier((h, h + 1), seed + 200))
+        g = torch.Generator().manual_seed(seed + 1)
+        self.root = torch.nn.Parameter(torch.randn(1, d, generator=g))
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        root: torch.Tensor,
+        mask: torch.Tensor,
+        generator: torch.Generator | None = None,
+    ) -> torch.Tensor:
+        if x.dim() == 4:
+            x = x[0]
+        B, n, d = x.shape
+        heads = self.mlp_head(torch.cat([root[0].expand(B, 1, d), x], dim=1), generator)
+        tails = self.mlp_tail(x, generator)
+        tails = torch.cat([tails, torch.ones(B, n, 1)], dim=-1)
+        return torch.matmul(tails @ self.W.T, heads.transpose(1, 2))[None]
+
+    def penalty(self) -> torch.Tensor:
+        """No parametric penalty; shape (1,)."""
+        return torch.zeros(1)
+
+    def complexity(self) -> np.ndarray:
+        """NaN: the MLP's complexity is non-parametric (label-shuffled UAS). Shape (1,)."""
+        return np.full(1, np.nan)
+
+    def weight_nuclear_norm(self) -> np.ndarray:
+        """||W||_* of the biaffine layer, shape (1,) (for inspection only)."""
+        with torch.no_grad():
+            return nuclear_norm(self.W.double()).numpy()[None]
+
+
+class BiaffineStack(torch.nn.Module):
+    """Input pipeline + scorer: (one-hot lookup) -> (normalise, linear variant) -> dropout ->
+    scores with padded head columns at -inf.
+
+    ``forward(x, mask)``: x float (B, n, d) or int64 ids (B, n) with ``embedding``, mask (B, n)
+    -> scores (P, B, n, n + 1).
+    """
+
+    def __init__(
+        self,
+        scorer: LinearBiaffineProbes | MLPBiaffineProbe,
+        *,
+        embedding: OneHotEmbedding | None = None,
+        normalise: bool = True,
+        dropout: float = 0.0,
+    ):
+        super().__init__()
+        self.scorer, self.embedding = scorer, embedding
+        self.normalise, self.dropout = normalise, dropout
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
+        if self.embedding is not None:
+            x = self.embedding(x)  # (P, B, n, dim)
+        root = self.scorer.root
+        if self.normalise:
+            x, root = normalise_rows(x), normalise_rows(root)
+        if self.training:
+            x = _dropout(x, self.dropout, generator)
+        scores = self.scorer(x, root, mask, generator)
+        columns = torch.cat([torch.ones_like(mask[:, :1]), mask], dim=1)  # (B, n + 1)
+        return scores.masked_fill(~columns[None, :, None, :], float("-inf"))
+
+
+def decode_heads(scores: torch.Tensor) -> torch.Tensor:
+    """Argmax head per word, no tree constraint (Pimentel et al. 2020, §7.2; released code).
+
+    Args:
+        scores: (..., n, n + 1). Returns: int64 (..., n), 1-based heads, 0 = root.
+    """
+    return scores.argmax(dim=-1)
+
+
+def parse_loss(scores: torch.Tensor, heads: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy over candidate heads per word, mean over real words, in bits (eq. 8).
+
+    Args:
+        scores: (P, B, n, n + 1); heads: int64 (B, n), -1 on padding.
+
+    Returns:
+        shape (P,).
+    """
+    logp = torch.log_softmax(scores, dim=-1)
+    real = heads >= 0
+    index = heads.clamp(min=0)[None, :, :, None].expand(scores.shape[0], -1, -1, 1)
+    nll = -logp.gather(-1, index)[..., 0] * real  # (P, B, n)
+    return nll.sum(dim=(1, 2)) / real.sum().clamp(min=1) / LN2
+
+
+def uas(pred_heads: Sequence[Any], gold_heads: Sequence[Any], average: str = "token") -> float:
+    """Unlabelled attachment score (Pimentel et al. 2020, §7.2).
+
+    ``average="token"``: the share of all words whose predicted head is the gold head (the
+    usual definition). ``"sentence"``: mean of per-sentence UAS, the released code's
+    ``get_uas``. Punctuation counts, as in the released code.
+
+    Args:
+        pred_heads, gold_heads: m arrays (n_s,) of 1-based heads (0 = root).
+    """
+    if len(pred_heads) != len(gold_heads) or not len(gold_heads):
+        raise ParameterError("pred_heads", "must hold one array per gold sentence (m >= 1)")
+    hits = [np.asarray(p) == np.asarray(g) for p, g in zip(pred_heads, gold_heads, strict=True)]
+    if average == "token":
+        return float(np.concatenate(hits).mean())
+    if average == "sentence":
+        return float(np.mean([h.mean() for h in hits if h.size]))
+    raise ParameterError("average", f"must be 'token' or 'sentence', got {average!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+# ---------------------------------------------------------------------------------------------
+
+
+def _batches(lengths: np.ndarray, batch_size: int, generator: torch.Generator) -> list[np.ndarray]:
+    # Random pools of 20 batches, sorted by length inside a pool, so that padding stays small
+    # while the batch order stays random.
+    perm = torch.randperm(len(lengths), generator=generator).numpy()
+    pool = 20 * batch_size
+    batches = []
+    for start in range(0, len(perm), pool):
+        chunk = perm[start : start + pool]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        batches.extend(chunk[k : k + batch_size] for k in range(0, len(chunk), batch_size))
+    order = torch.randperm(len(batches), generator=generator).numpy()
+    return [batches[k] for k in order]
+
+
+@torch.no_grad()
+def _evaluate(
+    stack: BiaffineStack, inputs: Sequence[Any], heads: Sequence[Any], batch_size: int
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    was_training = stack.training
+    stack.eval()
+    order = np.argsort([len(s) for s in inputs], kind="stable")
+    P = stack.scorer.n_probes
+    ce_sum, hits, total = np.zeros(P), np.zeros(P), 0
+    preds: list[np.ndarray] = [np.zeros(0)] * len(inputs)
+    for start in range(0, len(order), batch_size):
+        idx = order[start : start + batch_size]
+        x, gold, mask = pad_sentences([inputs[i] for i in idx], [heads[i] for i in idx])
+        scores = stack(x, mask)
+        n_words = int(mask.sum())
+        ce_sum += parse_loss(scores, gold).double().numpy() * n_words
+        pred = decode_heads(scores)  # (P, B, n)
+        hits += ((pred == gold[None]) & mask[None]).sum(dim=(1, 2)).double().numpy()
+        total += n_words
+        for b, i in enumerate(idx):
+            preds[i] = pred[:, b, : len(inputs[i])].numpy()
+    stack.train(was_training)
+    return ce_sum / total, hits / total, preds
+
+
+def _fit(
+    stack: BiaffineStack,
+    train: tuple[Sequence[Any], Sequence[Any]],
+    dev: tuple[Sequence[Any], Sequence[Any]],
+    opts: TrainOptions,
+    order_seed: int,
+    dropout_seed: int,
+) -> StackedEarlyStopping:
+    P = stack.scorer.n_probes
+    stopper = StackedEarlyStopping(stack, P, opts.patience, opts.min_delta)
+    optimiser = torch.optim.Adam(stack.parameters(), lr=opts.lr)
+    order_gen = torch.Generator().manual_seed(order_seed)
+    dropout_gen = torch.Generator().manual_seed(dropout_seed)
+    lengths = np.asarray([len(s) for s in train[0]])
+    step = 0
+    stack.train()
+    while step < opts.max_steps and not stopper.done:
+        for idx in _batches(lengths, opts.batch_size, order_gen):
+            x, gold, mask = pad_sentences([train[0][i] for i in idx], [train[1][i] for i in idx])
+            scores = stack(x, mask, dropout_gen)
+            loss = (parse_loss(scores, gold) + stack.scorer.penalty()).sum()
+            optimiser.zero_grad(set_to_none=True)
+            loss.backward()
+            optimiser.step()
+            step += 1
+            if step % opts.eval_every == 0 or step == opts.max_steps:
+                dev_loss = _evaluate(stack, *dev, opts.eval_batch_size)[0]
+                stopper.update(dev_loss, step)
+                if stopper.done or step >= opts.max_steps:
+                    break
+    stopper.restore()
+    stack.eval()
+    return stopper
+
+
+@dataclass
+class BiaffineResult:
+    """Outcome of :func:`train_biaffine_probes`; arrays have shape (P,) in config order.
+
+    ``dev_uas`` is token-level UAS at the restored best state; ``complexity`` is ||U||_* for the
+    linear variant and NaN for the MLP variant; ``dev_loss`` is cross-entropy in bits per word.
+    """
+
+    configs: list[BiaffineConfig]
+    dev_uas: np.ndarray
+    dev_loss: np.ndarray
+    complexity: np.ndarray
+    best_step: np.ndarray
+    stacks: list[tuple[np.ndarray, BiaffineStack]] = field(repr=False)
+
+    def predict(self, inputs: Sequence[Any], batch_size: int = 256) -> list[list[np.ndarray]]:
+        """Predicted heads: for each probe, m arrays (n_s,) of 1-based heads (0 = root)."""
+        out: list[list[np.ndarray]] = [[] for _ in self.configs]
+        dummy = [np.zeros(len(s), dtype=np.int64) for s in inputs]
+        for members, stack in self.stacks:
+            preds = _evaluate(stack, inputs, dummy, batch_size)[2]
+            for k, i in enumerate(members):
+                out[i] = [p[k] for p in preds]
+        return out
+
+    def uas(self, inputs: Sequence[Any], heads: Sequence[Any]) -> np.ndarray:
+        """Token-level UAS of every probe on (inputs, heads), shape (P,)."""
+        return np.asarray([uas(p, heads) for p in self.predict(inputs)])
+
+
+def _check_parse_data(name: str, inputs: Sequence[Any], heads: Sequence[Any]) -> None:
+    if len(inputs) != len(heads) or not len(inputs):
+        raise ParameterError(name, "needs one heads array per sentence and at least one sentence")
+    for s, (x, h) in enumerate(zip(inputs, heads, strict=True)):
+        h = np.asarray(h)
+        if len(x) != len(h) or len(h) == 0:
+            raise ParameterError(name, f"sentence {s}: {len(x)} inputs for {len(h)} heads")
+        if h.min() < 0 or h.max() > len(h):
+            raise ParameterError(name, f"sentence {s}: heads must lie in 0..{len(h)}")
+
+
+def _check_biaffine_configs(configs: Sequence[BiaffineConfig]) -> None:
+    if not configs:
+        raise ParameterError("configs", "is empty", "e.g. [BiaffineConfig(alpha=a) for a in ...]")
+    for c in configs:
+        if c.alpha < 0 or not 0 <= c.dropout < 1:
+            raise ParameterError("alpha", f"alpha must be >= 0 and dropout in [0, 1): {c}")
+        if c.mlp is not None and (c.alpha != 0 or c.dropout != 0):
+            raise ParameterError("mlp", "the MLP variant takes no alpha and uses mlp.dropout")
+
+
+def _groups(configs: Sequence[BiaffineConfig], max_parallel: int) -> list[np.ndarray]:
+    by_dropout: dict[float, list[int]] = {}
+    out = []
+    for i, c in enumerate(configs):
+        if c.mlp is None:
+            by_dropout.setdefault(c.dropout, []).append(i)
+        else:
+            out.append(np.asarray([i]))
+    for members in by_dropout.values():
+        for start in range(0, len(members), max_parallel):
+            out.append(np.asarray(members[start : start + max_parallel]))
+    return sorted(out, key=lambda m: int(m[0]))
+
+
+def _build(
+    group: list[BiaffineConfig],
+    d_in: int,
+    onehot_dim: int | None,
+    vocab_size: int,
+    normalise: bool,
+    seed: int,
+) -> BiaffineStack:
+    embedding = None
+    d = d_in
+    if onehot_dim is not None:
+        embedding = OneHotEmbedding(vocab_size, onehot_dim, n_probes=len(group), seed=seed)
+        d = onehot_dim
+    mlp = group[0].mlp
+    if mlp is None:
+        scorer: LinearBiaffineProbes | MLPBiaffineProbe = LinearBiaffineProbes(
+            d, [c.alpha for c in group], seed=seed
+        )
+        return BiaffineStack(
+            scorer, embedding=embedding, normalise=normalise, dropout=group[0].dropout
+        )
+    # The MLP variant reads raw inputs, like the released MLPParser.
+    return BiaffineStack(
+        MLPBiaffineProbe(d, mlp, seed=seed),
+        embedding=embedding,
+        normalise=False,
+        dropout=mlp.dropout,
+    )
+
+
+def train_biaffine_probes(
+    configs: Sequence[BiaffineConfig],
+    train_inputs: Sequence[Any],
+    train_heads: Sequence[Any],
+    dev_inputs: Sequence[Any],
+    dev_heads: Sequence[Any],
+    *,
+    seed: int,
+    onehot_dim: int | None = None,
+    vocab_size: int | None = None,
+    normalise: bool = True,
+    options: TrainOptions = PARSE_OPTIONS,
+    max_parallel: int = 1,
+) -> BiaffineResult:
+    """Train parsing probes and report dev UAS and complexity (Pimentel et al. 2020, §7.2).
+
+    Adam, early stopping on dev cross-entropy (:class:`TrainOptions`; batches count sentences).
+    Linear-variant configs with the same dropout can train as stacks of up to ``max_parallel``
+    probes (memory grows as P x B x n x d); each MLP config trains alone. The default is 1:
+    one probe's (B*n, d) x (d, d) product is already a large matmul, and on 2 CPU cores a
+    stack of 8 at d = 384 measured no faster than 8 probes one after another. Results do not
+    depend on ``max_parallel`` beyond floating-point rounding.
+
+    Args:
+        configs: P :class:`BiaffineConfig`.
+        train_inputs: m sentences, float32 embeddings (n_s, d) or, with ``onehot_dim``,
+            word-type ids (n_s,) (:func:`probekit.pareto.type_ids`).
+        train_heads: m int arrays (n_s,), 1-based heads, 0 = root (gold, or
+            :func:`probekit.pareto.shuffle_heads` for the label-shuffled control).
+        dev_inputs, dev_heads: the same for dev.
+        seed: drives initialisation, batch order and dropout.
+        onehot_dim, vocab_size: the trainable one-hot representation (vocab_size defaults to
+            max id + 1 over train and dev).
+        normalise: L2-normalise the linear variant's inputs and root vector.
+
+    Returns:
+        :class:`BiaffineResult`.
+    """
+    _check_biaffine_configs(configs)
+    _check_parse_data("train_inputs", train_inputs, train_heads)
+    _check_parse_data("dev_inputs", dev_inputs, dev_heads)
+    first = np.asarray(train_inputs[0])
+    if (onehot_dim is None) != (first.ndim == 2):
+        raise ParameterError(
+            "train_inputs",
+            "must be (n_s, d) float arrays without onehot_dim, (n_s,) ids with it",
+        )
+    d_in = first.shape[1] if first.ndim == 2 else 0
+    V = vocab_size or (
+        max(int(np.max(s)) for s in [*train_inputs, *dev_inputs]) + 1 if onehot_dim else 0
+    )
+    init_seed, order_seed, dropout_seed = derived_seeds(seed)
+    P = len(configs)
+    dev_uas, dev_loss, cx = np.zeros(P), np.zeros(P), np.zeros(P)
+    best_step, stacks = np.zeros(P, dtype=np.int64), []
+    for members in _groups(configs, max_parallel):
+        group = [configs[i] for i in members]
+        stack = _build(group, d_in, onehot_dim, V, normalise, init_seed)
+        stopper = _fit(
+            stack,
+            (train_inputs, train_heads),
+            (dev_inputs, dev_heads),
+            options,
+            order_seed,
+            dropout_seed,
+        )
+        dev_loss[members], dev_uas[members], _ = _evaluate(
+            stack, dev_inputs, dev_heads, options.eval_batch_size
+        )
+        cx[members] = stack.scorer.complexity()
+        best_step[members] = stopper.best_step
+        stacks.append((members, stack))
+    return BiaffineResult(list(configs), dev_uas, dev_loss, cx, best_step, stacks)

@@ -1,0 +1,314 @@
+"""Tests for the linear (nuclear-norm, rank) and biaffine parsing probes of Pimentel et al. 2020."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from probekit.errors import ParameterError
+from probekit.pareto import MLPConfig, shuffle_heads
+from probekit.probes import biaffine as B
+from probekit.probes import linear as L
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    # Tiny tensors: threads only add overhead on the shared 2-core machine.
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+FAST = L.TrainOptions(
+    batch_size=64, lr=0.05, eval_every=10, patience=5, min_delta=0.0, max_steps=300
+)
+
+
+def blobs(n: int, seed: int, C: int = 4, d: int = 10, spread: float = 0.5):
+    """Linearly separable toy set: C well-separated Gaussian blobs in d dimensions."""
+    centres = np.random.default_rng(99).normal(size=(C, d)) * 3
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    X = (centres[y] + rng.normal(size=(n, d)) * spread).astype(np.float32)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return (*blobs(300, 0), *blobs(150, 1))
+
+
+@pytest.fixture(scope="module")
+def alpha_run(toy):
+    configs = [L.LinearProbeConfig(alpha=a) for a in (0.0, 0.03, 0.3)]
+    return L.train_linear_probes(configs, *toy, seed=0, options=FAST)
+
+
+# --------------------------------------------------------------------------------------------
+# Grids
+# --------------------------------------------------------------------------------------------
+
+
+def test_alpha_grid():
+    grid = L.alpha_grid()
+    assert grid.shape == (50,)
+    assert grid[0] == 0 and grid[1] == pytest.approx(2.0**-10) and grid[-1] == pytest.approx(8)
+    ratios = grid[2:] / grid[1:-1]
+    assert np.allclose(ratios, ratios[0])  # log-uniform spacing
+    assert L.alpha_grid(n_points=5, include_zero=False).shape == (5,)
+    with pytest.raises(ParameterError):
+        L.alpha_grid(n_points=0)
+
+
+def test_rank_grid():
+    assert L.rank_grid(4).tolist() == [1, 2, 3, 4]
+
+
+# --------------------------------------------------------------------------------------------
+# Linear probes
+# --------------------------------------------------------------------------------------------
+
+
+def test_unpenalised_probe_fits_separable_data(alpha_run, toy):
+    X, y = toy[0], toy[1]
+    assert alpha_run.accuracy(X, y)[0] == 1.0
+    assert alpha_run.dev_accuracy[0] > 0.97
+
+
+def test_larger_alpha_gives_smaller_nuclear_norm(alpha_run):
+    norms = alpha_run.complexity
+    assert norms[0] > norms[1] > norms[2] > 0
+    assert np.allclose(alpha_run.complexity, alpha_run.nuclear_norm)
+
+
+def test_complexity_is_nuclear_norm_of_trained_weights(alpha_run):
+    ((members, stack),) = alpha_run.stacks
+    W = stack.probes.weight.detach().numpy()
+    b = stack.probes.bias.detach().numpy()
+    for k, i in enumerate(members):
+        expected = np.linalg.svd(np.c_[W[k], b[k]], compute_uv=False).sum()
+        assert alpha_run.complexity[i] == pytest.approx(expected, rel=1e-5)
+
+
+def test_rank_constraint_bounds_rank(toy):
+    configs = [L.LinearProbeConfig(rank=r) for r in (1, 2, 3)]
+    res = L.train_linear_probes(configs, *toy, seed=0, options=FAST)
+    assert res.complexity.tolist() == [1.0, 2.0, 3.0]
+    ((members, stack),) = res.stacks
+    W, b = stack.probes.weight_and_bias()
+    for k, r in enumerate((1, 2, 3)):
+        M = np.c_[W[k].detach().numpy(), b[k].detach().numpy()]
+        assert np.linalg.matrix_rank(M, tol=1e-6) <= r
+    assert np.all(res.rank <= np.array([1, 2, 3]))
+    assert res.dev_accuracy[2] > res.dev_accuracy[0]  # 4 classes need more than rank 1
+
+
+def test_batched_training_equals_training_alone(alpha_run, toy):
+    alone = L.train_linear_probes([L.LinearProbeConfig(alpha=0.03)], *toy, seed=0, options=FAST)
+    assert alone.complexity[0] == pytest.approx(alpha_run.complexity[1], rel=1e-4)
+    assert alone.dev_accuracy[0] == alpha_run.dev_accuracy[1]
+    assert alone.best_step[0] == alpha_run.best_step[1]
+
+
+def test_training_is_deterministic_per_seed(toy):
+    cfg = [L.LinearProbeConfig(alpha=0.01, dropout=0.2)]
+    a = L.train_linear_probes(cfg, *toy, seed=4, options=FAST)
+    b = L.train_linear_probes(cfg, *toy, seed=4, options=FAST)
+    c = L.train_linear_probes(cfg, *toy, seed=5, options=FAST)
+    assert a.complexity[0] == b.complexity[0]
+    assert a.complexity[0] != c.complexity[0]
+
+
+def test_onehot_probe_learns_and_leaves_unseen_types_untrained():
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 20, 400)  # types 20..24 never occur in training
+    y = ids % 3
+    dev_ids = np.arange(25)
+    res = L.train_linear_probes(
+        [L.LinearProbeConfig()], ids, y, dev_ids, dev_ids % 3, seed=0, onehot_dim=6, options=FAST
+    )
+    assert res.accuracy(ids, y)[0] == 1.0
+    ((_, stack),) = res.stacks
+    start = L.OneHotEmbedding(25, 6, n_probes=1, seed=L.derived_seeds(0)[0]).weight
+    trained = stack.embedding.weight.detach()
+    assert torch.equal(trained[0, 20:], start[0, 20:].detach())
+    assert not torch.equal(trained[0, :20], start[0, :20].detach())
+
+
+def test_onehot_pairs_for_dependency_labels():
+    rng = np.random.default_rng(1)
+    pairs = rng.integers(0, 10, size=(300, 2))
+    y = (pairs[:, 0] + pairs[:, 1]) % 2
+    res = L.train_linear_probes(
+        [L.LinearProbeConfig(alpha=0.0)],
+        pairs,
+        y,
+        pairs[:50],
+        y[:50],
+        seed=0,
+        onehot_dim=8,
+        options=FAST,
+    )
+    assert res.predict(pairs[:7]).shape == (1, 7)
+
+
+@pytest.mark.parametrize(
+    "kwargs, configs",
+    [
+        ({}, [L.LinearProbeConfig(alpha=0.1, rank=2)]),
+        ({}, [L.LinearProbeConfig(alpha=-1.0)]),
+        ({}, []),
+        ({"onehot_dim": 4}, [L.LinearProbeConfig()]),
+    ],
+)
+def test_linear_rejects_bad_input(toy, kwargs, configs):
+    with pytest.raises(ParameterError):
+        L.train_linear_probes(configs, *toy, seed=0, options=FAST, **kwargs)
+
+
+def test_linear_rejects_misaligned_labels(toy):
+    X, y, Xd, yd = toy
+    with pytest.raises(ParameterError):
+        L.train_linear_probes([L.LinearProbeConfig()], X, y[:-1], Xd, yd, seed=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Biaffine parsing probe
+# --------------------------------------------------------------------------------------------
+
+
+def star_trees(m: int, seed: int, d: int = 12):
+    """Toy parsing task: one 'verb' per sentence is the root and the head of every other word;
+    the representation marks the verb, so the head is recoverable from word pairs."""
+    rng = np.random.default_rng(seed)
+    inputs, heads = [], []
+    for _ in range(m):
+        n = int(rng.integers(2, 9))
+        verb = int(rng.integers(0, n))
+        x = rng.normal(size=(n, d)).astype(np.float32) * 0.5
+        x[:, 0] += 3.0
+        x[verb, 0] -= 3.0
+        x[verb, 1] += 3.0
+        h = np.full(n, verb + 1)
+        h[verb] = 0
+        inputs.append(x)
+        heads.append(h)
+    return inputs, heads
+
+
+PARSE_FAST = L.TrainOptions(
+    batch_size=16,
+    lr=0.05,
+    eval_every=10,
+    patience=4,
+    min_delta=0.0,
+    max_steps=200,
+    eval_batch_size=64,
+)
+
+
+@pytest.fixture(scope="module")
+def parse_run():
+    train, dev = star_trees(150, 0), star_trees(40, 1)
+    configs = [B.BiaffineConfig(alpha=a) for a in (0.0, 0.02)]
+    configs.append(B.BiaffineConfig(mlp=MLPConfig(n_layers=1, hidden_size=16, dropout=0.0)))
+    return B.train_biaffine_probes(configs, *train, *dev, seed=0, options=PARSE_FAST), dev
+
+
+def test_biaffine_learns_recoverable_heads(parse_run):
+    res, dev = parse_run
+    assert res.dev_uas[0] > 0.95 and res.dev_uas[2] > 0.95
+    assert np.allclose(res.uas(*dev), res.dev_uas)
+
+
+def test_biaffine_complexity(parse_run):
+    res, _ = parse_run
+    assert res.complexity[0] > res.complexity[1] > 0
+    assert np.isnan(res.complexity[2])
+    ((members, stack),) = [s for s in res.stacks if 0 in s[0]]
+    U = stack.scorer.U.detach().numpy()
+    assert res.complexity[0] == pytest.approx(np.linalg.svd(U[0], compute_uv=False).sum(), rel=1e-5)
+
+
+def test_biaffine_scores_ignore_padding(parse_run):
+    res, (inputs, _) = parse_run
+    ((_, stack),) = [s for s in res.stacks if 0 in s[0]]
+    short, long_ = inputs[0][:3], inputs[1]
+    x, _, mask = B.pad_sentences([short, np.vstack([long_, long_])])
+    with torch.no_grad():
+        batched = stack(x, mask)
+        alone = stack(*B.pad_sentences([short])[::2])
+    assert batched.shape[-2:] == (x.shape[1], x.shape[1] + 1)
+    assert torch.isinf(batched[:, 0, :, 4:]).all()  # padded head columns of the short one
+    assert torch.allclose(batched[:, 0, :3, :4], alone[:, 0], atol=1e-5)
+
+
+def test_decode_loss_and_uas_by_hand():
+    scores = torch.tensor([[[[0.0, 5.0, 1.0], [9.0, 0.0, 0.0]]]])  # P=1, B=1, n=2
+    assert B.decode_heads(scores)[0, 0].tolist() == [1, 0]
+    uniform = torch.zeros(1, 1, 2, 3)
+    gold = torch.tensor([[2, 0]])
+    assert float(B.parse_loss(uniform, gold)[0]) == pytest.approx(np.log2(3))
+    pred = [np.array([2, 0]), np.array([0, 1, 1])]
+    gold_ = [np.array([2, 0]), np.array([0, 3, 1])]
+    assert B.uas(pred, gold_) == pytest.approx(4 / 5)
+    assert B.uas(pred, gold_, average="sentence") == pytest.approx((1 + 2 / 3) / 2)
+
+
+def test_biaffine_trains_on_shuffled_heads():
+    # Label-shuffled parsing targets are not trees (self-heads allowed); training must cope.
+    inputs, heads = star_trees(30, 2)
+    shuffled = shuffle_heads(heads, seed=0)
+    opts = L.TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
+    res = B.train_biaffine_probes(
+        [B.BiaffineConfig()], inputs, shuffled, inputs, shuffled, seed=0, options=opts
+    )
+    assert np.isfinite(res.dev_loss).all() and 0 <= res.dev_uas[0] <= 1
+
+
+def test_biaffine_onehot_inputs():
+    rng = np.random.default_rng(3)
+    inputs = [rng.integers(0, 5, size=int(rng.integers(2, 6))) for _ in range(20)]
+    heads = [np.r_[0, np.ones(len(s) - 1, dtype=np.int64)] for s in inputs]
+    opts = L.TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
+    res = B.train_biaffine_probes(
+        [B.BiaffineConfig(alpha=0.0), B.BiaffineConfig(alpha=0.1)],
+        inputs,
+        heads,
+        inputs,
+        heads,
+        seed=0,
+        onehot_dim=4,
+        options=opts,
+    )
+    assert res.complexity.shape == (2,)
+    assert [p.shape for p in res.predict(inputs[:2])[1]] == [s.shape for s in inputs[:2]]
+
+
+def test_biaffine_rejects_bad_heads():
+    inputs, heads = star_trees(3, 0)
+    heads[0] = heads[0] + 20
+    with pytest.raises(ParameterError):
+        B.train_biaffine_probes([B.BiaffineConfig()], inputs, heads, inputs, heads, seed=0)
+    with pytest.raises(ParameterError):
+        B.train_biaffine_probes(
+            [B.BiaffineConfig(alpha=1.0, mlp=MLPConfig(1, 8, 0.0))],
+            *star_trees(3, 0),
+            *star_trees(3, 1),
+            seed=0,
+        )
+
+
+def test_biaffine_stacked_equals_alone(parse_run):
+    res, _ = parse_run
+    train, dev = star_trees(150, 0), star_trees(40, 1)
+    configs = [B.BiaffineConfig(alpha=a) for a in (0.0, 0.02)]
+    stacked = B.train_biaffine_probes(
+        configs, *train, *dev, seed=0, options=PARSE_FAST, max_parallel=2
+    )
+    assert len(stacked.stacks) == 1
+    # Equal up to float rounding, which Adam slowly amplifies under a non-smooth penalty.
+    assert np.allclose(stacked.complexity, res.complexity[:2], rtol=1e-3)
+    assert np.array_equal(stacked.best_step, res.best_step[:2])
