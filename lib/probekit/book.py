@@ -234,6 +234,7 @@ def run_chapter(
         "profile": profile,
         "seconds": round(seconds, 1),
         "parameters": params,
+        "overrides": sorted(overrides or {}),
     }
     _save_manifest(paths, manifest)
     log(f"{slug}: done in {seconds:.0f} s -> {output}")
@@ -402,12 +403,42 @@ def parameter_tables(paths: Paths | None = None, profile: str = "book") -> str:
     return "\n".join(parts)
 
 
+def build_summary(paths: Paths, profile: str) -> str:
+    """Markdown: which profile built the book, and each chapter's run time (from the manifest)."""
+    manifest = _load_manifest(paths)
+    rows = ["| chapter | profile | run time (s) |", "|---|---|---|"]
+    total = 0.0
+    for slug in toc_chapters(paths.root):
+        entry = manifest.get(slug, {})
+        total += entry.get("seconds", 0.0)
+        shown = str(entry.get("profile", "?"))
+        if entry.get("overrides"):
+            shown += " with " + ", ".join(f"`{name}`" for name in entry["overrides"])
+        rows.append(
+            f"| {{doc}}`{slug} <chapters/{slug}>` | {shown} | {entry.get('seconds', 0.0):.0f} |"
+        )
+    return "\n".join(
+        [
+            f"This build of the book used the parameter profile **{profile}**. "
+            f"Its chapters took {total / 60:.1f} minutes to run:",
+            "",
+            *rows,
+            "",
+        ]
+    )
+
+
 def write_generated(paths: Paths, profile: str) -> None:
+    """The pages generated at build time: parameter tables and the build summary."""
     paths.generated.mkdir(parents=True, exist_ok=True)
-    target = paths.generated / "parameters.md"
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(parameter_tables(paths, profile) + "\n")
-    os.replace(tmp, target)
+    for name, text in (
+        ("parameters.md", parameter_tables(paths, profile)),
+        ("build.md", build_summary(paths, profile)),
+    ):
+        target = paths.generated / name
+        tmp = target.with_suffix(".tmp")
+        tmp.write_text(text + "\n")
+        os.replace(tmp, target)
 
 
 def build_book(
