@@ -50,3 +50,27 @@ def tiny():
     from probekit.data import load_treebank
 
     return load_treebank(FIXTURES / "tiny")
+
+
+@pytest.fixture(scope="session")
+def quick_book(tmp_path_factory, ewt):
+    """The whole book built once per session under the quick profile, in a copy of the project.
+
+    Every chapter of _toc.yml runs (the notebook smoke test) and `jb build -n -W` renders it.
+    Returns the project root of the copy; the HTML is in `<root>/_build/html`.
+    """
+    import shutil
+
+    from probekit import book
+
+    root = tmp_path_factory.mktemp("book")
+    for name in ("_config.yml", "_toc.yml", "constraints.txt"):
+        shutil.copy(REPO / name, root / name)
+    for name in ("notebooks", "params", "book"):
+        shutil.copytree(
+            REPO / name, root / name, ignore=shutil.ignore_patterns("chapters", "_generated")
+        )
+    (root / "lib").mkdir()
+    (root / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
+    book.build_book("quick", paths=book.Paths(root), log=lambda message: None)
+    return root
