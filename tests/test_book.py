@@ -242,8 +242,9 @@ def test_quick_book_renders_every_chapter(quick_book, ewt):
         figures = [img for img in soup.find_all("img") if "_images" in img.get("src", "")]
         for img in figures:
             assert (page.parent / img["src"]).resolve().is_file(), (slug, img["src"])
-        results = quick_book / "build" / "results" / f"{slug}.json"
-        assert results.is_file(), f"{slug} saved no results for the claims ledger"
+        if slug[:2].isdigit():  # paper chapters save results; assignments need not
+            results = quick_book / "build" / "results" / f"{slug}.json"
+            assert results.is_file(), f"{slug} saved no results for the claims ledger"
 
     page = html_dir / "book" / "chapters" / "01_data_and_representations.html"
     soup = BeautifulSoup(page.read_text(), "html.parser")
