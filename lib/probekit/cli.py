@@ -72,6 +72,15 @@ def _cmd_bench(args: argparse.Namespace) -> None:
             raise ProbekitError(f"benchmark {script.name} failed")
 
 
+def _cmd_assignments(args: argparse.Namespace) -> None:
+    from probekit.assignments import write_student_copies
+
+    written = write_student_copies(args.student, fmt=args.format, notebooks_dir=args.notebooks)
+    for path in written:
+        print(path)
+    print(f"{len(written)} student copies in {args.student} (solutions removed)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="probekit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -111,6 +120,22 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true")
     bench.add_argument("--only", action="append", help="substring of benchmark names")
     bench.set_defaults(func=_cmd_bench)
+
+    assignments = sub.add_parser(
+        "assignments", help="write student copies of the assignments (solutions removed)"
+    )
+    assignments.add_argument(
+        "--student", required=True, metavar="OUT", help="directory for the student copies"
+    )
+    assignments.add_argument(
+        "--format", default="py", choices=["py", "ipynb"], help="py (Jupytext percent) or ipynb"
+    )
+    assignments.add_argument(
+        "--notebooks",
+        default=None,
+        help="directory of the A<k>_*.py notebooks (default: the repo's)",
+    )
+    assignments.set_defaults(func=_cmd_assignments)
     return parser
 
 
