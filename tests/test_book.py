@@ -288,3 +288,21 @@ def test_chapter_01_runs_on_another_treebank_and_a_model_path(tmp_path):
     )
     assert results["dev_sentences"] == 2 and results["train_sentences"] == 3
     assert results["first_layer"] == 1 and results["best_layer"] in (1, 6)
+
+
+def _record(args):
+    root, slug = args
+    book._record_run(book.Paths(Path(root)), slug, {"digest": slug})
+
+
+def test_concurrent_runs_keep_every_manifest_entry(tmp_path):
+    """Chapters run in parallel each add their entry; none is lost to a read-modify-write race."""
+    from multiprocessing import get_context
+
+    paths = book.Paths(tmp_path)
+    paths.chapters.mkdir(parents=True)
+    slugs = [f"{i:02d}_chapter" for i in range(24)]
+    with get_context("fork").Pool(6) as pool:
+        pool.map(_record, [(str(tmp_path), s) for s in slugs])
+    manifest = json.loads((paths.chapters / ".manifest.json").read_text())
+    assert sorted(manifest) == slugs

@@ -137,11 +137,19 @@ def _load_manifest(paths: Paths) -> dict[str, Any]:
     return json.loads(f.read_text()) if f.is_file() else {}
 
 
-def _save_manifest(paths: Paths, manifest: dict[str, Any]) -> None:
+def _record_run(paths: Paths, slug: str, entry: dict[str, Any]) -> None:
+    """Set one chapter's manifest entry. Chapters may run concurrently, so the read-modify-write
+    happens under an exclusive lock and the file is replaced atomically."""
+    import fcntl
+
     f = paths.chapters / MANIFEST
-    tmp = f.with_suffix(".tmp")
-    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=1))
-    os.replace(tmp, f)
+    with open(f.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        manifest = _load_manifest(paths)
+        manifest[slug] = entry
+        tmp = f.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(manifest, sort_keys=True, indent=1))
+        os.replace(tmp, f)
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,14 +237,17 @@ def run_chapter(
     nbformat.write(done, tmp)
     os.replace(tmp, output)
     executed.unlink(missing_ok=True)
-    manifest[slug] = {
-        "digest": digest,
-        "profile": profile,
-        "seconds": round(seconds, 1),
-        "parameters": params,
-        "overrides": sorted(overrides or {}),
-    }
-    _save_manifest(paths, manifest)
+    _record_run(
+        paths,
+        slug,
+        {
+            "digest": digest,
+            "profile": profile,
+            "seconds": round(seconds, 1),
+            "parameters": params,
+            "overrides": sorted(overrides or {}),
+        },
+    )
     log(f"{slug}: done in {seconds:.0f} s -> {output}")
     return RunResult(slug, "ran", output, seconds, digest)
 

@@ -1,0 +1,196 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (sec-ch11)=
+# # Syntactic distance
+#
+# Part I follows {cite:t}`hallmaudslay2020tale`, who set the structural probe of
+# {cite:t}`hewitt2019structural` against a classical dependency parser that has exactly the same
+# parameters.
+# Both models learn one thing: a distance between the words of a sentence that should mirror
+# their distance in the syntax tree.
+# This chapter looks at that target before any model is trained.
+# It defines syntactic distance, draws it for one sentence, and checks on a whole treebank split
+# the paper's Proposition 1: a tree and its matrix of syntactic distances carry exactly the same
+# information.
+# No language model is needed here; the chapter runs in seconds.
+
+# %% tags=["parameters"]
+treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
+model: str = "default"  # not used in this chapter (it needs no encoder); kept for uniformity
+split: str = "dev"  # split whose trees are checked and drawn, one of {train, dev, test}
+example_id: str = ""  # sent_id of the example sentence; empty picks one by length
+example_length: int = 12  # words in the example sentence (the first sentence of that length)
+transform_seed: int = 0  # seed of the random order-preserving transforms (Prop. 1 remark)
+
+# %% tags=["remove-cell"]
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+from probekit import data, plots, syntax
+from probekit import trees as T
+from probekit.book import Glue
+
+plots.use_style()
+g = Glue("ch11")
+tb = data.load_treebank(treebank)
+sentences = tb[split]
+g("treebank", tb.name)
+g("split", split)
+
+# %% [markdown]
+# ## Distance in a tree
+#
+# Read a dependency tree without the direction of its arcs and it becomes an undirected spanning
+# tree over the words of the sentence.
+# The *syntactic distance* $\Delta_t(w_i, w_j)$ between two words is the number of edges on the
+# unique path that joins them in that tree.
+# Adjacent words in the tree are at distance 1, a word and its grandparent or two siblings at
+# distance 2, and so on.
+# Like any shortest-path length, $\Delta_t$ is a metric: it is zero only on the diagonal,
+# symmetric, and obeys the triangle inequality.
+# A sentence of $n$ words thus has an $n \times n$ matrix of distances, and that matrix is what
+# the structural probe is trained to reproduce.
+
+# %% tags=["remove-cell"]
+example = syntax.pick_example(sentences, example_id, example_length)
+dist = T.tree_distances(example.heads)
+i, j = syntax.farthest_pair(dist)
+path = syntax.tree_path(example.heads, i, j)
+g("example_id", example.sent_id)
+g("example_n", len(example))
+g("word_i", str(example.forms[i]))
+g("word_j", str(example.forms[j]))
+g("pair_distance", int(dist[i, j]))
+g("pair_linear", int(abs(j - i)))
+g("max_distance", int(dist.max()))
+g("mean_distance", float(dist[np.triu_indices(len(example), 1)].mean()))
+g.figure("fig_example", syntax.example_figure(example, dist, path))
+
+# %% [markdown]
+# ```{glue:figure} ch11_fig_example
+# :name: fig-ch11-example
+#
+# One sentence of the split: its dependency tree (left; arrows point from head to dependent) and
+# its matrix of syntactic distances (right). The highlighted path joins the two words that lie
+# farthest apart in the tree; the outlined cells hold their distance.
+# ```
+#
+# {numref}`fig-ch11-example` shows sentence {glue:text}`ch11_example_id`
+# ({glue:text}`ch11_example_n:d` words).
+# The words *{glue:text}`ch11_word_i`* and *{glue:text}`ch11_word_j`* are
+# {glue:text}`ch11_pair_linear:d` positions apart in the string and
+# {glue:text}`ch11_pair_distance:d` edges apart in the tree, the largest tree distance in this
+# sentence; the mean over all its word pairs is {glue:text}`ch11_mean_distance:.2f` edges.
+# Each row of the matrix is one word's view of the sentence: how far every other word is from it
+# in the tree.
+# The entries equal to 1 are exactly the arcs of the tree, which is the observation behind the
+# next section.
+#
+# ## Proposition 1: trees and distance matrices are interchangeable
+#
+# {cite:t}`hallmaudslay2020tale` state that syntactic distance matrices and undirected spanning
+# trees are in one-to-one correspondence.
+# One direction is a shortest-path computation: from a tree, breadth-first search (or
+# Floyd–Warshall, as the paper suggests) gives every distance.
+# The other direction is just as simple: the edges of the tree are the pairs at distance 1.
+# The paper adds a remark that matters for the probes of {ref}`sec-ch12`: the exact distances
+# are not even needed.
+# Any matrix that *orders* the word pairs as the true distances do has the tree as its unique
+# minimum spanning tree, which Prim's algorithm recovers.
+#
+# We check all three statements on every tree of the split.
+# For each tree we compute the distance matrix, read the edges back from the pairs at distance 1,
+# run Prim's algorithm on the matrix and compare both edge sets and the re-computed distances
+# with the originals.
+# We then replace every distance by a random strictly increasing function of it, so that only
+# the order of the distances survives, and run Prim's algorithm again.
+# Finally we compare our $O(n^2)$ breadth-first distances with Floyd–Warshall's $O(n^3)$ ones.
+
+# %% tags=["remove-input"]
+counts = syntax.round_trip_counts(sentences, seed=transform_seed)
+n_trees = counts["trees"]
+for key in ("round_trip", "ordering_only", "floyd_warshall"):
+    g(f"{key}_n", counts[key])
+    g(f"{key}_rate", 100 * counts[key] / n_trees)
+g("n_trees", n_trees)
+failures = n_trees - min(counts["round_trip"], counts["ordering_only"], counts["floyd_warshall"])
+g("prop1_verdict", "holds on every tree" if failures == 0 else f"fails on {failures} trees")
+g("n_words", int(sum(len(s) for s in sentences)))
+table = pd.DataFrame(
+    {
+        "check": [
+            "pairs at distance 1 = edges; Prim's tree = edges; distances re-computed",
+            "Prim's tree of an order-preserving transform = edges",
+            "Floyd–Warshall distances = breadth-first distances",
+        ],
+        "trees passing": [counts["round_trip"], counts["ordering_only"], counts["floyd_warshall"]],
+    }
+)
+table["share (%)"] = (100 * table["trees passing"] / n_trees).round(2)
+display(table.set_index("check"))
+
+# %% [markdown]
+# Over the {glue:text}`ch11_n_trees:,d` trees of the {glue:text}`ch11_split` split
+# ({glue:text}`ch11_n_words:,d` words), the round trip from tree to distances and back succeeds for
+# {glue:text}`ch11_round_trip_rate:.1f` % of the trees, Prim's algorithm on order-only distances
+# recovers {glue:text}`ch11_ordering_only_rate:.1f` % of them, and the two ways of computing
+# distances agree on {glue:text}`ch11_floyd_warshall_rate:.1f` %.
+# **Verdict: Proposition 1 {glue:text}`ch11_prop1_verdict`.**
+# This is a theorem, so the check tests our code rather than the paper; it is the guarantee that
+# the tree machinery used in the next chapter is right on real, non-projective, punctuated
+# treebank trees.
+#
+# The same library also fixes one detail that the structural-probe code leaves ambiguous.
+# Its decoder, `prims_matrix_to_edges`, is named after Prim but implements Kruskal's algorithm;
+# both return a minimum spanning tree, and they can differ only when two candidate edges have
+# exactly equal distances.
+# We use Prim's algorithm throughout, with ties broken towards the lower word index.
+#
+# ## Syntactic distance is not word order
+#
+# Words that are close in the sentence tend to be close in the tree, and a probe could score well
+# by learning little more than word order.
+# {numref}`fig-ch11-linear` shows how far apart in the tree two words are, on average, for each
+# distance in the string.
+
+# %% tags=["remove-cell"]
+pairs = syntax.distance_pairs(sentences)
+for key, value in syntax.distance_summary(pairs, far=10).items():
+    g(key, value)
+g.figure("fig_linear", syntax.linear_vs_syntactic_figure(pairs))
+baseline = syntax.linear_baselines(syntax.EvalSet.build(sentences, exclude_punct=True))
+g("chain_uuas", 100 * baseline["uuas"])
+g("chain_dspr", baseline["dspr"])
+g.save("build/results/11_syntactic_distance.json")
+
+# %% [markdown]
+# ```{glue:figure} ch11_fig_linear
+# :name: fig-ch11-linear
+#
+# Mean syntactic distance (± 1 SD) of all word pairs in the split, by their distance in the
+# string. The dotted line marks where the two distances would be equal.
+# ```
+#
+# Adjacent words are joined by an arc in {glue:text}`ch11_adjacent_arc_share:.1f` % of cases;
+# since a sentence of $n$ words has $n - 1$ arcs and $n - 1$ adjacent pairs, the same share of
+# arcs joins adjacent words.
+# Beyond a few words the tree distance grows far more slowly than the string distance: words ten
+# positions apart are on average only {glue:text}`ch11_mean_syntactic_far:.1f` edges apart.
+# A predictor that knows nothing but word order, and predicts $|i - j|$ as the distance, already
+# reaches a distance Spearman correlation (DSpr, defined in {ref}`sec-ch12`) of
+# {glue:text}`ch11_chain_dspr:.3f` on this split; the tree it implies, a chain through the
+# sentence, gets {glue:text}`ch11_chain_uuas:.1f` % of the non-punctuation edges right.
+# These two numbers are the floor against which the probe and the parser of the next chapter
+# must be read.

@@ -1,0 +1,363 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (sec-ch12)=
+# # A probe and a parser
+#
+# {cite:t}`hallmaudslay2020tale` ask whether the structural probe of
+# {cite:t}`hewitt2019structural` is a good instrument for finding syntax in a language model.
+# They keep the probe's parameters and change only its training objective, turning it into a
+# textbook graph-based dependency parser.
+# Their finding, on the final layer of multilingual BERT, is that the verdict depends on the
+# metric: the parser recovers more tree edges (UUAS) in seven of nine languages, by
+# {glue:text}`ch12_paper_uuas_gap:.1f` points in English, while the probe wins on the correlation
+# of distances (DSpr) in every language.
+# This chapter trains both models on every layer of our encoder and tests the two claims on
+# held-out sentences.
+
+# %% tags=["parameters"]
+treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
+model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
+pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
+layers: list[int] = []  # layers to train on (0 is the embedding output); [] means all
+seeds: list[int] = [1, 2, 3]  # training seeds of every model on every layer
+n_train: int = 1000  # training sentences of 2 to 50 words sampled from train; 0 means all
+n_dev: int = 300  # dev sentences for early stopping, search and layer choice; 0 means all
+n_test: int = 1000  # test sentences for the final comparison; 0 means all
+sample_seed: int = 42  # seed of the sentence samples
+n_trials: int = 3  # random-search trials per model
+search_layer: int = -1  # layer the random search tunes on; -1 means the middle layer
+search_seed: int = 0  # seed of the random search
+ranks: list[int] = [16, 32, 64, 128, 0]  # rank choices of the search; 0 means full rank
+lr_min: float = 0.0001  # lower end of the log-uniform learning-rate range
+lr_max: float = 0.01  # upper end of the log-uniform learning-rate range
+dropout_max: float = 0.5  # dropout is drawn uniformly between 0 and this
+max_epochs: int = 15  # epoch cap of every training run
+patience: int = 5  # epochs without a better dev loss before training stops
+compare_layer: int = -1  # layer of the test comparison; -1 means the best dev layer by UUAS
+exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
+n_boot: int = 10000  # bootstrap resamples of the paired comparisons
+boot_seed: int = 0  # seed of the bootstrap
+
+# %% tags=["remove-cell"]
+from IPython.display import display
+
+from probekit import data, embed, plots, syntax
+from probekit.book import Glue
+
+plots.use_style()
+g = Glue("ch12")
+tb = data.load_treebank(treebank)
+samples = {
+    split: data.sample_sentences(tb[split], n or None, seed=sample_seed, min_len=2, max_len=50)
+    for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test))
+}
+embs = {split: embed.embed(s, model, pooling, progress=False) for split, s in samples.items()}
+gold = {split: syntax.EvalSet.build(s, exclude_punct) for split, s in samples.items()}
+n_layers, dim = embs["train"].n_layers, embs["train"].dim
+layer_list = [syntax.resolve_layer(k, n_layers, "layers") for k in layers] or list(range(n_layers))
+g("treebank", tb.name)
+g("model", embed.resolve_model(model).name)
+g("pooling", pooling)
+g("dim", dim)
+g("n_blocks", n_layers - 1)
+g("n_layers_trained", len(layer_list))
+g("n_seeds", len(seeds))
+for split, s in samples.items():
+    g(f"n_{split}", len(s))
+    g(f"n_{split}_words", int(sum(len(x) for x in s)))
+g("punct_rule", "leaves punctuation out of" if exclude_punct else "counts punctuation in")
+# The paper's reference numbers (Hall Maudslay et al. 2020, §4–5 and App. A).
+g("paper_uuas_gap", 11.1)
+g("paper_pfw_diff", 0.0006)
+g("paper_n_sentences", 12000)
+
+# %% [markdown]
+# ## One parameterisation, two objectives
+#
+# Both models map each word vector $\mathbf{h}_i \in \mathbb{R}^d$ of a sentence through one
+# matrix $B \in \mathbb{R}^{r \times d}$ and measure distances in the projected space:
+#
+# $$
+# d_B(w_i, w_j) = \lVert B(\mathbf{h}_i - \mathbf{h}_j) \rVert_2 .
+# $$ (eq-ch12-distance)
+#
+# The rank $r$ bounds how many directions of the representation the model may use.
+# The **structural probe** fits the *squared* distance to the tree distance of
+# {ref}`sec-ch11` for every pair of words, with an L1 loss that each sentence normalises by its
+# squared length, so that long sentences do not dominate:
+#
+# $$
+# \mathcal{L}_\text{probe}(B) = \sum_k \frac{1}{|\mathbf{w}^{(k)}|^2} \sum_{i<j}
+#   \bigl| \Delta_t(w_i, w_j) - d_B(w_i, w_j)^2 \bigr| .
+# $$ (eq-ch12-probe)
+#
+# The **perceptron parser** {cite}`hallmaudslay2020tale` never looks at distances beyond the
+# tree.
+# For each sentence it finds the minimum spanning tree $\hat t$ under the current $d_B$ (Prim's
+# algorithm) and pays the difference between the weight of the gold tree and that of $\hat t$:
+#
+# $$
+# \mathcal{L}_\text{parser}(B) = \sum_k \Bigl[ \sum_{(i,j) \in t^{(k)}} d_B(w_i, w_j)
+#   - \sum_{(i,j) \in \hat t^{(k)}} d_B(w_i, w_j) \Bigr] .
+# $$ (eq-ch12-parser)
+#
+# The loss is zero exactly when the gold tree is a minimum spanning tree, whatever the distances
+# between words that are not joined by an arc.
+# The parser only needs gold edges to be *shorter* than the alternatives; the probe must also get
+# the rank order of all the other distances right.
+# Both decode a test sentence the same way: Prim's minimum spanning tree of the predicted
+# distances.
+#
+# ## Setup
+#
+# The paper probes the final layer of multilingual BERT on nine UD 2.4 treebanks of up to
+# {glue:text}`ch12_paper_n_sentences:,d` sentences each, split 8 : 1 : 1.
+# We probe every layer of **{glue:text}`ch12_model`** ({glue:text}`ch12_n_blocks:d` blocks,
+# {glue:text}`ch12_dim:d` dimensions) on **{glue:text}`ch12_treebank`**, with word vectors pooled
+# by the {glue:text}`ch12_pooling` of their wordpieces, the structural-probe convention.
+# Layer 0 is the embedding output and layer $k$ the output of block $k$.
+# The structural-probe code numbers its layers from the first block instead, and its
+# configurations and feature converter disagree by one, so "layer 7" there need not be layer 7
+# here.
+# As in the paper, sentences of one word or of more than 50 words are left out.
+# For speed we train on a sample of {glue:text}`ch12_n_train:,d` training sentences
+# ({glue:text}`ch12_n_train_words:,d` words), stop early and select configurations and layers on
+# {glue:text}`ch12_n_dev:,d` development sentences, and keep {glue:text}`ch12_n_test:,d` test
+# sentences ({glue:text}`ch12_n_test_words:,d` words) for the final comparison only.
+# Training uses Adam, batches of 64 sentences and dropout on the input vectors, as in the
+# paper's appendix.
+# Every random choice is seeded and each model is trained with {glue:text}`ch12_n_seeds:d`
+# seeds; the released structural-probe code seeds nothing by default, so its reruns differ.
+#
+# Three metrics score a model on held-out sentences:
+#
+# UUAS
+# : the share of gold edges that appear in the predicted tree, summed over the corpus.
+#   This build {glue:text}`ch12_punct_rule` the count (by the UPOS tag `PUNCT`).
+#   The structural-probe code filters punctuation by Penn Treebank tags, which silently filters
+#   nothing on treebanks that lack them.
+#   It also decodes the tree with Kruskal's algorithm under Prim's name; we use Prim's, and the
+#   two can differ only on exactly tied distances ({ref}`sec-ch11`).
+#
+# DSpr
+# : for each word, the Spearman correlation between its predicted distances to all other words
+#   and its tree distances; averaged per sentence length, then over the lengths 5 to 50.
+#
+# DSpr P+FW
+# : DSpr after replacing the predicted distances by the distances in the predicted tree (Prim's
+#   algorithm, then shortest paths), the post-processing the paper adds.
+#
+# ## Hyperparameters
+#
+# The paper tunes rank, learning rate and dropout by random search on development loss, without
+# giving the ranges.
+# We search the space below on layer {glue:text}`ch12_search_layer:d`, with the same
+# {glue:text}`ch12_n_trials:d` sampled configurations for both models, and use each model's
+# winner on every layer.
+
+# %% tags=["remove-input"]
+search_at = syntax.resolve_layer(search_layer, n_layers, "search_layer")
+space = syntax.search_space(ranks, dim, lr_min, lr_max, dropout_max)
+g("search_layer", search_at)
+g("n_trials", n_trials)
+g("max_epochs", max_epochs)
+g("patience", patience)
+configs, trials = syntax.search(
+    syntax.layer_vectors(embs["train"], search_at),
+    gold["train"].heads,
+    syntax.layer_vectors(embs["dev"], search_at),
+    gold["dev"].heads,
+    space,
+    n_trials,
+    search_seed,
+    max_epochs=max_epochs,
+    patience=patience,
+)
+for kind, config in configs.items():
+    name = syntax.LABELS[kind]
+    g(f"{name}_rank", int(config["rank"]))
+    g(f"{name}_lr", float(config["lr"]))
+    g(f"{name}_dropout", float(config["dropout"]))
+print(
+    f"Search space: rank one of {list(space.ranks)}; learning rate log-uniform on "
+    f"[{lr_min:g}, {lr_max:g}]; dropout uniform on [0, {dropout_max:g}]."
+)
+shown = trials.assign(model=trials["kind"].map(syntax.LABELS)).drop(columns=["kind", "seed"])
+display(
+    shown.set_index(["model", "trial"]).style.format(
+        {"lr": "{:.2e}", "dropout": "{:.2f}", "dev_loss": "{:.4f}"}
+    )
+)
+
+# %% [markdown]
+# The probe chose rank {glue:text}`ch12_probe_rank:d`, learning rate
+# {glue:text}`ch12_probe_lr:.1e` and dropout {glue:text}`ch12_probe_dropout:.2f`; the parser
+# chose rank {glue:text}`ch12_parser_rank:d`, learning rate {glue:text}`ch12_parser_lr:.1e` and
+# dropout {glue:text}`ch12_parser_dropout:.2f`.
+# The two dev losses measure different things, so they are only compared within a model.
+# Every run stops after {glue:text}`ch12_patience:d` epochs without a better dev loss (the
+# paper's rule) or at {glue:text}`ch12_max_epochs:d` epochs, and keeps its best epoch.
+#
+# ## Layer by layer
+
+# %% tags=["remove-cell"]
+scores, probes = syntax.train_layers(
+    embs["train"],
+    gold["train"].heads,
+    embs["dev"],
+    gold["dev"],
+    configs,
+    layer_list,
+    seeds,
+    max_epochs=max_epochs,
+    patience=patience,
+)
+dev_chain = syntax.linear_baselines(gold["dev"])
+g.figure("fig_layers", syntax.layer_figure(scores, dev_chain))
+g.figure("fig_pfw", syntax.pfw_figure(scores, dev_chain))
+capped = scores.assign(capped=scores["epochs"] >= max_epochs).groupby("kind")["capped"].mean()
+means = scores.groupby(["kind", "layer"])[list(syntax.METRICS)].mean()
+probe_mean, parser_mean = means.loc["structural"], means.loc["perceptron"]
+g("parser_capped", 100 * float(capped["perceptron"]))
+g("probe_capped", 100 * float(capped["structural"]))
+g("parser_best_uuas_layer", int(parser_mean["uuas"].idxmax()))
+g("probe_best_uuas_layer", int(probe_mean["uuas"].idxmax()))
+g("parser_best_dspr_layer", int(parser_mean["dspr"].idxmax()))
+g("probe_best_dspr_layer", int(probe_mean["dspr"].idxmax()))
+g("uuas_parser_layers", int((parser_mean["uuas"] > probe_mean["uuas"]).sum()))
+g("dspr_probe_layers", int((probe_mean["dspr"] > parser_mean["dspr"]).sum()))
+g("pfw_parser_layers", int((parser_mean["dspr_pfw"] > probe_mean["dspr_pfw"]).sum()))
+g("dev_chain_uuas", 100 * dev_chain["uuas"])
+g("dev_chain_dspr", dev_chain["dspr"])
+
+# %% [markdown]
+# ```{glue:figure} ch12_fig_layers
+# :name: fig-ch12-layers
+#
+# UUAS (left) and DSpr (right) of the structural probe and the perceptron parser on the
+# development sentences, per layer (mean ± SD over seeds; cf. Fig. 2a and 2b of the paper, which
+# show one layer for nine languages). The dotted line is the linear-chain baseline.
+# ```
+#
+# {numref}`fig-ch12-layers` shows the two metrics layer by layer.
+# On UUAS the parser is ahead on {glue:text}`ch12_uuas_parser_layers:d` of the
+# {glue:text}`ch12_n_layers_trained:d` layers; on DSpr the probe is ahead on
+# {glue:text}`ch12_dspr_probe_layers:d`.
+# The parser's UUAS peaks at layer {glue:text}`ch12_parser_best_uuas_layer:d` and the probe's at
+# layer {glue:text}`ch12_probe_best_uuas_layer:d`; their DSpr peaks at layers
+# {glue:text}`ch12_parser_best_dspr_layer:d` and {glue:text}`ch12_probe_best_dspr_layer:d`.
+# The linear chain, which knows only word order, reaches {glue:text}`ch12_dev_chain_uuas:.1f` %
+# UUAS and a DSpr of {glue:text}`ch12_dev_chain_dspr:.3f` on the same sentences; a layer below
+# these lines gives the models less tree structure than word order alone would.
+#
+# ```{glue:figure} ch12_fig_pfw
+# :name: fig-ch12-pfw
+#
+# DSpr of the raw predicted distances (dashed) and after decoding a tree and measuring distances
+# in it (solid, DSpr P+FW), per layer on the development sentences (mean ± SD over seeds; cf.
+# Fig. 3 of the paper). The dotted line is the linear-chain baseline, whose distances are
+# already tree distances.
+# ```
+#
+# {numref}`fig-ch12-pfw` repeats the paper's post-processing.
+# Decoding a tree discards whatever a model learned about distances beyond the tree itself.
+# After it, the parser is ahead on {glue:text}`ch12_pfw_parser_layers:d` of the
+# {glue:text}`ch12_n_layers_trained:d` layers.
+# A caveat on training: {glue:text}`ch12_parser_capped:.0f` % of the parser's runs and
+# {glue:text}`ch12_probe_capped:.0f` % of the probe's had not triggered early stopping when the
+# cap of {glue:text}`ch12_max_epochs:d` epochs ended them, so part of either model's score may be
+# left on the table.
+#
+# ## The claims on test sentences
+
+# %% tags=["remove-input"]
+at = syntax.comparison_layer(compare_layer, scores, n_layers)
+g("compare_layer", at)
+g("layer_rule", "the best dev layer by mean UUAS" if compare_layer == -1 else "set by parameter")
+per_sentence = syntax.per_sentence_scores(probes, embs["test"], gold["test"], at)
+per_seed = syntax.seed_scores(per_sentence)
+table = syntax.results_table(per_seed, syntax.linear_baselines(gold["test"]))
+for name, key in (("probe", "probe"), ("parser", "parser"), ("linear-chain baseline", "chain")):
+    g(f"test_{key}_uuas", table.loc[name, "UUAS (%)"])
+    g(f"test_{key}_dspr", table.loc[name, "DSpr"])
+    g(f"test_{key}_dspr_pfw", table.loc[name, "DSpr P+FW"])
+display(table.style.format({c: "{:.1f}" if "UUAS" in c else "{:.3f}" for c in table.columns[1:]}))
+
+# %% [markdown]
+# The table gives test scores at layer {glue:text}`ch12_compare_layer:d`
+# ({glue:text}`ch12_layer_rule`), mean and SD over seeds.
+# The parser reaches {glue:text}`ch12_test_parser_uuas:.1f` % UUAS against the probe's
+# {glue:text}`ch12_test_probe_uuas:.1f` %, and a DSpr of {glue:text}`ch12_test_parser_dspr:.3f`
+# against the probe's {glue:text}`ch12_test_probe_dspr:.3f`.
+# Decoding a tree moves the probe's DSpr to {glue:text}`ch12_test_probe_dspr_pfw:.3f` and the
+# parser's to {glue:text}`ch12_test_parser_dspr_pfw:.3f`.
+#
+# Differences between seeds say little about how the result would change on other sentences.
+# To test each claim we compare the two models sentence by sentence on the same test sentences:
+# each sentence's score is averaged over seeds, and the sentences are resampled
+# {glue:text}`ch12_n_boot:,d` times to get a 95 % interval for the corpus-level difference
+# (weighted so that it is exactly the difference of the metrics in the table).
+# Sentences, not edges or word pairs, are resampled because the edges of one sentence stand or
+# fall together; for the same reason we do not use McNemar's test on edges, which would treat
+# them as independent.
+# A directional claim holds when the whole interval lies on its side of zero.
+
+# %% tags=["remove-input"]
+g("n_boot", n_boot)
+verdicts = syntax.check_claims(per_sentence, n_boot=n_boot, seed=boot_seed)
+for _, row in verdicts.iterrows():
+    for col in ("estimate", "low", "high", "sentences", "verdict"):
+        g(f"{row['metric']}_{col}", row[col])
+display(
+    verdicts.drop(columns=["metric"])
+    .set_index("claim")
+    .style.format({"estimate": "{:+.3f}", "low": "{:.3f}", "high": "{:.3f}", "p_value": "{:.4f}"})
+)
+by_seed = syntax.seed_differences(per_seed)
+g("seeds_parser_uuas", int((by_seed["uuas"] > 0).sum()))
+g("seeds_probe_dspr", int((by_seed["dspr"] < 0).sum()))
+g("overall", syntax.overall_verdict(verdicts))
+g.save("build/results/12_probe_vs_parser.json")
+
+# %% [markdown]
+# UUAS differences are in points, DSpr differences in correlation units.
+#
+# **The parser beats the probe on UUAS: {glue:text}`ch12_uuas_verdict`.**
+# The parser − probe difference is {glue:text}`ch12_uuas_estimate:+.1f` points (95 % CI
+# {glue:text}`ch12_uuas_low:.1f` to {glue:text}`ch12_uuas_high:.1f`) over
+# {glue:text}`ch12_uuas_sentences:,d` test sentences, against
+# {glue:text}`ch12_paper_uuas_gap:.1f` points in the paper's English experiment; it is positive
+# for {glue:text}`ch12_seeds_parser_uuas:d` of {glue:text}`ch12_n_seeds:d` seeds taken one at a
+# time.
+#
+# **The probe beats the parser on DSpr: {glue:text}`ch12_dspr_verdict`.**
+# The probe − parser difference is {glue:text}`ch12_dspr_estimate:+.3f` (95 % CI
+# {glue:text}`ch12_dspr_low:.3f` to {glue:text}`ch12_dspr_high:.3f`) over the
+# {glue:text}`ch12_dspr_sentences:,d` test sentences of 5 to 50 words; it is positive for
+# {glue:text}`ch12_seeds_probe_dspr:d` of {glue:text}`ch12_n_seeds:d` seeds.
+#
+# **After Prim and Floyd–Warshall the two hardly differ: {glue:text}`ch12_dspr_pfw_verdict`.**
+# The paper reports a mean parser − probe difference of {glue:text}`ch12_paper_pfw_diff:.4f`
+# over nine languages; here it is {glue:text}`ch12_dspr_pfw_estimate:+.3f` (95 % CI
+# {glue:text}`ch12_dspr_pfw_low:.3f` to {glue:text}`ch12_dspr_pfw_high:.3f`).
+#
+# Both models read the same kind of map, $d_B$, out of the same vectors, and neither has more
+# parameters than the other.
+# **Overall, for this encoder and treebank, {glue:text}`ch12_overall`.**
+# The paper's reading of such a split is that a metric which scores the whole distance matrix
+# rewards the objective that fits the whole matrix, and that UUAS, the established parsing
+# metric, should be preferred until a new metric is shown to measure something worth having.
+# A verdict of "not shown" would not make the two models equal; it would say that this many test
+# sentences cannot tell them apart.
+# Likewise, a difference that is "consistent" with zero is not evidence that there is none.
