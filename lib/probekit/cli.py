@@ -1,4 +1,4 @@
-"""Command line: ``probekit run|book|params|data|bench``.
+"""Command line: ``probekit run|book|params|data|bench|assignments|jabberwocky``.
 
 Input errors (``ProbekitError``) print as one line plus a hint and exit with status 2; there is
 no traceback for them. Anything else is a bug and keeps its traceback.
@@ -81,6 +81,29 @@ def _cmd_assignments(args: argparse.Namespace) -> None:
     print(f"{len(written)} student copies in {args.student} (solutions removed)")
 
 
+def _cmd_jabberwocky(args: argparse.Namespace) -> None:
+    from probekit.data import load_treebank
+    from probekit.jabberwocky import make_jabberwocky
+
+    report = make_jabberwocky(
+        args.treebank,
+        args.out,
+        seed=args.seed,
+        split=args.split,
+        pseudowords=args.pseudowords,
+        rate=args.rate,
+        n_pseudowords=args.n_pseudowords,
+    )
+    # Reading the result back validates every written sentence (ids, heads, columns).
+    written = load_treebank(args.out, splits=(args.split,))[args.split]
+    output = report["files"]["output"]["file"]  # type: ignore[index]
+    print(
+        f"{args.out}/{output}: {len(written):,} sentences, {report['replaced']:,} of "
+        f"{report['n_words']:,} words replaced (seed {args.seed}, rate {args.rate:g})"
+    )
+    print(f"report: {args.out}/jabberwocky-report.json")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="probekit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -136,6 +159,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="directory of the A<k>_*.py notebooks (default: the repo's)",
     )
     assignments.set_defaults(func=_cmd_assignments)
+    jabber = sub.add_parser(
+        "jabberwocky", help="write a Jabberwocky version of a treebank split (pseudowords)"
+    )
+    jabber.add_argument("--treebank", default="UD_English-EWT", help="UD name or directory")
+    jabber.add_argument("--seed", type=int, required=True, help="seed of pseudowords and draws")
+    jabber.add_argument("--out", required=True, help="output treebank directory")
+    jabber.add_argument(
+        "--pseudowords", default=None, metavar="FILE", help="pseudoword list, one per line"
+    )
+    jabber.add_argument(
+        "--rate", type=float, default=1.0, help="share of eligible words replaced (paper: 1)"
+    )
+    jabber.add_argument("--split", default="test", choices=["train", "dev", "test"])
+    jabber.add_argument(
+        "--n-pseudowords", type=int, default=2000, help="pseudowords to generate without a list"
+    )
+    jabber.set_defaults(func=_cmd_jabberwocky)
     return parser
 
 
