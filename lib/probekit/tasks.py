@@ -30,7 +30,6 @@ UPOS_TAGS: tuple[str, ...] = (
 )  # fmt: skip
 # The class that evaluation relations unseen in training map to (see `deprel_inventory`).
 OOV_LABEL = "<oov>"
-TASKS = ("pos", "deprel")
 
 
 @dataclass(frozen=True, eq=False)
