@@ -345,6 +345,18 @@ def test_per_sentence_and_comparison(trained):
         X.compare_models(per_sentence, "las", "perceptron", "structural")
 
 
+def test_edge_comparison_counts_the_uuas_edges(trained):
+    *_, probes, test_emb, test = trained
+    result = X.edge_comparison(probes, test_emb, test, layer=1, seed=2)
+    per_sentence = X.per_sentence_scores(probes, test_emb, test, layer=1)
+    rows = per_sentence[per_sentence["seed"] == 2].set_index("kind")
+    for kind, acc in (("perceptron", result.acc_a), ("structural", result.acc_b)):
+        one = rows.loc[kind]
+        assert acc == pytest.approx(one["uuas_correct"].sum() / one["uuas_total"].sum())
+    assert result.n == per_sentence[per_sentence["seed"] == 2]["uuas_total"].sum() / 2
+    assert 0.0 <= result.p_value <= 1.0 and 0.0 <= result.power <= 1.0
+
+
 def test_compare_models_weights_by_hand():
     """Two sentences, one seed: UUAS weighted by edges; DSpr by length bins in 5..50."""
     rows = [

@@ -68,7 +68,6 @@ __all__ = [
     "difference",
     "drops_table",
     "edge_comparison",
-    "edge_outcomes",
     "ensure_corpus",
     "example_table",
     "leads_table",
@@ -841,29 +840,6 @@ def difference(
     )
 
 
-def edge_outcomes(pred_dists: Sequence[np.ndarray], gold: syntax.EvalSet) -> np.ndarray:
-    """bool (E,): for every gold edge of every sentence, whether the predicted tree has it.
-
-    The per-item outcomes behind UUAS (Hall Maudslay et al. 2020, §4.2), in a fixed order
-    (sentence, then gold edge (i, j) with i < j), so two predictions for the same trees can be
-    compared edge by edge with McNemar's test (:func:`probekit.power.compare`). Same word
-    masks and conventions as :func:`probekit.trees.uuas_counts`: ``outcomes.sum()`` is its
-    ``correct.sum()`` and ``outcomes.size`` its ``total.sum()``.
-    """
-    if len(pred_dists) != len(gold):
-        raise ParameterError("pred_dists", f"{len(pred_dists)} matrices for {len(gold)} sentences")
-    pred_sub, gold_sub = [], []
-    for p, g, k in zip(pred_dists, gold.gold, gold.keep, strict=True):
-        idx = np.flatnonzero(k)
-        pred_sub.append(np.asarray(p, dtype=np.float64)[np.ix_(idx, idx)])
-        gold_sub.append(np.asarray(g, dtype=np.float64)[np.ix_(idx, idx)])
-    out: list[bool] = []
-    for pp, gp in zip(T.prim_mst_all(pred_sub), T.prim_mst_all(gold_sub), strict=True):
-        predicted = T.edge_set(T.edges_from_parents(pp))
-        out += [e in predicted for e in sorted(T.edge_set(T.edges_from_parents(gp)))]
-    return np.array(out, dtype=bool)
-
-
 def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
     """Corpus-level scores per (representation, probe, dataset): mean and SD over seeds.
 
@@ -1094,7 +1070,7 @@ def model_configs(
 
 def edge_comparison(probe, layer: int, test_embs: Mapping[str, object], gold: syntax.EvalSet):
     """McNemar's test (:func:`probekit.power.compare`) of one probe's gold-edge outcomes on the
-    normal against the Jabberwocky test set (:func:`edge_outcomes`; same trees, so the edges
+    normal against the Jabberwocky test set (:func:`probekit.syntax.edge_outcomes`; same trees, so the edges
     pair up). ``test_embs`` maps "normal" and "Jabberwocky" to embeddings. Edges of one sentence
     are not independent, so read the p-value as optimistic; the sentence bootstrap of
     :func:`drops_table` is the primary evidence."""
@@ -1102,7 +1078,9 @@ def edge_comparison(probe, layer: int, test_embs: Mapping[str, object], gold: sy
     from probekit.probes.structural import predict_distances
 
     outcomes = {
-        d: edge_outcomes(predict_distances(probe, syntax.layer_vectors(test_embs[d], layer)), gold)
+        d: syntax.edge_outcomes(
+            predict_distances(probe, syntax.layer_vectors(test_embs[d], layer)), gold
+        )
         for d in DATASETS
     }
     return compare(outcomes["normal"], outcomes["Jabberwocky"], "normal", "Jabberwocky")

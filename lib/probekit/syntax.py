@@ -683,6 +683,52 @@ def per_sentence_scores(
     return pd.concat(frames, ignore_index=True)
 
 
+def edge_outcomes(pred_dists: Sequence[np.ndarray], gold: EvalSet) -> np.ndarray:
+    """bool (E,): for every gold edge of every sentence, whether the predicted tree has it.
+
+    The per-item outcomes behind UUAS (Hall Maudslay et al. 2020, §4.2), in a fixed order
+    (sentence, then gold edge (i, j) with i < j), so two predictions for the same trees can be
+    compared edge by edge with McNemar's test (:func:`probekit.power.compare`). Same word
+    masks and conventions as :func:`probekit.trees.uuas_counts`: ``outcomes.sum()`` is its
+    ``correct.sum()`` and ``outcomes.size`` its ``total.sum()``.
+    """
+    if len(pred_dists) != len(gold):
+        raise ParameterError("pred_dists", f"{len(pred_dists)} matrices for {len(gold)} sentences")
+    pred_sub, gold_sub = [], []
+    for p, g, k in zip(pred_dists, gold.gold, gold.keep, strict=True):
+        idx = np.flatnonzero(k)
+        pred_sub.append(np.asarray(p, dtype=np.float64)[np.ix_(idx, idx)])
+        gold_sub.append(np.asarray(g, dtype=np.float64)[np.ix_(idx, idx)])
+    out: list[bool] = []
+    for pp, gp in zip(T.prim_mst_all(pred_sub), T.prim_mst_all(gold_sub), strict=True):
+        predicted = T.edge_set(T.edges_from_parents(pp))
+        out += [e in predicted for e in sorted(T.edge_set(T.edges_from_parents(gp)))]
+    return np.array(out, dtype=bool)
+
+
+def edge_comparison(
+    probes: Mapping[tuple[str, int, int], DistanceProbe],
+    test_emb,
+    test: EvalSet,
+    layer: int,
+    seed: int,
+):
+    """McNemar's test with its power (:func:`probekit.power.compare`) of the parser's against
+    the probe's gold-edge outcomes (:func:`edge_outcomes`) on the same test trees, one seed.
+
+    The book's common comparison tool (Zhu et al. 2022, §3.5). Edges of one sentence are not
+    independent, so the p-value and the power are optimistic; the sentence bootstrap of
+    :func:`compare_models` is the primary evidence."""
+    from probekit.power import compare
+
+    x_test = layer_vectors(test_emb, layer)
+    outcomes = [
+        edge_outcomes(predict_distances(probes[(kind, layer, seed)], x_test), test)
+        for kind in ("perceptron", "structural")
+    ]
+    return compare(*outcomes, "parser", "probe")
+
+
 def compare_models(
     per_sentence: pd.DataFrame,
     metric: str,
