@@ -1,0 +1,327 @@
+"""Tests of the Part IV glue (probekit.extrapolation_runs) on fixture sentences and fake vectors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from probekit import extrapolation as ex
+from probekit import extrapolation_runs as xr
+from probekit.cache import Cache
+from probekit.data import read_conllu
+from probekit.errors import ParameterError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tiny_tagging.conllu"
+
+
+@dataclass
+class FakeEntry:
+    key: dict
+
+
+@dataclass
+class FakeEmbeddings:
+    """Stands in for probekit.embed.Embeddings: per-layer (N_words, d) arrays and offsets."""
+
+    arrays: list[np.ndarray]
+    offsets: np.ndarray
+    entry: FakeEntry
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.arrays)
+
+    def layer(self, k: int) -> np.ndarray:
+        return self.arrays[k]
+
+
+def fake_embeddings(sentences, name: str, seed: int, d: int = 24) -> FakeEmbeddings:
+    """Layer 0 is noise; layer 1 adds the word's UPOS one-hot, so it 'knows' POS."""
+    from probekit.tasks import UPOS_TAGS, pos_examples
+
+    lengths = [len(s) for s in sentences]
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    y = pos_examples(sentences).y
+    rng = np.random.default_rng(seed)
+    noise = rng.normal(size=(2, offsets[-1], d)).astype(np.float32)
+    noise[1, :, : len(UPOS_TAGS)] += 2 * np.eye(len(UPOS_TAGS), dtype=np.float32)[y]
+    return FakeEmbeddings(list(noise), offsets, FakeEntry({"fake": name, "seed": seed}))
+
+
+@pytest.fixture(scope="module")
+def sample():
+    sents = read_conllu(FIXTURE)
+    train, dev = sents * 30, sents[::-1] * 15
+    return xr.Sample(train, dev, fake_embeddings(train, "t", 0), fake_embeddings(dev, "e", 1))
+
+
+@pytest.fixture
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_resolve_layers():
+    assert xr.resolve_layers([], 3) == [0, 1, 2]
+    assert xr.resolve_layers([2, 0], 3) == [2, 0]
+    with pytest.raises(ParameterError, match="layers"):
+        xr.resolve_layers([3], 3)
+
+
+def test_task_examples_and_inputs(sample):
+    pos_train, pos_eval = xr.task_examples("pos", sample)
+    assert len(pos_train) == sample.emb_train.offsets[-1]
+    dep_train, dep_eval = xr.task_examples("deprel", sample)
+    assert dep_train.labels == dep_eval.labels  # inventory from the training sentences
+    Xt, Xe = xr.layer_inputs(sample, dep_train, dep_eval, [1])
+    assert Xt.shape == (1, len(dep_train), 48) and Xe.shape == (1, len(dep_eval), 48)
+    with pytest.raises(ParameterError, match="task"):
+        xr.task_examples("ner", sample)
+
+
+def test_static_scores_match_the_scoring_functions(sample):
+    train, evaluation = xr.task_examples("pos", sample)
+    ts, es = xr.static_scores("most_frequent_tag", train, evaluation)
+    np.testing.assert_array_equal(es, ex.most_frequent_tag(train, evaluation))
+    ts, es = xr.static_scores("tag_proportion", train, evaluation)
+    np.testing.assert_array_equal(ts, ex.tag_proportion(train, train))
+    assert xr.static_scores("sentence_length", train, evaluation)[1].shape == (len(evaluation),)
+    with pytest.raises(ParameterError, match="scorer"):
+        xr.static_scores("loss", train, evaluation)
+
+
+@pytest.fixture(scope="module")
+def pos_run(sample):
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    train, evaluation = xr.task_examples("pos", sample)
+    Xt, Xe = xr.layer_inputs(sample, train, evaluation, [0, 1])
+    splits, points = {}, {}
+    ts, es = xr.static_scores("sentence_length", train, evaluation)
+    # the fixture's sentences have 2-5 words, so the split points are set by hand
+    for name, m1, m2 in (("short", 3, 3), ("shortest", 4, 4)):
+        points[name] = ex.SplitPoints(m1, m2, "constant", "constant", name)
+        splits[name] = ex.setups(ts, es, points[name], seed=0, names=xr.EXPERIMENT_SETUPS)
+    run = xr.run_splits(Xt, Xe, train, evaluation, splits, [0, 1], seeds=[1, 2], epochs=2)
+    torch.set_num_threads(before)
+    return run, points, evaluation
+
+
+def test_run_splits_trains_shared_probes_once(pos_run):
+    run, _, _ = pos_run
+    assert len(run.index) == 2 * 2 * 2 * 3  # splits x layers x seeds x setups
+    # standard and control probes on all training rows are one probe per (layer, seed) in total
+    assert run.result.n_trained == 2 * 2 * (1 + 2)
+    assert list(run.index.columns) == ["split", "layer", "seed", "setup", "n_train", "n_eval"]
+
+
+def test_tables_agree_with_the_probes(pos_run):
+    run, _, _ = pos_run
+    table = xr.probe_table(run)
+    summary = xr.summary_table(run)
+    gaps = xr.gap_table(run)
+    assert len(summary) == 2 * 2 * 3 and len(gaps) == 2 * 2
+    row = gaps.iloc[0]
+    assert row["extrapolation_gap"] == pytest.approx(row["control"] - row["extrapolation"])
+    mine = table[(table.split == row["split"]) & (table.layer == row["layer"])]
+    mean = mine[mine.setup == "standard"]["accuracy"].mean()
+    assert row["standard"] == pytest.approx(mean)
+
+
+def test_hard_correctness_reproduces_the_control_accuracy(pos_run):
+    """The control probe's accuracy is its accuracy on exactly the hard set."""
+    run, points, evaluation = pos_run
+    table = xr.probe_table(run)
+    for split in points:
+        for setup in ("control", "extrapolation"):
+            correct = xr.hard_correct(run, split, 1, 2, setup)
+            scores = ex.sentence_length(evaluation)
+            assert len(correct) == int(ex.hard_mask(scores, points[split]).sum())
+            acc = table.query("split == @split and layer == 1 and seed == 2 and setup == @setup")
+            assert 100 * correct.mean() == pytest.approx(float(acc["accuracy"].iloc[0]))
+    comparison = xr.compare_hard(run, "short", 1, 1)
+    assert comparison.n == len(xr.hard_correct(run, "short", 1, 1, "control"))
+    with pytest.raises(ParameterError):
+        xr.hard_correct(run, "nope", 1, 1, "control")
+
+
+def test_points_table_and_panels(pos_run, sample):
+    run, points, _ = pos_run
+    pts = xr.points_table(points)
+    assert pts.loc["shortest", "m2"] == 4 and pts.loc["short", "rule"] == "short"
+    tp, te = xr.static_scores("sentence_length", *xr.task_examples("pos", sample))
+    with pytest.raises(ParameterError, match="hard set is empty"):
+        xr.split_setups("sentence_length_linguistic", tp, te)  # no sentence has 30 words
+    p, setups = xr.split_setups("sentence_length_pos", tp, te + 1)
+    assert (p.m1_from, p.m2_from) == ("train", "train") and set(setups) == set(xr.EXPERIMENT_SETUPS)
+    fig = xr.setup_panels(xr.probe_table(run), {name: name for name in points}, ncols=2)
+    assert sum(ax.get_visible() for ax in fig.axes) == 2
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_ensemble_scores_are_cached(sample, tmp_path, monkeypatch, one_thread):
+    cache = Cache(tmp_path)
+    out = xr.ensemble_scores(sample, "pos", [0, 1], seeds=[1, 2], epochs=8, cache=cache)
+    loss_t, loss_e = out["sample_loss"]
+    speed_t, speed_e = out["speed_of_learning"]
+    n, m = sample.emb_train.offsets[-1], sample.emb_eval.offsets[-1]
+    assert loss_t.shape == (2, n) and loss_e.shape == (2, m) and speed_e.shape == (2, m)
+    assert ((speed_t > 0) & (speed_t <= 1)).all()
+    # layer 1 holds the tags: its examples are learnt faster and with less loss
+    assert speed_t[1].mean() < speed_t[0].mean() and loss_e[1].mean() < loss_e[0].mean()
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the cached ensemble was retrained")
+
+    monkeypatch.setattr(xr, "train_batched", boom)
+    again = xr.ensemble_scores(sample, "pos", [0, 1], seeds=[1, 2], epochs=8, cache=cache)
+    np.testing.assert_array_equal(again["speed_of_learning"][0], speed_t)
+
+
+@settings(max_examples=50, deadline=None)
+@given(k=st.integers(1, 8), seed=st.integers(0, 100))
+def test_example_items_come_from_the_mask(sample, k, seed):
+    train, _ = xr.task_examples("deprel", sample)
+    scores = ex.arc_length(train)
+    mask = scores > 2
+    items = xr.example_items(sample.train, train, scores, mask, k, seed=seed)
+    assert len(items) == min(k, int(mask.sum()))
+    assert (items["score"] > 2).all()
+    assert all("[" in c and "]" in c for c in items["context"])
+    assert all(" → " in w for w in items["word"])
+    empty = xr.example_items(sample.train, train, scores, scores < 0, k, seed=seed)
+    assert len(empty) == 0
+
+
+def test_split_scores_sizes_and_histograms(sample):
+    train, evaluation = xr.task_examples("deprel", sample)
+    ts, es = xr.split_scores("arc_length_modified", train, evaluation)
+    np.testing.assert_array_equal(ts, ex.arc_length(train))
+    learned = {"sample_loss": (np.arange(6.0).reshape(2, 3), np.ones((2, 4)))}
+    lt, le = xr.split_scores("sample_loss", train, evaluation, learned, layer_pos=1)
+    np.testing.assert_array_equal(lt, [3.0, 4.0, 5.0])
+    with pytest.raises(ParameterError, match="learned"):
+        xr.split_scores("speed_of_learning", train, evaluation)
+    with pytest.raises(ParameterError, match="split"):
+        xr.split_scores("loss", train, evaluation)
+    p = ex.SplitPoints(2.0, 1.0, "constant", "constant", "hand")
+    sizes = xr.split_sizes({"arc": (p, ts, es)})
+    assert sizes.loc["arc", "easy"] == int((ts < 2).sum())
+    assert sizes.loc["arc", "hard %"] == pytest.approx(100 * (es > 1).mean())
+    fig = xr.score_histograms({"a": (ts, es, p), "b": (ts, es, p)}, ncols=3)
+    assert sum(ax.get_visible() for ax in fig.axes) == 2
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_build_splits_reports_empty_sets(sample):
+    train, evaluation = xr.task_examples("pos", sample)
+    n, m = len(train), len(evaluation)
+    rng = np.random.default_rng(0)
+    learned = {"sample_loss": (rng.random((2, n)), rng.random((2, m)))}
+    names = ["sentence_length_linguistic", "most_frequent_tag", "sample_loss"]
+    splits, points, skipped = xr.build_splits(names, train, evaluation, 2, learned)
+    assert (
+        "sentence_length_linguistic" in skipped and "empty" in skipped["sentence_length_linguistic"]
+    )
+    assert isinstance(splits["sample_loss"], list) and len(points["sample_loss"]) == 2
+    assert points["sample_loss"][0].m1 != points["sample_loss"][1].m1
+    with pytest.raises(ParameterError, match="learned"):
+        xr.build_splits(["speed_of_learning"], train, evaluation, 2)
+
+
+def test_run_task_skips_empty_splits(sample, one_thread):
+    nothing = xr.run_task(sample, "pos", ["sentence_length_linguistic"], [0, 1], [1], epochs=1)
+    assert nothing.run is None and "sentence_length_linguistic" in nothing.skipped
+    n, m = sample.emb_train.offsets[-1], sample.emb_eval.offsets[-1]
+    rng = np.random.default_rng(1)
+    learned = {"sample_loss": (rng.random((2, n)), rng.random((2, m)))}
+    out = xr.run_task(sample, "pos", ["sample_loss"], [0, 1], [1], epochs=1, learned=learned)
+    assert set(out.run.index["split"]) == {"sample_loss"} and len(out.run.index) == 6
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scores=st.lists(st.sampled_from([0.1, 0.2, 0.5, 1.0]), min_size=4, max_size=40),
+)
+def test_include_top_ties_only_fills_an_empty_hard_set(scores):
+    es = np.array(scores)
+    points = ex.distributional_split_points(es, es, "eval", "eval")
+    widened = xr.include_top_ties(points, es)
+    hard = ex.hard_mask(es, widened)
+    if ex.hard_mask(es, points).any():
+        assert widened is points
+    elif (es < es.max()).any():
+        # exactly the examples tied at the top score, and the rule says so
+        np.testing.assert_array_equal(hard, es == es.max())
+        assert widened.rule.endswith(xr.TIES_SUFFIX) and widened.m1 == points.m1
+    else:
+        assert not hard.any()
+    fixed = ex.linguistic_split_points(m1=0.0, m2=float(es.max()))
+    assert xr.include_top_ties(fixed, es) is fixed  # constant thresholds are never moved
+
+
+def test_build_splits_widens_or_keeps_strict(sample):
+    train, evaluation = xr.task_examples("pos", sample)
+    n, m = len(train), len(evaluation)
+    speed = (np.linspace(0.01, 0.5, n)[None].repeat(2, 0), np.ones((2, m)))
+    speed[1][:, : m // 2] = 0.2  # half the items never correct: 75th percentile is the max
+    learned = {"speed_of_learning": speed}
+    _, points, skipped = xr.build_splits(["speed_of_learning"], train, evaluation, 2, learned)
+    assert not skipped and points["speed_of_learning"][0].m2 == 0.2
+    _, _, skipped = xr.build_splits(
+        ["speed_of_learning"], train, evaluation, 2, learned, widen_ties=False
+    )
+    assert "speed_of_learning" in skipped
+
+
+def test_combined_tables_prefix_tasks_and_survive_nothing(pos_run, sample):
+    run, points, _ = pos_run
+    train, evaluation = xr.task_examples("pos", sample)
+    done = xr.TaskRun("pos", train, evaluation, points, {}, run)
+    skipped = xr.TaskRun("deprel", train, evaluation, {}, {"x": "empty"}, None)
+    probes, gaps = xr.combined_tables([done, skipped])
+    assert set(probes["split"]) == {"T1 short", "T1 shortest"} and len(gaps) == 4
+    probes, gaps = xr.combined_tables([skipped])
+    assert len(probes) == 0 and "extrapolation_gap" in gaps.columns
+    fig = xr.setup_panels(probes, {"T1 short": "a"})
+    assert len(fig.axes) == 1
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_empty_inputs_still_give_a_table_and_a_figure():
+    assert len(xr.split_sizes({})) == 0 and "hard %" in xr.split_sizes({}).columns
+    fig = xr.score_histograms({})
+    assert len(fig.axes) == 1
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_gap_ledger_keeps_matching_runs_only():
+    same = {"n_train_sentences": 10, "n_eval_sentences": 10, "n_seeds": 2, "epochs": 1}
+    results = {
+        "44_learning_criteria": {**same, "t1_speed_gap_mean": 30.0, "t2_loss_gap_mean": np.nan},
+        "42_length_criteria": {**same, "t1_dist_gap_mean": 1.5, "t2_arc_gap_mean": 20.0},
+        "43_tag_criteria": {**same, "n_seeds": 10, "mft_gap_mean": 5.0},
+    }
+    table, stale = xr.gap_ledger(results, "44_learning_criteria")
+    assert stale == ["43_tag_criteria"]
+    assert set(table["scoring function"]) == {"speed of learning", "sentence length", "arc length"}
+    t1 = table[table.task == "T1"].set_index("scoring function")["gap"]
+    assert t1.idxmin() == "sentence length" and t1.idxmax() == "speed of learning"
+    with pytest.raises(ParameterError, match="reference"):
+        xr.gap_ledger(results, "41_scoring_functions")
