@@ -730,22 +730,53 @@ class OneHotEmbedding(torch.nn.Module):
     ``n_probes`` tables are stacked so that P probes train in one batched pass; each starts
     from the same N(0, 1) draw of ``seed``.
 
-    Shapes: ``forward(ids)`` maps int64 ids of shape (...) to (P, ..., dim).
+    ``n_trainable`` (default: all rows): when the ids of the training words are
+    0..n_trainable-1, the other rows can never receive a gradient, so they are kept as a frozen
+    buffer ``frozen`` (V - n_trainable, dim) outside ``weight`` (P, n_trainable, dim). The
+    result is the same (the same draw, and untrained rows stay put either way), but Adam no
+    longer sweeps the rows of dev- and test-only words at every step, which dominates the cost
+    of the one-hot probes when the training sample is small.
+
+    Shapes: ``forward(ids)`` maps int64 ids of shape (...) to (P, ..., dim);
+    ``forward(ids, members)`` uses only the probes ``members`` (P',), giving (P', ..., dim);
+    with ``per_probe=True`` ids carry a leading probe axis (P', ...).
     """
 
-    def __init__(self, vocab_size: int, dim: int, n_probes: int = 1, seed: int = 0):
+    def __init__(
+        self,
+        vocab_size: int,
+        dim: int,
+        n_probes: int = 1,
+        seed: int = 0,
+        n_trainable: int | None = None,
+    ):
         super().__init__()
         if vocab_size < 1 or dim < 1 or n_probes < 1:
             raise ParameterError("vocab_size", "vocab_size, dim and n_probes must be >= 1")
+        k = vocab_size if n_trainable is None else n_trainable
+        if not 1 <= k <= vocab_size:
+            raise ParameterError("n_trainable", f"must lie in 1..{vocab_size}, got {k}")
         g = torch.Generator().manual_seed(_check_seed(seed))
         table = torch.randn(vocab_size, dim, generator=g)
-        self.weight = torch.nn.Parameter(table.expand(n_probes, -1, -1).clone())
+        self.weight = torch.nn.Parameter(table[:k].expand(n_probes, -1, -1).clone())
+        self.register_buffer("frozen", table[k:].clone())
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        P, V, dim = self.weight.shape
-        flat = ids.reshape(-1)
-        out = self.weight[:, flat]  # (P, N, dim)
-        return out.reshape(P, *ids.shape, dim)
+    def forward(
+        self, ids: torch.Tensor, members: torch.Tensor | None = None, per_probe: bool = False
+    ) -> torch.Tensor:
+        W = self.weight if members is None else self.weight[members]
+        P, k, dim = W.shape
+        shape = ids.shape[1:] if per_probe else ids.shape
+        flat = ids.reshape(P, -1) if per_probe else ids.reshape(-1)
+        inside = flat.clamp(max=k - 1)
+        if per_probe:
+            out = W[torch.arange(P)[:, None], inside]  # (P, N, dim)
+        else:
+            out = W[:, inside]  # (P, N, dim)
+        if self.frozen.shape[0]:
+            fixed = self.frozen[(flat - k).clamp(min=0)]  # (N, dim) or (P, N, dim)
+            out = torch.where((flat < k)[..., None], out, fixed)
+        return out.reshape(P, *shape, dim)
 
 
 def build_vocab(*corpora: Sequence[Any]) -> dict[str, int]:

@@ -37,6 +37,7 @@ from probekit.errors import ParameterError
 from probekit.pareto import MLPConfig, OneHotEmbedding, nuclear_norm
 from probekit.probes.linear import (
     LN2,
+    StackAdam,
     StackedEarlyStopping,
     TrainOptions,
     derived_seeds,
@@ -369,7 +370,7 @@ def _fit(
 ) -> StackedEarlyStopping:
     P = stack.scorer.n_probes
     stopper = StackedEarlyStopping(stack, P, opts.patience, opts.min_delta)
-    optimiser = torch.optim.Adam(stack.parameters(), lr=opts.lr)
+    optimiser = StackAdam(stack, opts.lr)
     order_gen = torch.Generator().manual_seed(order_seed)
     dropout_gen = torch.Generator().manual_seed(dropout_seed)
     lengths = np.asarray([len(s) for s in train[0]])
@@ -466,11 +467,14 @@ def _build(
     vocab_size: int,
     normalise: bool,
     seed: int,
+    onehot_trainable: int | None = None,
 ) -> BiaffineStack:
     embedding = None
     d = d_in
     if onehot_dim is not None:
-        embedding = OneHotEmbedding(vocab_size, onehot_dim, n_probes=len(group), seed=seed)
+        embedding = OneHotEmbedding(
+            vocab_size, onehot_dim, n_probes=len(group), seed=seed, n_trainable=onehot_trainable
+        )
         d = onehot_dim
     mlp = group[0].mlp
     if mlp is None:
@@ -502,6 +506,7 @@ def train_biaffine_probes(
     normalise: bool = True,
     options: TrainOptions = PARSE_OPTIONS,
     max_parallel: int = 1,
+    onehot_trainable: int | None = None,
 ) -> BiaffineResult:
     """Train parsing probes and report dev UAS and complexity (Pimentel et al. 2020, §7.2).
 
@@ -523,6 +528,8 @@ def train_biaffine_probes(
         onehot_dim, vocab_size: the trainable one-hot representation (vocab_size defaults to
             max id + 1 over train and dev).
         normalise: L2-normalise the linear variant's inputs and root vector.
+        onehot_trainable: rows of the one-hot table at or above this id stay frozen outside the
+            optimiser (the training sentences must only use lower ids); default all rows.
 
     Returns:
         :class:`BiaffineResult`.
@@ -540,13 +547,18 @@ def train_biaffine_probes(
     V = vocab_size or (
         max(int(np.max(s)) for s in [*train_inputs, *dev_inputs]) + 1 if onehot_dim else 0
     )
+    if onehot_trainable is not None and onehot_dim is not None:
+        if max(int(np.max(s)) for s in train_inputs) >= onehot_trainable:
+            raise ParameterError(
+                "onehot_trainable", "training ids reach beyond it; give train types the low ids"
+            )
     init_seed, order_seed, dropout_seed = derived_seeds(seed)
     P = len(configs)
     dev_uas, dev_loss, cx = np.zeros(P), np.zeros(P), np.zeros(P)
     best_step, stacks = np.zeros(P, dtype=np.int64), []
     for members in _groups(configs, max_parallel):
         group = [configs[i] for i in members]
-        stack = _build(group, d_in, onehot_dim, V, normalise, init_seed)
+        stack = _build(group, d_in, onehot_dim, V, normalise, init_seed, onehot_trainable)
         stopper = _fit(
             stack,
             (train_inputs, train_heads),

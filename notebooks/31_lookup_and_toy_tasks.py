@@ -1,0 +1,240 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (sec-ch31)=
+# # Lookup tables and toy tasks
+#
+# {cite:t}`pimentel2020pareto` make two arguments.
+# The first is about method: a probe should be judged by the trade-off between its accuracy and its
+# complexity, not by either alone (chapters {ref}`sec-ch32` and {ref}`sec-ch33`).
+# The second is about the tasks themselves: part-of-speech labelling (POSL) and dependency-arc
+# labelling (DAL), the two most common probing tasks, are so easy that they cannot show what a
+# contextual model adds, and a harder task such as dependency parsing should replace them
+# ({ref}`sec-ch34`).
+#
+# This chapter gives the evidence for the second argument that needs no probe at all.
+# A dictionary that remembers the most frequent label of each training word already solves most
+# of both tasks, and the entropy of the labels shows why: once the word is known, little
+# uncertainty about its label is left.
+
+# %% tags=["parameters"]
+treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
+model: str = "default"  # unused here (no model is needed); kept so that every chapter takes it
+lookup_sizes: list[int] = [250, 500, 1000, 2000, 4000, 0]  # training sentences (0 means all)
+sample_seed: int = 42  # seed of the training-sentence samples
+
+# %% tags=["remove-cell"]
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+from probekit import data, plots
+from probekit import pareto_runs as R
+from probekit.book import Glue
+
+plots.use_style()
+g = Glue("ch31")
+tb = data.load_treebank(treebank)
+g("treebank", tb.name)
+g("train_sentences", len(tb["train"]))
+g("train_words", int(sum(len(s) for s in tb["train"])))
+g("test_words", int(sum(len(s) for s in tb["test"])))
+
+# %% [markdown]
+# ## What the two tasks ask
+#
+# In POSL a probe sees the vector of one word in context and must name its universal
+# part-of-speech tag.
+# In DAL it sees the vectors of the two words of a dependency arc, the dependent and its head,
+# and must name the relation between them (relations keep their subtypes, such as `nmod:poss`;
+# arcs to the root are left out).
+# Neither task asks for a structure: each label is predicted on its own.
+# That is what makes them attractive for probing, and, the paper argues, what makes them weak.
+#
+# ## A dictionary as a probe
+#
+# The lookup baseline of the paper's appendix B uses no representation at all.
+# For POSL it tags a word with the tag it had most often in training, and an unknown word with
+# the most frequent tag overall.
+# For DAL it labels an arc with its most frequent training label, and backs off for unseen arcs
+# first to the dependent word's most frequent label, then to the head word's, and finally to the
+# most frequent relation.
+# We fit both on the whole training split of **{glue:text}`ch31_treebank`**
+# ({glue:text}`ch31_train_words:,d` words) and score them on its test split
+# ({glue:text}`ch31_test_words:,d` words).
+
+# %% tags=["remove-input"]
+lookup = R.lookup_baselines(tb["train"], tb["test"])
+g("posl_lookup", 100 * lookup["posl"])
+g("dal_lookup", 100 * lookup["dal"])
+g("posl_paper", 100 * R.PAPER["table1"]["posl"])
+g("dal_paper", 100 * R.PAPER["table1"]["dal"])
+g("posl_gap", 100 * (lookup["posl"] - R.PAPER["table1"]["posl"]))
+g("dal_gap", 100 * (lookup["dal"] - R.PAPER["table1"]["dal"]))
+g("oov_share", 100 * lookup["posl_oov_share"])
+g("iv_accuracy", 100 * lookup["posl_iv_accuracy"])
+g("oov_accuracy", 100 * lookup["posl_oov_accuracy"])
+table1 = pd.DataFrame(
+    {
+        "task": ["POSL", "DAL"],
+        "lookup accuracy, this run (%)": [100 * lookup["posl"], 100 * lookup["dal"]],
+        "Table 1 of the paper, English (%)": [
+            100 * R.PAPER["table1"]["posl"],
+            100 * R.PAPER["table1"]["dal"],
+        ],
+    }
+).set_index("task")
+display(table1.style.format("{:.1f}"))
+
+# %% [markdown]
+# The lookup tags {glue:text}`ch31_posl_lookup:.1f` % of the test words correctly and labels
+# {glue:text}`ch31_dal_lookup:.1f` % of the test arcs correctly.
+# The paper reports {glue:text}`ch31_posl_paper:.0f` % and {glue:text}`ch31_dal_paper:.0f` % for
+# English EWT (release 2.5 of UD), so our numbers differ from it by
+# {glue:text}`ch31_posl_gap:+.1f` and {glue:text}`ch31_dal_gap:+.1f` points; the paper does not say
+# how it treated ties or capitalisation, and our treebank release is newer.
+#
+# Almost all of the POSL errors come from words the dictionary has never seen:
+# {glue:text}`ch31_oov_share:.1f` % of the test words are not in the training split, and the
+# lookup gets only {glue:text}`ch31_oov_accuracy:.1f` % of them right, against
+# {glue:text}`ch31_iv_accuracy:.1f` % of the known words.
+# For DAL the table below shows how far the dictionary had to back off.
+
+# %% tags=["remove-input"]
+levels = lookup["dal_levels"].copy()
+levels["share"] *= 100
+levels["accuracy"] *= 100
+g("dal_arc_share", float(levels.loc[levels["level"] == 1, "share"].iloc[0]))
+g("dal_arc_accuracy", float(levels.loc[levels["level"] == 1, "accuracy"].iloc[0]))
+g("dal_tail_accuracy", float(levels.loc[levels["level"] == 2, "accuracy"].iloc[0]))
+display(
+    levels.rename(columns={"share": "share of test arcs (%)", "accuracy": "accuracy (%)"})
+    .set_index("level")
+    .style.format({"share of test arcs (%)": "{:.1f}", "accuracy (%)": "{:.1f}"}, na_rep="–")
+)
+
+# %% [markdown]
+# {glue:text}`ch31_dal_arc_share:.1f` % of the test arcs join a (dependent, head) pair of words
+# that also occurs in training, and for them the remembered label is right
+# {glue:text}`ch31_dal_arc_accuracy:.1f` % of the time.
+# For arcs whose pair is new, the dependent word alone still gives the right relation
+# {glue:text}`ch31_dal_tail_accuracy:.1f` % of the time.
+#
+# The probing chapters that follow train on samples of the training split, not on all of it, to
+# fit the build's time budget.
+# The next figure shows what that costs the dictionary, so that a probe's accuracy there can be
+# read against the right baseline.
+
+# %% tags=["remove-cell"]
+rows = []
+for n in lookup_sizes:
+    train = data.sample_sentences(tb["train"], n or None, seed=sample_seed)
+    res = R.lookup_baselines(train, tb["test"])
+    words = int(sum(len(s) for s in train))
+    rows.append({"sentences": len(train), "words": words, "POSL": res["posl"], "DAL": res["dal"]})
+sizes = pd.DataFrame(rows).sort_values("words").drop_duplicates("sentences")
+fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 2.8))
+for task, color in zip(["POSL", "DAL"], plots.colors(2), strict=True):
+    ax.plot(sizes["words"], 100 * sizes[task], marker="o", color=color, label=task)
+    ax.axhline(100 * R.PAPER["table1"][task.lower()], color=color, linestyle=":", linewidth=1)
+ax.set_xscale("log")
+ax.set(
+    xlabel="training words (log scale)",
+    ylabel="test accuracy (%)",
+    title="Lookup baseline by training size",
+)
+ax.legend()
+g.figure("fig_sizes", fig)
+small = sizes.iloc[0]
+g("small_sentences", int(small["sentences"]))
+g("small_posl", 100 * float(small["POSL"]))
+g("small_dal", 100 * float(small["DAL"]))
+
+# %% [markdown]
+# ```{glue:figure} ch31_fig_sizes
+# :name: fig-ch31-sizes
+#
+# Test accuracy of the lookup baselines when the dictionary is built from samples of the
+# training split. Dotted lines: the paper's Table 1.
+# ```
+#
+# Even with only {glue:text}`ch31_small_sentences:,d` training sentences the dictionary reaches
+# {glue:text}`ch31_small_posl:.1f` % on POSL and {glue:text}`ch31_small_dal:.1f` % on DAL.
+#
+# ## How much the word alone tells
+#
+# The entropy H(label) measures, in bits, how uncertain a label is before anything is known;
+# the conditional entropy H(label | word) how uncertain it stays once the word form is known
+# (for DAL, the dependent's form).
+# Like the paper's released analysis we count over the train, development and test splits
+# together.
+
+# %% tags=["remove-cell"]
+everything = tb["train"] + tb["dev"] + tb["test"]
+ent = R.label_entropies(everything).set_index("task")
+for task in ("posl", "dal"):
+    g(f"h_{task}", float(ent.loc[task, "H(label)"]))
+    g(f"hc_{task}", float(ent.loc[task, "H(label | word)"]))
+    g(f"explained_{task}", 100 * float(ent.loc[task, "share explained"]))
+    g(f"classes_{task}", int(ent.loc[task, "classes"]))
+    g(f"h_{task}_paper", R.PAPER["entropy"][task][0])
+    g(f"hc_{task}_paper", R.PAPER["entropy"][task][1])
+    g(f"classes_{task}_paper", R.PAPER["classes"][task])
+fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 2.6))
+c = plots.colors(2)
+tasks_shown = ["posl", "dal"]
+y = np.arange(len(tasks_shown))
+ax.barh(y + 0.2, ent.loc[tasks_shown, "H(label)"], height=0.4, color=c[0], label="H(label)")
+ax.barh(
+    y - 0.2, ent.loc[tasks_shown, "H(label | word)"], height=0.4, color=c[1], label="H(label | word)"
+)
+ax.set_yticks(y, ["POSL", "DAL"])
+ax.set(xlabel="entropy (bits)", title="Label uncertainty before and after the word")
+ax.legend(loc="lower right")
+g.figure("fig_entropy", fig)
+
+# %% [markdown]
+# ```{glue:figure} ch31_fig_entropy
+# :name: fig-ch31-entropy
+#
+# Entropy of the labels of each task, and their entropy given the word form, over all three
+# splits.
+# ```
+#
+# A POSL tag carries {glue:text}`ch31_h_posl:.2f` bits of uncertainty over
+# {glue:text}`ch31_classes_posl:d` tags, but only {glue:text}`ch31_hc_posl:.2f` bits remain
+# once the word is known: the word form explains {glue:text}`ch31_explained_posl:.1f` % of it.
+# For DAL the figures are {glue:text}`ch31_h_dal:.2f` and {glue:text}`ch31_hc_dal:.2f` bits over
+# {glue:text}`ch31_classes_dal:d` relations, so the dependent's form alone explains
+# {glue:text}`ch31_explained_dal:.1f` %.
+# The paper's released statistics for EWT 2.5 are {glue:text}`ch31_h_posl_paper:.3f` and
+# {glue:text}`ch31_hc_posl_paper:.3f` bits for POSL and {glue:text}`ch31_h_dal_paper:.3f` and
+# {glue:text}`ch31_hc_dal_paper:.3f` bits for DAL, over {glue:text}`ch31_classes_posl_paper:d`
+# tags (the released code drops the tag `X`) and {glue:text}`ch31_classes_dal_paper:d`
+# relations.
+#
+# ## What this means for probing
+#
+# A probe that has learnt nothing but the identity of each word can do about as well as the
+# dictionary.
+# Every representation keeps the identity of a word: a type-level vector such as fastText's does
+# so by construction, and so does a one-hot code or even a random vector per word.
+# On these tasks a contextual model can therefore win only on the small remainder that the word
+# does not settle, such as *that* as a pronoun, a determiner or a subordinator.
+# The next two chapters measure exactly this with probes of controlled complexity, and
+# {ref}`sec-ch34` turns to a task in which context does matter.
+# This chapter trains no probes, so the claims about which representation wins are tested there.
+
+# %% tags=["remove-cell"]
+g.save("build/results/31_lookup_and_toy_tasks.json")

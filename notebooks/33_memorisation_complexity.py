@@ -1,0 +1,448 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (sec-ch33)=
+# # Memorisation as complexity
+#
+# A nuclear norm or a rank only measures probes of one parametric family.
+# To compare probes of any architecture, {cite:t}`pimentel2020pareto` (§5) measure complexity by
+# what a probe *can* learn when there is nothing to learn: train it on the same inputs with the
+# labels shuffled across the whole training set, and take its accuracy on that shuffled training
+# set.
+# A probe that can memorise random labels is complex; one that stays at the majority label is
+# simple.
+# They call this the **label-shuffled** complexity.
+# A probe may still exploit the structure of its input to memorise; the **fully-shuffled**
+# complexity removes that too, by also feeding the contextual model sentences whose words were
+# put in random order (for a type-level representation word order changes nothing, so this
+# control applies to the contextual model only).
+#
+# This chapter trains random multilayer perceptrons (MLPs) as in the paper's §6.2 and plots their
+# test accuracy against their memorisation, the right half of the paper's Fig. 2, with the
+# corresponding rows of its Table 3.
+
+# %% tags=["parameters"]
+treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
+model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
+layer: int = -1  # layer of the contextual model (0 is the embedding output, -1 the last)
+pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
+representations: list[str] = ["contextual", "fasttext", "onehot", "random"]  # one of {contextual, fasttext, onehot, random}
+tasks: list[str] = ["posl", "dal"]  # probing tasks, one of {posl, dal}
+controls: list[str] = ["label_shuffled", "fully_shuffled"]  # one of {label_shuffled, fully_shuffled}
+n_train: int = 2000  # training sentences sampled from the train split; 0 means all
+n_dev: int = 500  # development sentences (early stopping); 0 means all
+n_test: int = 0  # test sentences; 0 means all
+sample_seed: int = 42  # seed of the sentence samples
+n_configs: int = 6  # random MLP architectures per representation and task (the paper: 50)
+max_hidden: int = 256  # largest hidden size drawn (the paper: 1024)
+n_memorise: int = 2048  # training examples the shuffled controls must memorise; 0 means all
+memorise_steps: int = 500  # updates of every shuffled control
+simple_budget: float = 0.5  # memorisation accuracy up to which a probe counts as simple
+type_dim: int = 64  # size of the one-hot and random word vectors
+fasttext_dim: int = 300  # size of the fastText vectors
+fasttext_epochs: int = 20  # epochs of fastText training on the train split
+fasttext_path: str = ""  # a pretrained cc.LANG.300.bin file; empty trains fastText on the treebank
+seed: int = 0  # seed of architectures, initialisation, batch order, shuffles and random vectors
+batch_size: int = 256  # examples per minibatch (the paper uses 2048)
+lr: float = 0.003  # Adam learning rate (the paper uses 0.001)
+eval_every: int = 50  # minibatches between early-stopping checks on dev (the paper uses 100)
+patience: int = 4  # checks without improvement before a probe stops (the paper uses 10)
+max_steps: int = 800  # upper bound on minibatches per probe trained on the gold labels
+
+# %% tags=["remove-cell"]
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+from probekit import data, plots, power
+from probekit import pareto_runs as R
+from probekit.book import Glue
+from probekit.probes.linear import TrainOptions
+
+plots.use_style()
+g = Glue("ch33")
+R.check_names("representations", representations, R.REPRESENTATIONS)
+R.check_names("tasks", tasks, R.TASKS)
+R.check_names("controls", controls, R.CONDITIONS[1:])
+tb = data.load_treebank(treebank)
+splits = R.load_splits(treebank, n_train, n_dev, n_test, seed=sample_seed)
+reps = R.build_representations(
+    representations,
+    splits,
+    model=model,
+    layer=layer,
+    pooling=pooling,
+    type_dim=type_dim,
+    fasttext_dim=fasttext_dim,
+    fasttext_text=tb["train"],
+    fasttext_epochs=fasttext_epochs,
+    fasttext_path=fasttext_path,
+    seed=seed,
+)
+labels = {name: rep.label for name, rep in reps.items()}
+shuffled_words = None
+if "contextual" in reps and "fully_shuffled" in controls:
+    shuffled_words = R.shuffled_contextual(splits.train, model, layer, pooling, seed=seed)
+configs = R.sample_configs(n_configs, seed=seed, max_hidden=max_hidden)
+options = TrainOptions(
+    batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience, max_steps=max_steps
+)
+g("treebank", tb.name)
+g("n_train_sentences", len(splits.train))
+g("n_train_words", splits.n_words("train"))
+g("n_dev_words", splits.n_words("dev"))
+g("n_test_words", splits.n_words("test"))
+g("n_configs", n_configs)
+g("max_hidden", max_hidden)
+g("memorise_steps", memorise_steps)
+g("batch_size", batch_size)
+g("max_steps", max_steps)
+g("lr", lr)
+g("contextual", labels.get("contextual", "not run"))
+
+# %% [markdown]
+# ## Set-up
+#
+# Representations, data and tasks are those of {ref}`sec-ch32`: the contextual model
+# ({glue:text}`ch33_contextual`), fastText trained on the treebank, one-hot and random vectors,
+# on POSL and DAL.
+# We draw {glue:text}`ch33_n_configs:d` MLP architectures as the paper does: 0 to 5 hidden
+# layers with ReLU, a dropout rate between 0 and 0.5, and a hidden size drawn log-uniformly,
+# here between 32 and {glue:text}`ch33_max_hidden:d` (the paper goes up to 1,024; an MLP with no
+# hidden layer is a linear probe).
+# Every architecture is trained on the gold labels of {glue:text}`ch33_n_train_sentences:,d`
+# training sentences ({glue:text}`ch33_n_train_words:,d` words), stopping early on
+# {glue:text}`ch33_n_dev_words:,d` development words (Adam, learning rate
+# {glue:text}`ch33_lr:.3g`, batches of {glue:text}`ch33_batch_size:d`, at most
+# {glue:text}`ch33_max_steps:,d` updates), and scored on {glue:text}`ch33_n_test_words:,d` test
+# words.
+# It is trained again under each control, and its complexity is its accuracy on the shuffled
+# labels it was trained on.
+# Here we depart from the paper for the sake of the time budget: the paper memorises the whole
+# training split until the loss stalls, which takes thousands of updates; we let every control
+# memorise the labels of {glue:text}`ch33_n_memorise:,d` training examples for exactly
+# {glue:text}`ch33_memorise_steps:,d` updates.
+# Fewer examples are easier to memorise, so our memorisation accuracies are higher than they
+# would be on the whole split; what matters for the curves is how architectures rank.
+# Architectures with the same layer sizes are trained together in one batched pass.
+
+# %% tags=["remove-input"]
+display(
+    pd.DataFrame([vars(c) for c in configs])
+    .rename(columns={"n_layers": "hidden layers", "hidden_size": "hidden size"})
+    .rename_axis("architecture")
+    .style.format({"dropout": "{:.2f}"})
+)
+
+# %% tags=["remove-cell"]
+datasets = {task: R.task_data(task, splits) for task in tasks}
+runs = {}
+for task, d in datasets.items():
+    for name, rep in reps.items():
+        runs[(task, name)] = R.mlp_pareto(
+            rep,
+            d,
+            configs,
+            conditions=["normal", *controls],
+            shuffled_words=shuffled_words,
+            seed=seed,
+            options=options,
+            n_memorise=n_memorise,
+            memorise_steps=memorise_steps,
+        )
+table = R.combine(list(runs.values()))
+g("n_memorise", int(table["n_memorise"].iloc[0]))
+task_titles = {"posl": "POSL", "dal": "DAL"}
+for t in R.TASKS:
+    y = datasets[t].y("train") if t in datasets else np.zeros(1, dtype=int)
+    g(f"majority_{t}", 100 * float(np.bincount(y).max() / len(y)) if t in datasets else np.nan)
+x = "label_shuffled" if "label_shuffled" in controls else "fully_shuffled"
+g("x_name", x.replace("_", "-"))
+
+# %% [markdown]
+# ## Pareto curves under label-shuffled complexity
+
+# %% tags=["remove-cell"]
+if "label_shuffled" in controls:
+    fig = R.plot_frontiers(
+        table,
+        "label_shuffled",
+        1.0,
+        "memorisation: training accuracy on shuffled labels",
+        titles=task_titles,
+        labels=labels,
+    )
+else:
+    fig = R.placeholder_figure("the label-shuffled control was not run with these parameters")
+g.figure("fig_label", fig)
+
+# %% [markdown]
+# ```{glue:figure} ch33_fig_label
+# :name: fig-ch33-label
+#
+# Test accuracy of random MLPs against their label-shuffled complexity, for POSL (left) and DAL
+# (right): the right half of the paper's Fig. 2. Dots: architectures; lines: frontiers.
+# ```
+#
+# No probe memorises less than the majority label, which is about
+# {glue:text}`ch33_majority_posl:.1f` % of the POSL and {glue:text}`ch33_majority_dal:.1f` % of
+# the DAL training labels, so every curve starts near there.
+
+# %% tags=["remove-cell"]
+hv = R.paper_comparison(
+    pd.concat(
+        [R.hypervolume_table(table.assign(family=c), c, 1.0) for c in controls],
+        ignore_index=True,
+    )
+)
+hv = hv[hv["n_probes"] > 0]
+
+
+def hv_of(task, control, name):
+    """Our hypervolume of one (task, control, representation), or NaN if not run."""
+    row = hv[(hv["task"] == task) & (hv["family"] == control) & (hv["representation"] == name)]
+    return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
+
+
+for task in R.TASKS:
+    for control in R.CONDITIONS[1:]:
+        for name in R.REPRESENTATIONS:
+            if control == "fully_shuffled" and name != "contextual":
+                continue
+            g(f"hv_{task}_{control}_{name}", hv_of(task, control, name))
+            g(f"paper_{task}_{control}_{name}", R.PAPER["table3"][(task, control)][name])
+shown = (
+    hv.assign(task=hv["task"].map(task_titles), representation=hv["representation"].map(labels))
+    .rename(
+        columns={
+            "family": "complexity",
+            "hypervolume": "hypervolume (ours)",
+            "paper": "Table 3 (paper, English)",
+            "best_accuracy": "best accuracy",
+        }
+    )
+    .set_index(["task", "complexity", "representation"])[
+        ["hypervolume (ours)", "Table 3 (paper, English)", "best accuracy"]
+    ]
+)
+
+# %% [markdown]
+# ## Hypervolumes
+#
+# With memorisation as the complexity, the cap is 1: a probe that memorises every shuffled label.
+
+# %% tags=["remove-input"]
+display(shown.style.format("{:.2f}", na_rep="–"))
+
+# %% [markdown]
+# Under label-shuffled complexity the POSL hypervolumes are
+# {glue:text}`ch33_hv_posl_label_shuffled_contextual:.2f` (contextual),
+# {glue:text}`ch33_hv_posl_label_shuffled_fasttext:.2f` (fastText),
+# {glue:text}`ch33_hv_posl_label_shuffled_onehot:.2f` (one-hot) and
+# {glue:text}`ch33_hv_posl_label_shuffled_random:.2f` (random); the paper's Table 3 has
+# {glue:text}`ch33_paper_posl_label_shuffled_contextual:.2f`,
+# {glue:text}`ch33_paper_posl_label_shuffled_fasttext:.2f`,
+# {glue:text}`ch33_paper_posl_label_shuffled_onehot:.2f` and
+# {glue:text}`ch33_paper_posl_label_shuffled_random:.2f`.
+# For DAL ours are {glue:text}`ch33_hv_dal_label_shuffled_contextual:.2f`,
+# {glue:text}`ch33_hv_dal_label_shuffled_fasttext:.2f`,
+# {glue:text}`ch33_hv_dal_label_shuffled_onehot:.2f` and
+# {glue:text}`ch33_hv_dal_label_shuffled_random:.2f` against the paper's
+# {glue:text}`ch33_paper_dal_label_shuffled_contextual:.2f`,
+# {glue:text}`ch33_paper_dal_label_shuffled_fasttext:.2f`,
+# {glue:text}`ch33_paper_dal_label_shuffled_onehot:.2f` and
+# {glue:text}`ch33_paper_dal_label_shuffled_random:.2f`.
+# How much a probe memorises depends on how long it trains and on how many labels it must
+# memorise, and both differ from the paper's, so only the order of the representations can be
+# compared across the two tables.
+#
+# This metric penalises a representation that makes memorising easy: its architectures sit
+# further to the right.
+# One reason it can do so is plain: random labels are easiest to memorise from inputs that tell
+# the examples apart.
+# A contextual vector differs from token to token, while a type-level vector is shared by every
+# occurrence of a word, whose shuffled labels then contradict each other; no probe can memorise
+# more than the most frequent shuffled label of each word type.
+#
+# ## Label-shuffled against fully shuffled
+#
+# The paper reports that on POSL and DAL the two controls give almost the same hypervolumes for
+# BERT (0.79 and 0.79 on POSL, 0.80 and 0.81 on DAL).
+# The next figure puts the contextual model's two curves side by side.
+
+# %% tags=["remove-cell"]
+both = "contextual" in reps and set(controls) == {"label_shuffled", "fully_shuffled"}
+if both:
+    ctx = table[table["representation"] == "contextual"]
+    long = pd.concat(
+        [
+            ctx.assign(control="label-shuffled", memorisation=ctx["label_shuffled"]),
+            ctx.assign(control="fully shuffled", memorisation=ctx["fully_shuffled"]),
+        ],
+        ignore_index=True,
+    )
+    fig = R.plot_frontiers(
+        long, "memorisation", 1.0, "memorisation accuracy", hue="control", titles=task_titles
+    )
+    diff = float((ctx["fully_shuffled"] - ctx["label_shuffled"]).mean())
+else:
+    fig = R.placeholder_figure("needs the contextual model and both controls")
+    diff = float("nan")
+g.figure("fig_full", fig)
+g("full_minus_label_mean", 100 * diff)
+for task in R.TASKS:
+    g(
+        f"hv_full_minus_label_{task}",
+        hv_of(task, "fully_shuffled", "contextual") - hv_of(task, "label_shuffled", "contextual"),
+    )
+
+# %% [markdown]
+# ```{glue:figure} ch33_fig_full
+# :name: fig-ch33-full
+#
+# The contextual model's MLPs under the two controls: test accuracy against memorisation of
+# shuffled labels on the real sentences (label-shuffled) and on word-shuffled sentences (fully
+# shuffled). POSL left, DAL right.
+# ```
+#
+# Shuffling the sentences as well changes the share of shuffled labels an architecture
+# memorises by {glue:text}`ch33_full_minus_label_mean:+.1f` points on average (a negative number
+# means it memorises less), and the contextual hypervolume by
+# {glue:text}`ch33_hv_full_minus_label_posl:+.2f` on POSL and
+# {glue:text}`ch33_hv_full_minus_label_dal:+.2f` on DAL.
+
+# %% tags=["remove-cell"]
+svb = R.simple_vs_best(table, x)
+for task in R.TASKS:
+    for name in R.REPRESENTATIONS:
+        row = svb[(svb["task"] == task) & (svb["representation"] == name)]
+        g(f"gap_{task}_{name}", 100 * float(row["gap"].iloc[0]) if len(row) else np.nan)
+g("max_gap", 100 * float(svb["gap"].max()))
+g("mean_gap", 100 * float(svb["gap"].mean()))
+g(
+    "verdict_simple_as_good",
+    R.verdict(
+        bool(svb["gap"].max() <= 0.01),
+        f"the simpler half of the architectures loses at most {100 * svb['gap'].max():.1f} "
+        f"points of accuracy, {100 * svb['gap'].mean():.1f} on average",
+    ),
+)
+lead_rows = []
+for task in R.TASKS:
+    if task not in tasks:
+        g(f"leaders_{task}", "not run")
+        g(f"simple_{task}", "not run")
+        continue
+    sub = table[table["task"] == task]
+    leaders = R.main_leaders(R.frontier_leaders(sub, x, 1.0), 0.02)
+    winner, _ = R.simple_winner(sub, x, simple_budget)
+    g(f"leaders_{task}", R.describe_leaders(leaders, labels, "{:.2f}"))
+    g(f"simple_{task}", labels.get(winner, "none") if winner else "none")
+    lead_rows.append(winner)
+wins = sum(w == "onehot" for w in lead_rows)
+g(
+    "verdict_onehot",
+    R.verdict(
+        (wins == len(lead_rows)) if "onehot" in reps else None,
+        f"one-hot has the largest hypervolume below a memorisation of {simple_budget:.2f} "
+        f"in {wins} of {len(lead_rows)} tasks",
+    ),
+)
+g("simple_budget", simple_budget)
+
+# %% [markdown]
+# ## Are simple probes enough?
+#
+# The paper's main observation in its §6.2 is that on these tasks the architectures that memorise
+# little are as accurate as those that memorise a lot.
+# We test it by comparing, for each representation and task, the best test accuracy among the
+# half of the architectures with the lower memorisation with the best accuracy overall.
+
+# %% tags=["remove-input"]
+display(
+    svb.assign(
+        task=svb["task"].map(task_titles),
+        representation=svb["representation"].map(labels),
+        best=100 * svb["best"],
+        best_simple=100 * svb["best_simple"],
+        gap=100 * svb["gap"],
+    )
+    .rename(
+        columns={
+            "best": "best accuracy (%)",
+            "best_simple": "best of the simpler half (%)",
+            "gap": "gap (points)",
+            "spearman": "Spearman ρ (memorisation, accuracy)",
+        }
+    )
+    .set_index(["task", "representation"])
+    .style.format("{:.1f}")
+    .format("{:.2f}", subset=["Spearman ρ (memorisation, accuracy)"])
+)
+
+# %% [markdown]
+# The simpler half loses {glue:text}`ch33_mean_gap:.1f` points on average and at most
+# {glue:text}`ch33_max_gap:.1f`.
+#
+# ## Contextual against one-hot among simple probes
+#
+# As in {ref}`sec-ch32` we pick, for the contextual and the one-hot representation, the
+# architecture with the best development accuracy among those that memorise at most
+# {glue:text}`ch33_simple_budget:.2f` of the shuffled labels, and compare the two on the same test
+# items with McNemar's exact test.
+
+# %% tags=["remove-cell"]
+for task in R.TASKS:
+    key = f"compare_{task}"
+    if (task, "contextual") not in runs or (task, "onehot") not in runs:
+        g(key, "Not run (needs the contextual and one-hot representations).")
+        continue
+    picks = [R.pick_probe(runs[(task, n)].table, x, simple_budget) for n in ("contextual", "onehot")]
+    if None in picks:
+        g(key, "Not possible: one of the two has no architecture within the budget.")
+        continue
+    c = power.compare(
+        runs[(task, "contextual")].correct[picks[0]],
+        runs[(task, "onehot")].correct[picks[1]],
+        labels["contextual"],
+        labels["onehot"],
+    )
+    g(key, c.summary())
+for task in R.TASKS:
+    others = [hv_of(task, "label_shuffled", n) for n in R.NON_CONTEXTUAL if n in reps]
+    ctx_hv = hv_of(task, "label_shuffled", "contextual")
+    g(f"hv_gap_{task}", ctx_hv - max(others) if others else float("nan"))
+g("model", model)
+g("layer", layer)
+g("pooling", pooling)
+g("verdict_parsing", R.verdict(None, "this chapter has no parsing probes; see the parsing chapter"))
+g.save("build/results/33_memorisation_complexity.json")
+
+# %% [markdown]
+# POSL: {glue:text}`ch33_compare_posl`
+# DAL: {glue:text}`ch33_compare_dal`
+#
+# ## Verdicts
+#
+# - **Which representations are Pareto-dominant** (complexity: {glue:text}`ch33_x_name`):
+#   POSL, {glue:text}`ch33_leaders_posl`; DAL, {glue:text}`ch33_leaders_dal` (intervals narrower
+#   than 0.02 are left out).
+# - **"Simple architectures are as accurate as complex ones"**
+#   {glue:text}`ch33_verdict_simple_as_good`.
+# - **"One-hot wins for simple probes"** {glue:text}`ch33_verdict_onehot`.
+#   The representation with the largest hypervolume below that budget is
+#   {glue:text}`ch33_simple_posl` for POSL and {glue:text}`ch33_simple_dal` for DAL.
+# - **The contextual advantage on toy tasks.** The contextual model's label-shuffled hypervolume
+#   exceeds the best type-level one by {glue:text}`ch33_hv_gap_posl:+.2f` on POSL and
+#   {glue:text}`ch33_hv_gap_dal:+.2f` on DAL; {ref}`sec-ch34` sets these gaps against parsing.
+# - **"Parsing separates contextual from non-contextual"** {glue:text}`ch33_verdict_parsing`.

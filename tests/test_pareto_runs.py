@@ -1,0 +1,486 @@
+"""Tests for probekit.pareto_runs: the experiment glue of Part III (Pimentel et al. 2020)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from probekit import pareto
+from probekit import pareto_runs as R
+from probekit.errors import ParameterError
+from probekit.probes import linear as L
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    # Tiny tensors: threads only add overhead on the shared 2-core machine.
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+FAST = L.TrainOptions(
+    batch_size=32, lr=0.02, eval_every=10, patience=3, min_delta=0.0, max_steps=60
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Grids and configs
+# --------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 80), st.integers(1, 100))
+def test_rank_values_spread_without_repeats(C, n):
+    ranks = R.rank_values(C, n)
+    assert ranks[0] == 1 and (ranks[-1] == C or n == 1)
+    assert np.all(np.diff(ranks) > 0)
+    assert len(ranks) == C if n >= C else len(ranks) <= n
+
+
+def test_alpha_values_follow_the_paper_grid():
+    a = R.alpha_values(50)
+    assert np.array_equal(a, L.alpha_grid())
+    assert R.alpha_values(2).tolist() == [0.0, 2.0**-10]
+    with pytest.raises(ParameterError):
+        R.alpha_values(1)
+
+
+def test_sample_configs_narrower_keeps_architecture_and_order():
+    wide = R.sample_configs(40, seed=3)
+    narrow = R.sample_configs(40, seed=3, max_hidden=128)
+    paper = pareto.sample_mlp_configs(40, seed=3)
+    for w, n, p in zip(wide, narrow, paper, strict=True):
+        assert (w.n_layers, w.dropout) == (n.n_layers, n.dropout) == (p.n_layers, p.dropout)
+        if p.n_layers == 0:
+            assert w.hidden_size == n.hidden_size == 0
+        else:
+            assert w.hidden_size == p.hidden_size
+            assert 32 <= n.hidden_size <= 128
+    deep = [(w.hidden_size, n.hidden_size) for w, n in zip(wide, narrow, strict=True) if w.n_layers]
+    for (w1, n1), (w2, n2) in zip(deep, deep[1:], strict=False):
+        if w1 < w2:
+            assert n1 <= n2  # a monotone map of the same draws
+    with pytest.raises(ParameterError):
+        R.sample_configs(3, seed=0, max_hidden=16)
+
+
+def test_check_names_and_layers():
+    R.check_names("x", ["onehot", "random"], R.REPRESENTATIONS)
+    for bad in ([], ["onehot", "onehot"], ["bert"]):
+        with pytest.raises(ParameterError):
+            R.check_names("representations", bad, R.REPRESENTATIONS)
+    assert R.resolve_layer(-1, 7) == 6 and R.resolve_layer(0, 7) == 0
+    with pytest.raises(ParameterError, match="layer"):
+        R.resolve_layer(7, 7)
+
+
+def test_memorisation_rows_and_control_options():
+    rows = R.memorisation_rows(100, 10, seed=0)
+    assert len(rows) == 10 and np.all(np.diff(rows) > 0)
+    assert np.array_equal(rows, R.memorisation_rows(100, 10, seed=0))
+    assert np.array_equal(R.memorisation_rows(5, 0, seed=0), np.arange(5))
+    assert np.array_equal(R.memorisation_rows(5, 9, seed=0), np.arange(5))
+    opts = R.control_options(FAST, 40)
+    assert opts.max_steps == 40 and opts.patience > 40 and opts.lr == FAST.lr
+    with pytest.raises(ParameterError):
+        R.memorisation_rows(5, -1, seed=0)
+    with pytest.raises(ParameterError):
+        R.control_options(FAST, 0)
+
+
+def test_control_labels_are_independent_permutations():
+    y = np.repeat(np.arange(5), 40)
+    a = R.control_labels(y, seed=1)
+    b = R.control_labels(y, seed=1)
+    for name in ("label_shuffled", "fully_shuffled"):
+        assert np.array_equal(np.sort(a[name]), y)
+        assert np.array_equal(a[name], b[name])
+    assert not np.array_equal(a["label_shuffled"], a["fully_shuffled"])
+
+
+# --------------------------------------------------------------------------------------------
+# The MLP stack and trainer
+# --------------------------------------------------------------------------------------------
+
+
+def blobs(n, seed, C=3, d=6):
+    centres = np.random.default_rng(99).normal(size=(C, d)) * 3
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    return (centres[y] + rng.normal(size=(n, d)) * 0.5).astype(np.float32), y
+
+
+def test_stack_shared_and_per_probe_inputs_agree_and_members_select():
+    stack = R.MLPStack(5, 3, (7, 7), [0.0, 0.2, 0.4], seed=0).eval()
+    x = torch.randn(4, 5)
+    shared = stack(x)
+    per = stack(x.expand(3, -1, -1), per_probe=True)
+    assert shared.shape == (3, 4, 3)
+    assert torch.allclose(shared, per, atol=1e-6)
+    assert torch.allclose(stack(x, members=torch.tensor([2]))[0], shared[2], atol=1e-6)
+
+
+def test_stack_with_onehot_table():
+    emb = pareto.OneHotEmbedding(10, 4, n_probes=2, seed=0)
+    stack = R.MLPStack(8, 3, (), [0.0, 0.0], seed=0, embedding=emb).eval()
+    ids = torch.tensor([[1, 2], [3, 4], [5, 6]])  # DAL: (B, 2) shared
+    out = stack(ids)
+    assert out.shape == (2, 3, 3)
+    per = stack(ids.expand(2, -1, -1), per_probe=True)
+    assert torch.allclose(out, per, atol=1e-6)
+
+
+def test_onehot_with_frozen_rows_matches_the_full_table():
+    full = pareto.OneHotEmbedding(12, 3, n_probes=2, seed=5)
+    part = pareto.OneHotEmbedding(12, 3, n_probes=2, seed=5, n_trainable=7)
+    assert part.weight.shape == (2, 7, 3) and part.frozen.shape == (5, 3)
+    ids = torch.tensor([[0, 6], [7, 11], [3, 9]])
+    assert torch.equal(full(ids), part(ids))
+    one = torch.tensor([1])
+    assert torch.equal(part(ids, members=one), full(ids)[1:])
+    per = ids.expand(2, -1, -1)
+    assert torch.equal(part(per, per_probe=True), full(ids))
+    with pytest.raises(ParameterError):
+        pareto.OneHotEmbedding(12, 3, n_trainable=13)
+
+
+def test_onehot_probes_with_frozen_rows_train_like_the_full_table():
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 20, 300)
+    y = ids % 3
+    dev = np.arange(25)
+    kw = dict(seed=0, onehot_dim=6, vocab_size=25, options=FAST)
+    full = L.train_linear_probes([L.LinearProbeConfig()], ids, y, dev, dev % 3, **kw)
+    part = L.train_linear_probes(
+        [L.LinearProbeConfig()], ids, y, dev, dev % 3, onehot_trainable=20, **kw
+    )
+    np.testing.assert_array_equal(full.predict(dev), part.predict(dev))
+    assert part.complexity[0] == pytest.approx(full.complexity[0], rel=1e-4)
+    with pytest.raises(ParameterError, match="onehot_trainable"):
+        L.train_linear_probes(
+            [L.LinearProbeConfig()], ids, y, dev, dev % 3, onehot_trainable=10, **kw
+        )
+
+
+def test_stacked_training_equals_training_alone():
+    X, y = blobs(120, 0)
+    Xd, yd = blobs(60, 1)
+    y_shuf = np.random.default_rng(5).permutation(y)
+    sets = [
+        R.TrainingSet("normal", X, y, Xd, yd),
+        R.TrainingSet("label_shuffled", X, y_shuf, X[:50], y_shuf[:50]),
+    ]
+    a = pareto.MLPConfig(1, 16, 0.1)
+    configs = [a, pareto.MLPConfig(1, 16, 0.3), pareto.MLPConfig(2, 8, 0.0)]
+    together = R.train_mlps(configs, sets, n_classes=3, seed=4, options=FAST)
+    alone = R.train_mlps([a], sets, n_classes=3, seed=4, options=FAST)
+    assert together.stop_accuracy.shape == (3, 2)
+    assert len(together.stacks) == 2  # the two 16-wide configs share a stack
+    np.testing.assert_allclose(together.stop_loss[0], alone.stop_loss[0], atol=1e-5)
+    np.testing.assert_array_equal(together.best_step[0], alone.best_step[0])
+    np.testing.assert_array_equal(together.predict(Xd, 0)[0], alone.predict(Xd, 0)[0])
+
+
+def test_mlps_learn_blobs_and_wide_ones_memorise_more():
+    X, y = blobs(200, 0)
+    Xd, yd = blobs(100, 1)
+    rng = np.random.default_rng(0)
+    Xr = rng.normal(size=(48, 4)).astype(np.float32)
+    yr = rng.integers(0, 4, 48)
+    opts = L.TrainOptions(batch_size=48, lr=0.02, eval_every=50, patience=4, max_steps=600)
+    configs = [pareto.MLPConfig(0, 0, 0.0), pareto.MLPConfig(2, 128, 0.0)]
+    normal = R.train_mlps(configs, [R.TrainingSet("n", X, y, Xd, yd)], n_classes=3, seed=0)
+    assert np.all(normal.accuracy(Xd, yd, 0) > 0.9)
+    memo = R.train_mlps(
+        configs, [R.TrainingSet("s", Xr, yr, Xr, yr)], n_classes=4, seed=0, options=opts
+    )
+    acc = memo.accuracy(Xr, yr, 0)
+    assert acc[1] >= 0.9 and acc[1] > acc[0] + 0.2
+
+
+def test_train_mlps_rejects_mismatched_sets():
+    X, y = blobs(30, 0)
+    sets = [R.TrainingSet("a", X, y, X, y), R.TrainingSet("b", X[:20], y[:20], X, y)]
+    with pytest.raises(ParameterError, match="sets"):
+        R.train_mlps([pareto.MLPConfig(0, 0, 0.0)], sets, n_classes=3, seed=0)
+    with pytest.raises(ParameterError, match="configs"):
+        R.train_mlps([], sets[:1], n_classes=3, seed=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Representations and runs on the tiny treebank
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def splits(tiny):
+    return R.Splits(list(tiny["train"]), list(tiny["dev"]), list(tiny["test"]))
+
+
+def test_task_data_and_inputs(splits):
+    posl, dal = R.task_data("posl", splits), R.task_data("dal", splits)
+    assert posl.n_classes == 17
+    assert len(posl.y("test")) == splits.n_words("test")
+    rep = R.type_representation("random", splits, dim=5, seed=0)
+    X = rep.inputs("train", dal.examples["train"].rows)
+    rows = dal.examples["train"].rows
+    assert X.shape == (len(rows), 10)
+    np.testing.assert_array_equal(X[:, :5], rep.words["train"][rows[:, 0]])
+    onehot = R.type_representation("onehot", splits, dim=4, seed=0)
+    ids = onehot.inputs("train", rows)
+    assert ids.shape == (len(rows), 2) and ids.dtype == np.int64
+    assert onehot.vocab_size == len(
+        set(np.concatenate([s.forms for k in R.SPLITS for s in splits[k]]))
+    )
+    with pytest.raises(ParameterError):
+        R.task_data("ner", splits)
+
+
+def test_type_ids_put_training_types_first(splits):
+    rep = R.type_representation("onehot", splits, dim=4, seed=0)
+    k = rep.n_trainable
+    assert rep.words["train"].max() == k - 1
+    forms = {w for s in splits.train for w in s.forms}
+    for split in ("dev", "test"):
+        words = np.concatenate([s.forms for s in splits[split]])
+        seen = np.asarray([w in forms for w in words])
+        assert np.all(rep.words[split][seen] < k) and np.all(rep.words[split][~seen] >= k)
+    # One id per word form, whatever the split.
+    pairs = {
+        (w, int(i))
+        for split in R.SPLITS
+        for w, i in zip(
+            np.concatenate([s.forms for s in splits[split]]), rep.words[split], strict=True
+        )
+    }
+    assert len(pairs) == len({w for w, _ in pairs}) == rep.vocab_size
+
+
+def test_linear_runs_give_tidy_tables(splits):
+    data = R.task_data("posl", splits)
+    rep = R.type_representation("onehot", splits, dim=4, seed=0)
+    nuc = R.linear_pareto(rep, data, "nuclear", n_probes=3, seed=0, options=FAST)
+    rank = R.linear_pareto(rep, data, "rank", n_probes=4, seed=0, options=FAST)
+    assert list(nuc.table["alpha"]) == list(R.alpha_values(3))
+    assert nuc.correct.shape == (3, splits.n_words("test"))
+    np.testing.assert_allclose(nuc.table["accuracy"], nuc.correct.mean(axis=1))
+    assert list(rank.table["complexity"]) == list(R.rank_values(17, 4).astype(float))
+    assert set(rank.table["max_complexity"]) == {17.0}
+    assert np.all(rank.table["numerical_rank"] <= rank.table["rank"])
+
+
+def test_mlp_run_controls(splits):
+    data = R.task_data("dal", splits)
+    rep = R.type_representation("random", splits, dim=6, seed=0)
+    configs = [pareto.MLPConfig(0, 0, 0.1), pareto.MLPConfig(1, 32, 0.0)]
+    # No shuffled words needed: word order cannot matter to a type-level representation.
+    run = R.mlp_pareto(rep, data, configs, seed=0, options=FAST, memorise_steps=20)
+    t = run.table
+    assert t["fully_shuffled"].isna().all()
+    assert t["label_shuffled"].between(0, 1).all()
+    assert run.correct.shape == (2, len(data.y("test")))
+    assert (t["n_memorise"] == len(data.y("train"))).all()
+    small = R.mlp_pareto(rep, data, configs, seed=0, options=FAST, n_memorise=3, memorise_steps=5)
+    assert (small.table["n_memorise"] == 3).all()
+    # The normal condition does not depend on the controls.
+    np.testing.assert_array_equal(small.correct, run.correct)
+    ctx = R.Representation("contextual", "ctx", rep.words, rep.offsets)
+    with pytest.raises(ParameterError, match="shuffled_words"):
+        R.mlp_pareto(ctx, data, configs, seed=0, options=FAST)
+    with pytest.raises(ParameterError, match="normal"):
+        R.mlp_pareto(rep, data, configs, conditions=["label_shuffled"], seed=0, options=FAST)
+    run = R.mlp_pareto(
+        ctx,
+        data,
+        configs[:1],
+        shuffled_words=rep.words["train"][::-1],
+        seed=0,
+        options=FAST,
+        memorise_steps=5,
+    )
+    assert run.table["fully_shuffled"].notna().all()
+
+
+def test_parse_runs(splits):
+    rep = R.type_representation("onehot", splits, dim=4, seed=0)
+    opts = L.TrainOptions(batch_size=2, lr=0.05, eval_every=2, patience=2, max_steps=6)
+    lin = R.parse_linear_pareto(rep, splits, n_probes=2, seed=0, options=opts)
+    n_test = splits.n_words("test")
+    assert lin.correct.shape == (2, n_test) and lin.groups.shape == (n_test,)
+    assert (lin.table["task"] == "parse").all() and (lin.table["complexity"] >= 0).all()
+    mlp = R.parse_mlp_pareto(
+        rep,
+        splits,
+        [pareto.MLPConfig(1, 8, 0.0)],
+        seed=0,
+        options=opts,
+        n_memorise=2,
+        memorise_steps=3,
+    )
+    assert (mlp.table["n_memorise"] == 2).all()
+    assert mlp.table["label_shuffled"].between(0, 1).all()
+    assert mlp.table["fully_shuffled"].isna().all()
+
+
+def test_fasttext_table_is_cached_and_deterministic(splits):
+    vocab = ["Cats", "dog", "unseenword"]
+    a = R.fasttext_table(vocab, splits.train, dim=8, seed=0, epochs=1)
+    b = R.fasttext_table(vocab, splits.train, dim=8, seed=0, epochs=1)
+    assert a.shape == (3, 8) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, b)
+    assert np.abs(a[2]).sum() > 0  # out-of-vocabulary words get n-gram vectors
+
+
+@pytest.mark.model
+def test_contextual_and_shuffled_embeddings(splits):
+    rep = R.contextual_representation(splits, layer=-1, pooling="mean")
+    shuffled = R.shuffled_contextual(splits.train, seed=0)
+    assert shuffled.shape == rep.words["train"].shape
+    assert rep.label.endswith("(layer 6)")
+    # The same words in another order give other (contextual) vectors.
+    assert not np.array_equal(np.asarray(shuffled), np.asarray(rep.words["train"]))
+
+
+# --------------------------------------------------------------------------------------------
+# Reading results
+# --------------------------------------------------------------------------------------------
+
+
+def toy_table():
+    return pd.DataFrame(
+        {
+            "task": "posl",
+            "family": "nuclear",
+            "representation": ["a", "a", "b", "b", "b"],
+            "complexity": [1.0, 10.0, 3.0, 5.0, np.nan],
+            "accuracy": [0.5, 0.6, 0.55, 0.9, 0.99],
+            "dev_accuracy": [0.5, 0.7, 0.6, 0.8, 0.99],
+        }
+    )
+
+
+def test_hypervolume_table_matches_pareto_and_skips_missing():
+    t = toy_table()
+    hv = R.hypervolume_table(t, "complexity", 10.0).set_index("representation")
+    assert hv.loc["a", "hypervolume"] == pytest.approx(pareto.hypervolume([1, 10], [0.5, 0.6], 10))
+    assert hv.loc["b", "hypervolume"] == pytest.approx((2 * 0.55 + 5 * 0.9) / 10)
+    assert hv.loc["b", "n_probes"] == 2 and hv.loc["b", "best_accuracy"] == 0.9
+    t["cap"] = 5.0
+    hv5 = R.hypervolume_table(t, "complexity", "cap").set_index("representation")
+    assert hv5.loc["a", "n_within_cap"] == 1
+
+
+def test_frontier_leaders_by_hand():
+    lead = R.frontier_leaders(toy_table(), "complexity", 10.0)
+    assert lead["representation"].tolist() == ["a", "b"]
+    assert lead[["start", "end"]].values.tolist() == [[1.0, 3.0], [3.0, 10.0]]
+    assert lead["accuracy_end"].tolist() == [0.5, 0.9]
+
+
+def test_main_leaders_drop_slivers_and_merge():
+    lead = pd.DataFrame(
+        {
+            "representation": ["d", "a", "b", "a", "c", "b"],
+            "start": [0.5, 0.7, 5.0, 5.5, 50.0, 99.5],
+            "end": [0.7, 5.0, 5.5, 50.0, 99.5, 100.0],
+            "accuracy_start": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
+            "accuracy_end": [0.0, 0.1, 0.2, 0.35, 0.45, 0.5],
+        }
+    )
+    main = R.main_leaders(lead, 1.0)
+    assert main["representation"].tolist() == ["a", "c"]
+    assert main[["start", "end", "accuracy_end"]].values.tolist() == [
+        [0.5, 50.0, 0.35],
+        [50.0, 100.0, 0.45],
+    ]
+    text = R.describe_leaders(main, {"a": "A"})
+    assert text == "A (0 to 50), then c (50 to 100)"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("xyz"), st.floats(0, 10), st.floats(0, 1)),
+        min_size=1,
+        max_size=15,
+    )
+)
+def test_frontier_leaders_lead_everywhere(points):
+    t = pd.DataFrame(points, columns=["representation", "complexity", "accuracy"])
+    lead = R.frontier_leaders(t, "complexity", 10.0)
+    assert lead["start"].iloc[0] == t["complexity"].min() or t["complexity"].min() == 10.0
+    assert np.all(lead["start"].to_numpy()[1:] == lead["end"].to_numpy()[:-1])
+    for _, row in lead.iterrows():
+        within = t[t["complexity"] <= row["start"]]
+        assert row["accuracy_start"] == pytest.approx(within["accuracy"].max())
+        mine = within[within["representation"] == row["representation"]]
+        assert mine["accuracy"].max() == pytest.approx(within["accuracy"].max())
+
+
+def test_simple_winner_and_pick_probe():
+    t = toy_table()
+    winner, hv = R.simple_winner(t, "complexity", 3.0)
+    assert winner == "a" and hv["b"] == 0.0
+    assert R.simple_winner(t, "complexity", 0.5)[0] is None
+    assert R.pick_probe(t, "complexity", 5.0) == 3  # best dev within the budget
+    assert R.pick_probe(t, "complexity", 0.5) is None
+
+
+def test_simple_vs_best():
+    t = pd.DataFrame(
+        {
+            "task": "posl",
+            "representation": "a",
+            "memo": [0.2, 0.3, 0.6, 0.9, np.nan],
+            "accuracy": [0.70, 0.80, 0.85, 0.84, 0.99],
+        }
+    )
+    row = R.simple_vs_best(t, "memo").iloc[0]
+    assert row["best"] == 0.85 and row["best_simple"] == 0.80  # median 0.45
+    assert row["gap"] == pytest.approx(0.05)
+    assert row["spearman"] == pytest.approx(0.8)
+
+
+def test_placeholder_figure():
+    fig = R.placeholder_figure("not run")
+    assert fig.axes[0].texts[0].get_text() == "not run"
+
+
+def test_plot_frontiers_one_panel_per_task():
+    t = pd.concat([toy_table(), toy_table().assign(task="dal")], ignore_index=True)
+    fig = R.plot_frontiers(t, "complexity", {"posl": 10.0, "dal": 5.0}, "nuclear norm")
+    assert len(fig.axes) == 2 and fig.axes[1].get_xlim() == (0.0, 5.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Toy tasks
+# --------------------------------------------------------------------------------------------
+
+
+def test_lookup_on_its_own_training_data(splits):
+    res = R.lookup_baselines(splits.train, splits.train)
+    assert res["posl_oov_share"] == 0.0
+    levels = res["dal_levels"].set_index("level")
+    assert levels.loc[1, "share"] == 1.0  # every arc was seen
+    other = R.lookup_baselines(splits.train, splits.test)
+    train_words = {w for s in splits.train for w in s.forms}
+    test_words = [w for s in splits.test for w in s.forms]
+    expected = np.mean([w not in train_words for w in test_words])
+    assert other["posl_oov_share"] == pytest.approx(expected)
+    assert other["dal_levels"]["share"].sum() == pytest.approx(1.0)
+
+
+def test_label_entropies(splits):
+    sentences = splits.train + splits.dev + splits.test
+    h = R.label_entropies(sentences).set_index("task")
+    assert (h["H(label | word)"] <= h["H(label)"] + 1e-12).all()
+    assert h.loc["posl", "examples"] == sum(len(s) for s in sentences)
+    assert h.loc["posl", "H(label)"] == pytest.approx(
+        pareto.entropy(np.concatenate([s.upos for s in sentences]))
+    )
