@@ -19,15 +19,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from probekit.data import Sentence, flat
+# The 17 UD UPOS tags in alphabetical order (Kunz & Kuhlmann's `pos_to_ix` order, X included);
+# one inventory for the whole library, re-exported here for the example builders' callers.
+from probekit.data import UPOS_TAGS, Sentence, flat
 from probekit.data import offsets as sentence_offsets
 from probekit.errors import ParameterError
 
-# The 17 UD UPOS tags in alphabetical order (Kunz & Kuhlmann's `pos_to_ix` order, X included).
-UPOS_TAGS: tuple[str, ...] = (
-    "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM",
-    "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X",
-)  # fmt: skip
 # The class that evaluation relations unseen in training map to (see `deprel_inventory`).
 OOV_LABEL = "<oov>"
 
