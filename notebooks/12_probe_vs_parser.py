@@ -329,8 +329,7 @@ g("seeds_probe_dspr", int((by_seed["dspr"] < 0).sum()))
 g("overall", syntax.overall_verdict(verdicts))
 edges = syntax.edge_comparison(probes, embs["test"], gold["test"], at, seeds[0])
 g("edge_seed", seeds[0])
-g("edge_summary", edges.summary())
-g("edge_power", edges.power)
+g.comparison("edge", edges)
 g.save("build/results/12_probe_vs_parser.json")
 
 # %% [markdown]

@@ -4,6 +4,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#   probekit:
+#     reads: [12_probe_vs_parser]
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -378,8 +380,7 @@ edge_test = JR.edge_comparison(
     embs_by_model[main_name],
     gold["test"],
 )
-g("mcnemar_summary", edge_test.summary())
-g("mcnemar_edges", edge_test.n)
+g.comparison("mcnemar", edge_test)
 g("n_boot", n_boot)
 model_drops = drops[drops["representation"].str.endswith("· best layer")]
 g("n_model_probes", len(model_drops))
@@ -412,7 +413,7 @@ n_holds = g("n_drop_holds", int((model_drops["claim"] == "holds").sum()))
 # {glue:text}`ch22_pc_estimate:+.1f` points (95 % CI {glue:text}`ch22_pc_low:.1f` to
 # {glue:text}`ch22_pc_high:.1f`).
 # **The paper's claim that the probe does worse on Jabberwocky: {glue:text}`ch22_pc_claim`.**
-# Edge by edge, with the first seed's probe, over {glue:text}`ch22_mcnemar_edges:,d` gold edges:
+# Edge by edge, with the first seed's probe, over {glue:text}`ch22_mcnemar_n:,d` gold edges:
 # {glue:text}`ch22_mcnemar_summary`
 # The edges of one sentence stand or fall together, which McNemar's test ignores, so its p-value
 # is optimistic; the interval over sentences above is the better guide.

@@ -4,6 +4,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#   probekit:
+#     reads: [33_memorisation_complexity]
 #   kernelspec:
 #     display_name: Python 3
 #     language: python

@@ -254,10 +254,7 @@ for key, task_run, split in (
     if split not in task_run.points:
         g(f"{key}_cmp_summary", "not run (split skipped).")
         continue
-    c = xr.compare_hard(task_run.run, split, test_layer, seeds[0])
-    g(f"{key}_cmp_summary", c.summary())
-    g(f"{key}_cmp_power", c.power)
-    g(f"{key}_cmp_verdict", c.verdict)
+    c = g.comparison(f"{key}_cmp", xr.compare_hard(task_run.run, split, test_layer, seeds[0]))
     rows.append(
         {
             "split": f"{task_run.task} {split}",

@@ -197,9 +197,7 @@ for key, split in (("mft", "most_frequent_tag"), ("tp", "tag_proportion")):
     if split not in t1.points:
         g(f"{key}_cmp_summary", "not run (split skipped).")
         continue
-    c = xr.compare_hard(t1.run, split, test_layer, seeds[0])
-    g(f"{key}_cmp_summary", c.summary())
-    g(f"{key}_cmp_power", c.power)
+    c = g.comparison(f"{key}_cmp", xr.compare_hard(t1.run, split, test_layer, seeds[0]))
     rows.append(
         {
             "split": split,

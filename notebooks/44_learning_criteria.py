@@ -4,6 +4,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#   probekit:
+#     reads: [42_length_criteria, 43_tag_criteria]
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -241,9 +243,7 @@ for key, task, split in (
     if split not in runs[task].points:
         g(f"{key}_cmp_summary", "not run (split skipped).")
         continue
-    c = xr.compare_hard(runs[task].run, split, test_layer, seeds[0])
-    g(f"{key}_cmp_summary", c.summary())
-    g(f"{key}_cmp_power", c.power)
+    c = g.comparison(f"{key}_cmp", xr.compare_hard(runs[task].run, split, test_layer, seeds[0]))
     rows.append(
         {
             "split": f"{label[task]}{split}",

@@ -440,6 +440,9 @@ g("checked_list", "; ".join(f"{r['comparison']} ({r['task']})" for _, r in candi
 readings = checks.groupby(["task", "comparison"])["reading"].agg(lambda s: " / ".join(s))
 g("readings", "; ".join(f"{c} ({t}): {r}" for (t, c), r in readings.items()))
 clf = checks[checks["comparison"] == COMPARISONS["classifiers"][2]]
+g("clf_checks", len(clf))
+g("clf_collapsed", int((clf["reading"] == "likely collapsed").sum()))
+g("clf_stable", int((clf["reading"] == "stable").sum()))
 if clf.empty:
     g("claim_collapse", "was not checked, because its gap was not the smallest")
 elif (clf["reading"] == "likely collapsed").all():

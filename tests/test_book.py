@@ -196,6 +196,44 @@ def test_runner_reruns_only_when_inputs_change(project):
     assert book.run_chapter("90_dummy", None, {"x": "3"}, force=True, **quiet).status == "ran"
 
 
+def test_declared_upstream_results_enter_the_digest(project):
+    """A chapter that reads another's saved results re-runs when those results change."""
+    reader = project.notebooks / "91_reader.py"
+    header = "# jupyter:\n#   probekit:\n#     reads: [90_dummy]\n"
+    reader.write_text(DUMMY.replace("# jupyter:\n", header))
+    assert book.declared_reads(reader, project.root) == ["90_dummy"]
+    before = book.run_digest(reader, {}, {}, project.root)
+    saved = project.root / "build" / "results" / "90_dummy.json"
+    saved.parent.mkdir(parents=True)
+    saved.write_text('{"double": 2}')
+    first = book.run_digest(reader, {}, {}, project.root)
+    saved.write_text('{"double": 4}')
+    second = book.run_digest(reader, {}, {}, project.root)
+    assert len({before, first, second}) == 3
+    assert book.run_digest(reader, {}, {}, project.root) == second
+    # "all": every chapter before it in the table of contents.
+    (project.root / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nchapters:\n"
+        + "".join(f"  - file: book/chapters/{s}\n" for s in ("90_dummy", "91_reader", "92_x"))
+    )
+    reader.write_text(DUMMY.replace("# jupyter:\n", header.replace("[90_dummy]", "all")))
+    assert book.declared_reads(reader, project.root) == ["90_dummy"]
+    reader.write_text(DUMMY.replace("# jupyter:\n", header.replace("[90_dummy]", "3")))
+    with pytest.raises(ProbekitError, match="probekit.reads must be 'all' or a list"):
+        book.declared_reads(reader, project.root)
+
+
+def test_ledger_pages_without_results_mark_claims_not_tested(project):
+    from probekit import ledger
+
+    pages = book.ledger_pages(project)
+    assert set(pages) == {"answers.md"} | {f"overview_{p.part}.md" for p in ledger.PAPERS}
+    assert "4 not tested" in pages["overview_I.md"]
+    rows = [ln for ln in pages["answers.md"].splitlines() if ln.startswith("| {ref}")]
+    assert len(rows) == len(ledger.PAPERS)
+    assert "{ref}`I · A probe and a parser <sec-part-i>`" in rows[0]
+
+
 def test_failed_run_is_kept_aside_and_not_promoted(project):
     quiet = {"paths": project, "log": lambda m: None}
     book.run_chapter("90_dummy", None, {"x": "5"}, **quiet)
@@ -257,6 +295,24 @@ def test_quick_book_renders_every_chapter(quick_book, ewt):
     assert "01_data_and_representations" in rerun and "sample_seed" in rerun
     landing = (html_dir / "book" / "intro.html").read_text()
     assert "profile <strong>quick</strong>" in landing
+
+    # The claims ledger judged every claim from the results the chapters just saved.
+    from probekit import ledger
+
+    page = (html_dir / "book" / "chapters" / "61_claims_ledger.html").read_text()
+    soup = BeautifulSoup(page, "html.parser")
+    rows = soup.select("table.claims-ledger tbody tr")
+    assert len(rows) == len(ledger.CLAIMS) >= 20
+    verdicts = [r.find_all("td")[-1].get_text(strip=True) for r in rows]
+    assert set(verdicts) <= set(ledger.VERDICTS)
+    table = ledger.evaluate(ledger.load_results(quick_book / "build" / "results"))
+    assert verdicts == list(table["verdict"])
+    assert (table["verdict"] != ledger.NOT_TESTED).sum() >= 20, table.to_string()
+    for number, p in enumerate(ledger.PAPERS, start=1):
+        part = html_dir / "book" / "parts" / f"part{number}.html"
+        text = " ".join(BeautifulSoup(part.read_text(), "html.parser").get_text(" ").split())
+        assert "Our answer on this build" in text, p.part
+        assert ledger.tally(table[table["paper"] == p.key]) in text, p.part
 
 
 @pytest.mark.slow

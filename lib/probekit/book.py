@@ -119,11 +119,38 @@ def inputs_provenance(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def declared_reads(notebook: Path, root: Path = REPO) -> list[str]:
+    """Slugs of the chapters whose saved results (``build/results/<slug>.json``) ``notebook``
+    reads, as its Jupytext header declares them::
+
+        # jupyter:
+        #   probekit:
+        #     reads: [12_probe_vs_parser]     (or: reads: all, every chapter before it)
+    """
+    import jupytext
+
+    meta = jupytext.read(notebook).metadata.get("probekit", {})
+    reads = meta.get("reads", []) if isinstance(meta, dict) else []
+    if reads == "all":
+        order = toc_chapters(root)
+        return order[: order.index(notebook.stem)] if notebook.stem in order else order
+    if not (isinstance(reads, list) and all(isinstance(r, str) for r in reads)):
+        raise ProbekitError(
+            f"{notebook}: probekit.reads must be 'all' or a list of chapter slugs, got {reads!r}"
+        )
+    return reads
+
+
 def run_digest(
     notebook: Path, params: dict[str, Any], inputs: dict[str, Any], root: Path = REPO
 ) -> str:
+    """Hash of everything a chapter's output depends on, including the saved results of the
+    chapters it declares it reads (:func:`declared_reads`), so it re-runs when they change."""
     digest = hashlib.sha256()
     digest.update(notebook.read_bytes())
+    for slug in declared_reads(notebook, root):
+        saved = root / "build" / "results" / f"{slug}.json"
+        digest.update(slug.encode() + (saved.read_bytes() if saved.is_file() else b"missing"))
     digest.update(_tree_digest(root / "lib" / "probekit").encode())
     digest.update(json.dumps(params, sort_keys=True).encode())
     lock = root / LOCK_FILE
@@ -439,12 +466,36 @@ def build_summary(paths: Paths, profile: str) -> str:
     )
 
 
+def ledger_pages(paths: Paths) -> dict[str, str]:
+    """Generated MyST from the claims ledger (:mod:`probekit.ledger`) on the saved results:
+    ``overview_<part>.md`` for each part's overview page and ``answers.md``, the landing page's
+    table of parts with this build's verdicts."""
+    from probekit import ledger
+
+    table = ledger.evaluate(ledger.load_results(paths.root / "build" / "results"))
+    pages = {f"overview_{p.part}.md": ledger.overview_markdown(table, p.key) for p in ledger.PAPERS}
+    rows = ["| part | paper | question | verdicts on this build |", "|---|---|---|---|"]
+    for p in ledger.PAPERS:
+        rows.append(
+            f"| {{ref}}`{p.part} · {p.short} <sec-part-{p.part.lower()}>` | {{cite:t}}`{p.key}` | "
+            f"{p.question} | {ledger.tally(table[table['paper'] == p.key])} |"
+        )
+    pages["answers.md"] = "\n".join(rows) + "\n"
+    return pages
+
+
 def write_generated(paths: Paths, profile: str) -> None:
-    """The pages generated at build time: parameter tables and the build summary."""
+    """The pages generated at build time: parameter tables, the build summary, and the claims
+    ledger's verdicts for the landing page and the parts' overview pages."""
     paths.generated.mkdir(parents=True, exist_ok=True)
     for name, text in (
         ("parameters.md", parameter_tables(paths, profile)),
         ("build.md", build_summary(paths, profile)),
+        (
+            "profile.md",
+            f"This build used the parameter profile **{profile}** ({{ref}}`sec-this-build`).",
+        ),
+        *ledger_pages(paths).items(),
     ):
         target = paths.generated / name
         tmp = target.with_suffix(".tmp")
@@ -538,6 +589,19 @@ class Glue:
         self.values[name] = value
         glue(self.key(name), value, display=False)
         return value
+
+    def comparison(self, name: str, cmp: Any) -> Any:
+        """Glue a :class:`probekit.power.Comparison` as ``<name>_summary``, ``_verdict``,
+        ``_diff`` (A - B, points), ``_p``, ``_power``, ``_n`` and ``_alpha``; the claims ledger
+        judges McNemar claims from these saved values."""
+        self(f"{name}_summary", cmp.summary())
+        self(f"{name}_verdict", cmp.verdict)
+        self(f"{name}_diff", 100 * cmp.diff)
+        self(f"{name}_p", cmp.p_value)
+        self(f"{name}_power", cmp.power)
+        self(f"{name}_n", cmp.n)
+        self(f"{name}_alpha", cmp.alpha)
+        return cmp
 
     def figure(self, name: str, fig: Any) -> None:
         """Glue a matplotlib figure as PNG (whatever the backend) and close it."""

@@ -79,6 +79,27 @@ def bar_counts(
     return fig
 
 
+def stacked_bars(counts: pd.DataFrame, xlabel: str, ax=None):
+    """Horizontal stacked bars: one bar per row of ``counts`` (rows, categories), segments in
+    column order and colour; empty categories keep their legend entry."""
+    use_style()
+    fig, ax = (
+        (ax.figure, ax)
+        if ax is not None
+        else plt.subplots(figsize=(WIDTH, 0.45 * len(counts) + 1.2))
+    )
+    rows = counts.index.astype(str)[::-1]
+    left = np.zeros(len(counts))
+    for column, color in zip(counts.columns, colors(len(counts.columns)), strict=True):
+        values = counts[column].to_numpy(dtype=float)[::-1]
+        ax.barh(rows, values, left=left, color=color, label=str(column))
+        left += values
+    ax.set(xlabel=xlabel)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(ncols=len(counts.columns), loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    return fig
+
+
 def layer_curves(
     df: pd.DataFrame,
     y: str,
