@@ -5,4 +5,5 @@
 - ``mlp``: MLP classifiers and the batched trainer that fits many probes in one pass.
 - ``linear``: nuclear-norm and rank-constrained linear probes (Pimentel et al. 2020).
 - ``biaffine``: the biaffine dependency-parsing probe (Pimentel et al. 2020, §7.2).
+- ``training``: the stacked Adam + early-stopping loop shared by ``linear`` and ``biaffine``.
 """

@@ -35,14 +35,8 @@ import torch
 
 from probekit.errors import ParameterError
 from probekit.pareto import MLPConfig, OneHotEmbedding, nuclear_norm
-from probekit.probes.linear import (
-    LN2,
-    StackAdam,
-    StackedEarlyStopping,
-    TrainOptions,
-    derived_seeds,
-    normalise_rows,
-)
+from probekit.probes.linear import LN2, normalise_rows
+from probekit.probes.training import StackedEarlyStopping, TrainOptions, derived_seeds, fit_stack
 
 PARSE_OPTIONS = TrainOptions(batch_size=128, eval_batch_size=256)
 """Released-code settings for parsing: 128 sentences per batch, otherwise as TrainOptions."""
@@ -368,31 +362,24 @@ def _fit(
     order_seed: int,
     dropout_seed: int,
 ) -> StackedEarlyStopping:
-    P = stack.scorer.n_probes
-    stopper = StackedEarlyStopping(stack, P, opts.patience, opts.min_delta)
-    optimiser = StackAdam(stack, opts.lr)
-    order_gen = torch.Generator().manual_seed(order_seed)
-    dropout_gen = torch.Generator().manual_seed(dropout_seed)
+    """Fit on eq. 8 (cross-entropy over heads in bits + penalty) with :func:`fit_stack`;
+    batches of sentence indices (B,) from :func:`_batches`."""
     lengths = np.asarray([len(s) for s in train[0]])
-    step = 0
-    stack.train()
-    while step < opts.max_steps and not stopper.done:
-        for idx in _batches(lengths, opts.batch_size, order_gen):
-            x, gold, mask = pad_sentences([train[0][i] for i in idx], [train[1][i] for i in idx])
-            scores = stack(x, mask, dropout_gen)
-            loss = (parse_loss(scores, gold) + stack.scorer.penalty()).sum()
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            step += 1
-            if step % opts.eval_every == 0 or step == opts.max_steps:
-                dev_loss = _evaluate(stack, *dev, opts.eval_batch_size)[0]
-                stopper.update(dev_loss, step)
-                if stopper.done or step >= opts.max_steps:
-                    break
-    stopper.restore()
-    stack.eval()
-    return stopper
+
+    def train_loss(idx: np.ndarray, dropout_gen: torch.Generator) -> torch.Tensor:
+        x, gold, mask = pad_sentences([train[0][i] for i in idx], [train[1][i] for i in idx])
+        return parse_loss(stack(x, mask, dropout_gen), gold) + stack.scorer.penalty()
+
+    return fit_stack(
+        stack,
+        stack.scorer.n_probes,
+        opts,
+        batches=lambda order_gen: _batches(lengths, opts.batch_size, order_gen),
+        train_loss=train_loss,
+        dev_loss=lambda: _evaluate(stack, *dev, opts.eval_batch_size)[0],
+        order_seed=order_seed,
+        dropout_seed=dropout_seed,
+    )
 
 
 @dataclass
