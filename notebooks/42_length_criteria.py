@@ -42,28 +42,16 @@ from probekit import extrapolation_runs as xr
 from probekit.book import Glue
 
 g = Glue("ch42")
-sample = xr.load_sample(treebank, model, pooling, n_train, n_eval, sample_seed)
-layer_list = xr.resolve_layers(layers, sample.n_layers)
-order = None if order_seed < 0 else order_seed
-t1 = xr.run_task(
-    sample,
-    "pos",
-    ["sentence_length_linguistic", "sentence_length_pos"],
-    layer_list,
-    seeds,
-    epochs,
-    order,
-)
-t2 = xr.run_task(
-    sample,
-    "deprel",
-    ["sentence_length_linguistic", "sentence_length_deprel", "arc_length", "arc_length_modified"],
-    layer_list,
-    seeds,
-    epochs,
-    order,
-)
-probes, gaps = xr.combined_tables([t1, t2])
+chapter = xr.run_chapter(
+    treebank, model, pooling, n_train, n_eval, sample_seed, layers, seeds, epochs, order_seed,
+    {
+        "pos": ["sentence_length_linguistic", "sentence_length_pos"],
+        "deprel": ["sentence_length_linguistic", "sentence_length_deprel", "arc_length",
+                   "arc_length_modified"],
+    },
+)  # fmt: skip
+sample, layer_list, probes, gaps = chapter.sample, chapter.layers, chapter.probes, chapter.gaps
+t1, t2 = chapter.tasks["pos"], chapter.tasks["deprel"]
 skipped = {f"{t.task} {k}": v for t in (t1, t2) for k, v in t.skipped.items()}
 g("n_train_sentences", len(sample.train))
 g("n_eval_sentences", len(sample.eval))

@@ -44,13 +44,12 @@ from probekit import extrapolation_runs as xr
 from probekit.book import Glue
 
 g = Glue("ch43")
-sample = xr.load_sample(treebank, model, pooling, n_train, n_eval, sample_seed)
-layer_list = xr.resolve_layers(layers, sample.n_layers)
-order = None if order_seed < 0 else order_seed
-t1 = xr.run_task(
-    sample, "pos", ["most_frequent_tag", "tag_proportion"], layer_list, seeds, epochs, order
-)
-probes, gaps = xr.combined_tables([t1])
+chapter = xr.run_chapter(
+    treebank, model, pooling, n_train, n_eval, sample_seed, layers, seeds, epochs, order_seed,
+    {"pos": ["most_frequent_tag", "tag_proportion"]},
+)  # fmt: skip
+sample, layer_list, probes, gaps = chapter.sample, chapter.layers, chapter.probes, chapter.gaps
+t1 = chapter.tasks["pos"]
 g("n_train_sentences", len(sample.train))
 g("n_eval_sentences", len(sample.eval))
 g("n_seeds", len(seeds))

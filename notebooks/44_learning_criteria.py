@@ -44,16 +44,14 @@ from probekit import extrapolation_runs as xr
 from probekit.book import Glue
 
 g = Glue("ch44")
-sample = xr.load_sample(treebank, model, pooling, n_train, n_eval, sample_seed)
-layer_list = xr.resolve_layers(layers, sample.n_layers)
-order = None if order_seed < 0 else order_seed
 names = ["speed_of_learning", "sample_loss"]
-runs = {}
-for task in ("pos", "deprel"):
-    learned = xr.ensemble_scores(sample, task, layer_list, ensemble_seeds, epochs, order)
-    runs[task] = xr.run_task(sample, task, names, layer_list, seeds, epochs, order, learned)
+chapter = xr.run_chapter(
+    treebank, model, pooling, n_train, n_eval, sample_seed, layers, seeds, epochs, order_seed,
+    {"pos": names, "deprel": names}, ensemble_seeds,
+)  # fmt: skip
+sample, layer_list, probes, gaps = chapter.sample, chapter.layers, chapter.probes, chapter.gaps
+runs = chapter.tasks
 label = {task: f"{name} " for task, name in xr.TASK_LABEL.items()}
-probes, gaps = xr.combined_tables(list(runs.values()))
 skipped = {f"{label[t]}{k}": v for t, r in runs.items() for k, v in r.skipped.items()}
 g("n_train_sentences", len(sample.train))
 g("n_eval_sentences", len(sample.eval))

@@ -54,9 +54,20 @@ import pandas as pd
 from IPython.display import display
 
 from probekit import data, embed, plots
-from probekit import datasize as ds
 from probekit import power as pw
 from probekit.book import Glue
+from probekit.datasize.bounds import (
+    bound_table,
+    n_params,
+    paper_examples,
+    paper_recommendations,
+    requirement_grid,
+)
+from probekit.datasize.encoders import layer_encoder, resolve_layer
+from probekit.datasize.figures import plot_bound
+from probekit.datasize.pools import tense_overview
+from probekit.datasize.runs import Config, Training, run_tasks
+from probekit.datasize.splits import max_size
 
 plots.use_style()
 g = Glue("ch51")
@@ -100,7 +111,7 @@ CLF_NAMES = {"logreg": "LogReg", "mlp20": "MLP-20"}
 # sizes for three comparison problems, each computed from the gap printed beside it.
 
 # %% tags=["remove-input"]
-examples = ds.paper_examples()
+examples = paper_examples()
 g("ex_bound", float(examples.loc[0, "ours"]))
 g("ex_n", int(examples.loc[1, "ours"]))
 g("ex_agree", int(examples["agrees"].sum()))
@@ -116,7 +127,7 @@ display(shown.set_index("quantity"))
 # rounds to 40k); {glue:text}`ch51_ex_agree:d` of the two agree to the paper's precision.
 
 # %% tags=["remove-input"]
-recs = ds.paper_recommendations(delta)
+recs = paper_recommendations(delta)
 g("rec_rows", len(recs))
 g("rec_consistent", int(recs["consistent"].sum()))
 bad = recs[~recs["consistent"]]
@@ -155,7 +166,7 @@ display(
 dim = embed.get_encoder(model).dim
 g("dim", dim)
 dims = sorted({dim, 300, 768, 4096})
-grid = ds.requirement_grid(dims, [0.1, 0.05, 0.01], [1e-2, 1e-5, delta])
+grid = requirement_grid(dims, [0.1, 0.05, 0.01], [1e-2, 1e-5, delta])
 main = grid[grid["delta"] == delta].pivot_table(
     index=["classifier", "D"], columns="epsilon", values="n_train"
 )
@@ -175,13 +186,13 @@ g("need_mlp", need("mlp20", dim, delta))
 g("mlp_ratio", need("mlp20", dim, delta) / need("logreg", dim, delta))
 g("d_ratio", need("logreg", 4096, delta) / need("logreg", 300, delta))
 g("delta_ratio", need("logreg", dim, delta) / need("logreg", dim, 1e-2))
-g("params_lr", ds.n_params("logreg", dim, 2))
-g("params_mlp", ds.n_params("mlp20", dim, 2))
+g("params_lr", n_params("logreg", dim, 2))
+g("params_mlp", n_params("mlp20", dim, 2))
 g("mlp_wider", 100 * (math.sqrt(need("mlp20", dim, delta) / need("logreg", dim, delta)) - 1))
-g("paper_bound", float(pw.finite_class_bound(65_536, ds.n_params("logreg", dim, 2), delta)))
-g("honest_bound", float(pw.finite_class_bound(65_536, ds.n_params("logreg", dim, 2), delta,
+g("paper_bound", float(pw.finite_class_bound(65_536, n_params("logreg", dim, 2), delta)))
+g("honest_bound", float(pw.finite_class_bound(65_536, n_params("logreg", dim, 2), delta,
                                               count="per_parameter")))  # fmt: skip
-g("honest_need", pw.n_for_bound(0.05, ds.n_params("logreg", dim, 2), delta, count="per_parameter"))
+g("honest_need", pw.n_for_bound(0.05, n_params("logreg", dim, 2), delta, count="per_parameter"))
 display(main.style.format("{:,.0f}"))
 
 # %% [markdown]
@@ -205,7 +216,7 @@ fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.62, 2.9))
 n_grid = np.logspace(np.log10(64), np.log10(1e7), 200)
 styles = [("logreg", dim, "-"), ("mlp20", dim, "--"), ("logreg", 4096, ":")]
 for (clf, d, style), color in zip(styles, plots.colors(3), strict=True):
-    bound = pw.finite_class_bound(n_grid, ds.n_params(clf, d, 2), delta)
+    bound = pw.finite_class_bound(n_grid, n_params(clf, d, 2), delta)
     ax.plot(n_grid, bound, linestyle=style, color=color, label=f"{CLF_NAMES[clf]}, D = {d:,}")
 for eps in (0.1, 0.05, 0.01):
     ax.axhline(eps, color="grey", linewidth=0.6, linestyle=":")
@@ -246,7 +257,7 @@ g.figure("fig_shape", fig)
 # training, development and test splits of the treebank.
 
 # %% tags=["remove-input"]
-overview = ds.tense_overview(tb)
+overview = tense_overview(tb)
 totals = overview.sum(numeric_only=True)
 g("tense_past", int(totals["past"]))
 g("tense_present", int(totals["present"]))
@@ -262,27 +273,23 @@ display(
 
 # %% tags=["remove-cell"]
 embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in data.SPLITS}
-layer_k = ds.resolve_layer(layer, embeddings["train"].n_layers)
+layer_k = resolve_layer(layer, embeddings["train"].n_layers)
 g("layer", layer_k)
-training = ds.Training(epochs=epochs, min_updates=min_updates, lr=lr, lr_mlp=lr,
-                       batch_size=batch_size)  # fmt: skip
-configs = [ds.Config(CLF_NAMES[c], "enc", c) for c in classifiers]
-runs, pools = {}, {}
-for task in tasks:
-    pools[task] = ds.build_pool(tb, task)
-    enc = ds.layer_encoder(
-        pools[task], embeddings, layer_k, rep if task == "past_present" else "root"
-    )
-    task_sizes = ds.choose_sizes(pools[task], sizes, eta, max_train)
-    runs[task] = ds.run_sizes(pools[task], {"enc": enc}, configs, task_sizes, seeds, eta=eta,
-                              training=training)  # fmt: skip
+training = Training(epochs=epochs, min_updates=min_updates, lr=lr, lr_mlp=lr,
+                    batch_size=batch_size)  # fmt: skip
+configs = [Config(CLF_NAMES[c], "enc", c) for c in classifiers]
+experiment = run_tasks(
+    tb, tasks, lambda pool, r: {"enc": layer_encoder(pool, embeddings, layer_k, r)}, configs,
+    sizes, seeds, rep=rep, eta=eta, max_train=max_train, training=training,
+)  # fmt: skip
+runs, pools = experiment.runs, experiment.pools
 head_runs = runs[tasks[0]]
 top = max(head_runs.sizes)
 g("head_sizes", ", ".join(f"{s:,}" for s in head_runs.sizes))
 g("head_top_train", int(head_runs.scores.query("size == @top")["n_train"].iloc[0]))
 g("head_top_test", int(head_runs.scores.query("size == @top")["n_test"].iloc[0]))
 tense_counts = np.array([totals["past"], totals["present"]])
-g("tense_max_size", ds.max_size(np.repeat([0, 1], tense_counts.astype(int)), eta))
+g("tense_max_size", max_size(np.repeat([0, 1], tense_counts.astype(int)), eta))
 g("n_seeds", len(seeds))
 g("epochs", epochs)
 g("min_updates", min_updates)
@@ -323,11 +330,11 @@ g("min_updates", min_updates)
 bounds = {}
 for task, r in runs.items():
     for c in configs:
-        bounds[(task, c.name)] = ds.bound_table(r, c.name, delta=delta)
+        bounds[(task, c.name)] = bound_table(r, c.name, delta=delta)
 fig, axes = plt.subplots(1, len(runs), figsize=(plots.WIDTH, 3.2), squeeze=False)
 for ax, task in zip(axes[0], runs, strict=True):
     for i, (c, color) in enumerate(zip(configs, plots.colors(len(configs)), strict=True)):
-        ds.plot_bound(ax, bounds[(task, c.name)], c.name, color, show_bound=i == 0)
+        plot_bound(ax, bounds[(task, c.name)], c.name, color, show_bound=i == 0)
     lo = min(100 * bounds[(task, c.name)]["acc"].min() for c in configs)
     ax.set_ylim(max(0, lo - 25), 100.5)
     ax.set_title(TASK_NAMES[task])

@@ -50,9 +50,14 @@ from IPython.display import display
 from scipy import stats
 
 from probekit import data, embed, plots
-from probekit import datasize as ds
 from probekit import power as pw
 from probekit.book import Glue
+from probekit.datasize.comparisons import comparison_table, needed_test_size, prospective_power
+from probekit.datasize.encoders import layer_encoder, resolve_layer
+from probekit.datasize.figures import plot_accuracies, plot_power
+from probekit.datasize.pools import build_pool
+from probekit.datasize.runs import Config, Training, run_sizes
+from probekit.datasize.splits import choose_sizes
 
 plots.use_style()
 g = Glue("ch52")
@@ -101,10 +106,10 @@ g("eta", eta)
 
 # %% tags=["remove-cell"]
 embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in data.SPLITS}
-layer_k = ds.resolve_layer(layer, embeddings["train"].n_layers)
+layer_k = resolve_layer(layer, embeddings["train"].n_layers)
 g("layer", layer_k)
-pool = ds.build_pool(tb, task)
-encoder = ds.layer_encoder(pool, embeddings, layer_k, rep if task == "past_present" else "root")
+pool = build_pool(tb, task)
+encoder = layer_encoder(pool, embeddings, layer_k, rep if task == "past_present" else "root")
 # The scale of the representations, from up to 20,000 examples.
 rows_seen = np.arange(len(pool))
 if len(pool) > 20_000:
@@ -113,13 +118,13 @@ X = encoder(rows_seen)
 g("feature_sd", float(X.std(axis=0).mean()))
 g("feature_norm", float(np.linalg.norm(X, axis=1).mean()))
 g("sd_ratio", 1.0 / float(X.std(axis=0).mean()))
-task_sizes = ds.choose_sizes(pool, sizes, eta, max_train)
-training = ds.Training(epochs=epochs, min_updates=min_updates, lr=lr, batch_size=batch_size)
+task_sizes = choose_sizes(pool, sizes, eta, max_train)
+training = Training(epochs=epochs, min_updates=min_updates, lr=lr, batch_size=batch_size)
 names = {s: f"σ = {s:g}" for s in sigmas}
-configs = [ds.Config("clean", "enc")] + [ds.Config(names[s], "enc", sigma=s) for s in sigmas]
-runs = ds.run_sizes(pool, {"enc": encoder}, configs, task_sizes, seeds, eta=eta,
+configs = [Config("clean", "enc")] + [Config(names[s], "enc", sigma=s) for s in sigmas]
+runs = run_sizes(pool, {"enc": encoder}, configs, task_sizes, seeds, eta=eta,
                     training=training)  # fmt: skip
-tables = {s: ds.comparison_table(runs, "clean", names[s], eta=eta, alpha=alpha, n_sim=n_sim)
+tables = {s: comparison_table(runs, "clean", names[s], eta=eta, alpha=alpha, n_sim=n_sim)
           for s in sigmas}  # fmt: skip
 top = max(runs.sizes)
 g("sizes", ", ".join(f"{s:,}" for s in runs.sizes))
@@ -139,10 +144,10 @@ g("small_test", int(tables[sigmas[0]]["n_test"].iloc[0]))
 # %% tags=["remove-cell"]
 colors = plots.colors(len(sigmas) + 1)
 fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 3.6))
-ds.plot_accuracies(axes[0], runs, [c.name for c in configs], colors)
+plot_accuracies(axes[0], runs, [c.name for c in configs], colors)
 axes[0].set_title("Accuracy")
 curves = {names[s]: tables[s] for s in sigmas}
-ds.plot_power(axes[1], curves, colors[1:])
+plot_power(axes[1], curves, colors[1:])
 axes[1].set_title("Power against the clean probe")
 handles, labels = axes[0].get_legend_handles_labels()
 fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize="small",
@@ -164,7 +169,7 @@ sizes_test = [64 * 2**k for k in range(20) if 64 * 2**k <= max_test]
 rows = []
 for s in sigmas:
     t = tables[s]
-    curve = ds.prospective_power(runs, "clean", names[s], top, sizes_test, alpha=alpha,
+    curve = prospective_power(runs, "clean", names[s], top, sizes_test, alpha=alpha,
                                  n_sim=n_sim)  # fmt: skip
     reached = t.loc[t["power"] >= pw.POWER_THRESHOLD, "n_test"]
     first_seed = seeds[0]
@@ -177,7 +182,7 @@ for s in sigmas:
         "drop (points)": 100 * t["gap"].iloc[-1],
         **{f"power, n_test = {n:,}": p for n, p in zip(t["n_test"], t["power"], strict=True)},
         "observed n_test for 0.8": int(reached.iloc[0]) if len(reached) else 0,
-        "projected n_test for 0.8": ds.needed_test_size(curve),
+        "projected n_test for 0.8": needed_test_size(curve),
         "verdict (seed 0, largest subset)": cmp.verdict,
         "_summary": cmp.summary(),
     })  # fmt: skip

@@ -67,9 +67,15 @@ import pandas as pd
 from IPython.display import display
 
 from probekit import data, embed, pareto, plots
-from probekit import datasize as ds
 from probekit import power as pw
 from probekit.book import Glue
+from probekit.datasize.bounds import n_params
+from probekit.datasize.collapse import check_collapse, collapse_verdict
+from probekit.datasize.comparisons import comparison_table, needed_test_size, prospective_power
+from probekit.datasize.encoders import fasttext_table, layer_encoder, resolve_layer, type_encoder
+from probekit.datasize.figures import plot_accuracies, plot_power
+from probekit.datasize.runs import Config, Training, run_tasks
+from probekit.datasize.splits import fold_splits, max_size, pilot_splits
 
 plots.use_style()
 g = Glue("ch53")
@@ -78,7 +84,7 @@ g("treebank", tb.name)
 TASK_NAMES = {"past_present": "tense", "pos": "part of speech"}
 embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in data.SPLITS}
 n_layers = embeddings["train"].n_layers
-layer_a, layer_bk = ds.resolve_layer(layer, n_layers), ds.resolve_layer(layer_b, n_layers)
+layer_a, layer_bk = resolve_layer(layer, n_layers), resolve_layer(layer_b, n_layers)
 g("layer_a", layer_a)
 g("layer_b", layer_bk)
 g("type_name", "fastText" if type_vectors == "fasttext" else "random")
@@ -87,7 +93,7 @@ g("n_seeds", len(seeds))
 
 if type_vectors == "fasttext":
     vocab = np.unique(np.concatenate([data.flat(tb[k], "forms") for k in data.SPLITS]))
-    table = ds.fasttext_table(vocab.tolist(), tb["train"], type_dim, 0, fasttext_epochs)
+    table = fasttext_table(vocab.tolist(), tb["train"], type_dim, 0, fasttext_epochs)
 
     def vectors(words):
         return table[np.searchsorted(vocab, words)]
@@ -123,22 +129,21 @@ COMPARISONS = {
 # seed's subset, so McNemar's test compares them on the same test items.
 
 # %% tags=["remove-cell"]
-training = ds.Training(epochs=epochs, min_updates=min_updates, lr=lr, lr_mlp=lr,
-                       batch_size=batch_size)  # fmt: skip
-configs = [ds.Config(NAMES["A"], "A"), ds.Config(NAMES["B"], "B"), ds.Config(NAMES["T"], "T"),
-           ds.Config(NAMES["M"], "A", "mlp20")]  # fmt: skip
-pools, encoders, runs, tables = {}, {}, {}, {}
+training = Training(epochs=epochs, min_updates=min_updates, lr=lr, lr_mlp=lr,
+                    batch_size=batch_size)  # fmt: skip
+configs = [Config(NAMES["A"], "A"), Config(NAMES["B"], "B"), Config(NAMES["T"], "T"),
+           Config(NAMES["M"], "A", "mlp20")]  # fmt: skip
+experiment = run_tasks(
+    tb, tasks,
+    lambda pool, r: {"A": layer_encoder(pool, embeddings, layer_a, r),
+                     "B": layer_encoder(pool, embeddings, layer_bk, r),
+                     "T": type_encoder(pool, vectors, r)},
+    configs, sizes, seeds, rep=rep, eta=eta, max_train=max_train, training=training,
+)  # fmt: skip
+pools, encoders, runs, tables = experiment.pools, experiment.encoders, experiment.runs, {}
 for task in tasks:
-    pool = ds.build_pool(tb, task)
-    r = rep if task == "past_present" else "root"
-    enc = {"A": ds.layer_encoder(pool, embeddings, layer_a, r),
-           "B": ds.layer_encoder(pool, embeddings, layer_bk, r),
-           "T": ds.type_encoder(pool, vectors, r)}  # fmt: skip
-    task_sizes = ds.choose_sizes(pool, sizes, eta, max_train)
-    pools[task], encoders[task] = pool, enc
-    runs[task] = ds.run_sizes(pool, enc, configs, task_sizes, seeds, eta=eta, training=training)
     for key, (a, b, _) in COMPARISONS.items():
-        tables[(task, key)] = ds.comparison_table(
+        tables[(task, key)] = comparison_table(
             runs[task], NAMES[a], NAMES[b], delta=delta, eta=eta, alpha=alpha, n_sim=n_sim,
             divisor=divisor,
         )  # fmt: skip
@@ -159,10 +164,10 @@ g("head_sizes", ", ".join(f"{s:,}" for s in runs[head].sizes))
 colors = plots.colors(4)
 fig, axes = plt.subplots(3, 2, figsize=(plots.WIDTH, 8.4))
 for row, (key, (a, b, title)) in zip(axes, COMPARISONS.items(), strict=True):
-    ds.plot_accuracies(row[0], runs[head], [NAMES[a], NAMES[b]], colors[:2])
+    plot_accuracies(row[0], runs[head], [NAMES[a], NAMES[b]], colors[:2])
     row[0].set_title(title, fontsize="medium")
     row[0].legend(fontsize="small", loc="lower right")
-    ds.plot_power(row[1], {"observed": tables[(head, key)]}, [colors[2]])
+    plot_power(row[1], {"observed": tables[(head, key)]}, [colors[2]])
     row[1].set_title("Power of McNemar's test", fontsize="medium")
 g.figure("fig_comparisons", fig)
 
@@ -197,10 +202,10 @@ def describe(task, key):
                      alpha=alpha, n_sim=n_sim)  # fmt: skip
     g(f"{prefix}_summary", cmp.summary())
     g(f"{prefix}_verdict", cmp.verdict)
-    curve = ds.prospective_power(runs[task], NAMES[a], NAMES[b], top,
+    curve = prospective_power(runs[task], NAMES[a], NAMES[b], top,
                                  [64 * 2**k for k in range(20) if 64 * 2**k <= max_test],
                                  alpha=alpha, n_sim=n_sim)  # fmt: skip
-    g(f"{prefix}_needed", ds.needed_test_size(curve))
+    g(f"{prefix}_needed", needed_test_size(curve))
     return cmp
 
 
@@ -278,8 +283,8 @@ show(head, "classifiers")
 # On the first seed's subset alone: {glue:text}`ch53_head_classifiers_summary`
 
 # %% tags=["remove-cell"]
-g("lr_params", ds.n_params("logreg", encoders[head]["A"].dim, pools[head].n_classes))
-g("mlp_params", ds.n_params("mlp20", encoders[head]["A"].dim, pools[head].n_classes))
+g("lr_params", n_params("logreg", encoders[head]["A"].dim, pools[head].n_classes))
+g("mlp_params", n_params("mlp20", encoders[head]["A"].dim, pools[head].n_classes))
 rows = []
 for (task, key), cmp in compared.items():
     t = tables[(task, key)]
@@ -415,13 +420,13 @@ for _, row in candidates.iterrows():
     largest = runs[task].splits[(max(runs[task].sizes), seeds[0])]
     n_items = len(largest.train) + len(largest.val) + len(largest.test)
     found = {
-        "rotating folds": ds.fold_splits(pool.y, n_items, n_folds, seeds[0], balanced),
+        "rotating folds": fold_splits(pool.y, n_items, n_folds, seeds[0], balanced),
     }
-    if pilot_size <= ds.max_size(pool.y, eta, balanced):
-        found["repeated pilots"] = ds.pilot_splits(pool.y, pilot_size, pilot_repeats, eta,
+    if pilot_size <= max_size(pool.y, eta, balanced):
+        found["repeated pilots"] = pilot_splits(pool.y, pilot_size, pilot_repeats, eta,
                                                    seeds[0], balanced)  # fmt: skip
     for method, splits in found.items():
-        report = ds.check_collapse(pool, encoders[task], ca, cb, splits, seed=seeds[0],
+        report = check_collapse(pool, encoders[task], ca, cb, splits, seed=seeds[0],
                                    training=training, alpha=alpha)  # fmt: skip
         checks.append({
             "task": TASK_NAMES[task],
@@ -432,7 +437,7 @@ for _, row in candidates.iterrows():
             "mean A − B (points)": 100 * report.mean_diff,
             "sign flips": report.sign_flip_rate,
             "significant": report.significant_rate,
-            "reading": ds.collapse_verdict(report),
+            "reading": collapse_verdict(report),
         })  # fmt: skip
 checks = pd.DataFrame(checks)
 g("n_checked", int(candidates.shape[0]))

@@ -11,9 +11,37 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import datasize as ds
 from probekit import power as pw
 from probekit.data import UPOS_TAGS, read_conllu, upos_index
+from probekit.datasize.bounds import (
+    bound_table,
+    n_params,
+    paper_examples,
+    paper_recommendations,
+    requirement_grid,
+)
+from probekit.datasize.collapse import check_collapse, collapse_verdict
+from probekit.datasize.comparisons import comparison_table, needed_test_size, prospective_power
+from probekit.datasize.encoders import Encoder, contextual_encoder, fasttext_table, type_encoder
+from probekit.datasize.figures import plot_accuracies, plot_bound, plot_power
+from probekit.datasize.logreg import _LinearState, train_logreg
+from probekit.datasize.pools import (
+    TENSE_LABELS,
+    Pool,
+    build_pool,
+    main_verb_tense,
+    tense_carrier,
+    tense_overview,
+)
+from probekit.datasize.runs import Config, Training, run_sizes
+from probekit.datasize.splits import (
+    choose_sizes,
+    default_sizes,
+    fold_splits,
+    max_size,
+    pilot_splits,
+    stratified_split,
+)
 from probekit.errors import ParameterError
 from probekit.probes.mlp import ProbeSpec, epoch_orders
 
@@ -91,7 +119,7 @@ def _split(sentences):
 
 def test_tense_rules_on_hand_written_cases(tense_sentences):
     for s in tense_sentences:
-        assert (ds.tense_carrier(s), ds.main_verb_tense(s)) == EXPECTED[s.sent_id], s.sent_id
+        assert (tense_carrier(s), main_verb_tense(s)) == EXPECTED[s.sent_id], s.sent_id
 
 
 def _random_sentence(draw_heads, feats, rels):
@@ -124,7 +152,7 @@ def trees(draw):
 @given(trees())
 @FAST
 def test_carrier_is_the_finite_root_or_its_first_finite_aux_or_cop(s):
-    j = ds.tense_carrier(s)
+    j = tense_carrier(s)
     root = int(np.flatnonzero(s.heads == 0)[0])
     finite = [f.get("VerbForm") == "Fin" for f in s.feats]
     candidates = [
@@ -136,26 +164,26 @@ def test_carrier_is_the_finite_root_or_its_first_finite_aux_or_cop(s):
         assert j == root
     else:
         assert j == (candidates[0] if candidates else None)
-    tense = ds.main_verb_tense(s)
+    tense = main_verb_tense(s)
     if tense is not None:
         assert s.feats[j]["Tense"] == {"past": "Past", "present": "Pres"}[tense]
 
 
 def test_tense_pool_and_overview(tense_sentences):
     splits = _split(tense_sentences)
-    pool = ds.build_pool(splits, "past_present")
-    assert pool.labels == ds.TENSE_LABELS
+    pool = build_pool(splits, "past_present")
+    assert pool.labels == TENSE_LABELS
     assert len(pool) == 3 * 4  # four labelled sentences per split
     assert pool.class_counts().tolist() == [6, 6]
     # The example word is the root, whatever carries the tense.
     assert set(pool.form.tolist()) == {"left", "happy", "taken"}
-    overview = ds.tense_overview(splits)
+    overview = tense_overview(splits)
     assert overview.loc["train", "past"] == 2 and overview.loc["train", "no label"] == 4
     assert overview.loc["train", "carrier is root"] == pytest.approx(0.25)
 
 
 def test_pos_pool_matches_upos_index(tiny):
-    pool = ds.build_pool(tiny, "pos")
+    pool = build_pool(tiny, "pos")
     assert pool.labels == UPOS_TAGS
     expected = np.concatenate([upos_index(tiny[k]) for k in ("train", "dev", "test")])
     assert np.array_equal(pool.y, expected)
@@ -164,10 +192,10 @@ def test_pos_pool_matches_upos_index(tiny):
 
 def test_pool_errors(tense_sentences):
     with pytest.raises(ParameterError, match="task"):
-        ds.build_pool(_split(tense_sentences), "bigram_shift")
-    past_only = [s for s in tense_sentences if ds.main_verb_tense(s) != "present"]
+        build_pool(_split(tense_sentences), "bigram_shift")
+    past_only = [s for s in tense_sentences if main_verb_tense(s) != "present"]
     with pytest.raises(ParameterError, match="fewer than two classes"):
-        ds.build_pool(_split(past_only), "past_present")
+        build_pool(_split(past_only), "past_present")
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,12 +204,12 @@ def test_pool_errors(tense_sentences):
 
 def test_contextual_encoder_root_and_mean(tense_sentences):
     splits = _split(tense_sentences)
-    pool = ds.build_pool(splits, "past_present")
+    pool = build_pool(splits, "past_present")
     n_words = sum(len(s) for s in tense_sentences)
     rng = np.random.default_rng(0)
     layers = {k: rng.standard_normal((n_words, 3)).astype(np.float16) for k in splits}
-    root = ds.contextual_encoder(pool, layers, "root")
-    mean = ds.contextual_encoder(pool, layers, "mean")
+    root = contextual_encoder(pool, layers, "root")
+    mean = contextual_encoder(pool, layers, "mean")
     off = np.concatenate([[0], np.cumsum([len(s) for s in tense_sentences])])
     for i in range(len(pool)):
         words = layers[pool.splits[pool.split[i]]]
@@ -190,26 +218,26 @@ def test_contextual_encoder_root_and_mean(tense_sentences):
         expected = words[start : off[pool.sent[i] + 1]].astype(np.float32).mean(0)
         assert np.allclose(mean([i])[0], expected, atol=1e-6)
     with pytest.raises(ParameterError, match="rep"):
-        ds.contextual_encoder(pool, layers, "cls")
+        contextual_encoder(pool, layers, "cls")
 
 
 def test_type_encoder_root_and_mean(tense_sentences):
-    pool = ds.build_pool(_split(tense_sentences), "past_present")
+    pool = build_pool(_split(tense_sentences), "past_present")
 
     def vectors(words):
         return np.array([[len(w), w.count("e")] for w in words], dtype=np.float32)
 
-    root = ds.type_encoder(pool, vectors, "root")
+    root = type_encoder(pool, vectors, "root")
     assert root.dim == 2
     assert np.array_equal(root(np.arange(len(pool))), vectors(pool.form.tolist()))
-    mean = ds.type_encoder(pool, vectors, "mean")
+    mean = type_encoder(pool, vectors, "mean")
     s = pool.sentences["train"][pool.sent[0]]
     assert np.allclose(mean([0])[0], vectors(s.forms.tolist()).mean(0))
 
 
 def test_type_encoder_rejects_mean_for_pos(tiny):
     with pytest.raises(ParameterError, match="sentence"):
-        ds.type_encoder(ds.build_pool(tiny, "pos"), lambda w: np.zeros((len(w), 2)), "mean")
+        type_encoder(build_pool(tiny, "pos"), lambda w: np.zeros((len(w), 2)), "mean")
 
 
 # --------------------------------------------------------------------------------------------
@@ -225,14 +253,14 @@ def test_type_encoder_rejects_mean_for_pos(tiny):
 @FAST
 def test_stratified_split_properties(counts, eta, balanced, seed):
     y = np.repeat(np.arange(len(counts)), counts)
-    top = ds.max_size(y, eta, balanced)
+    top = max_size(y, eta, balanced)
     if top == 0:
         with pytest.raises(ParameterError):
-            ds.stratified_split(y, 1, eta, seed, balanced)
+            stratified_split(y, 1, eta, seed, balanced)
         return
     size = top
-    a = ds.stratified_split(y, size, eta, seed, balanced)
-    b = ds.stratified_split(y, size, eta, seed + 1, balanced)
+    a = stratified_split(y, size, eta, seed, balanced)
+    b = stratified_split(y, size, eta, seed + 1, balanced)
     parts = np.concatenate([a.train, a.val, a.test])
     assert len(np.unique(parts)) == len(parts)  # disjoint, no repeats
     for part_a, part_b in ((a.train, b.train), (a.val, b.val), (a.test, b.test)):
@@ -245,38 +273,38 @@ def test_stratified_split_properties(counts, eta, balanced, seed):
     assert np.array_equal(np.bincount(y[a.val], minlength=len(counts)), n_train // eta)
     assert np.array_equal(np.bincount(y[a.test], minlength=len(counts)), n_train // eta)
     # max_size is the largest feasible size.
-    ds.stratified_split(y, top, eta, seed, balanced)
+    stratified_split(y, top, eta, seed, balanced)
     with pytest.raises(ParameterError, match="max_size"):
-        ds.stratified_split(y, top + 1, eta, seed, balanced)
+        stratified_split(y, top + 1, eta, seed, balanced)
 
 
 def test_paper_footnote_4_split_sizes():
     # 2^7 training examples per class and eta 4: 256 train, 64 dev and 64 test examples.
     y = np.repeat([0, 1], 500)
-    split = ds.stratified_split(y, 128, 4.0, seed=0)
+    split = stratified_split(y, 128, 4.0, seed=0)
     assert (len(split.train), len(split.val), len(split.test)) == (256, 64, 64)
-    again = ds.stratified_split(y, 128, 4.0, seed=0)
+    again = stratified_split(y, 128, 4.0, seed=0)
     assert np.array_equal(split.test, again.test)
 
 
 def test_small_pools_get_small_sizes():
     # Too few examples for 128 per class: every feasible power of two, then the maximum.
     y = np.repeat([0, 1], [30, 50])
-    assert ds.max_size(y, 4.0) == 20
-    assert ds.default_sizes(y) == [4, 8, 16, 20]  # 1 and 2 would leave no test example
-    assert ds.max_size(np.repeat([0, 1], [3, 50]), 4.0) == 0
+    assert max_size(y, 4.0) == 20
+    assert default_sizes(y) == [4, 8, 16, 20]  # 1 and 2 would leave no test example
+    assert max_size(np.repeat([0, 1], [3, 50]), 4.0) == 0
 
 
 def test_default_and_chosen_sizes(tense_sentences):
     y = np.repeat([0, 1], [2870, 6184])
-    assert ds.max_size(y, 4.0) == 1914
-    assert ds.default_sizes(y) == [128, 256, 512, 1024, 1914]
-    assert ds.default_sizes(y, max_train=1000) == [128, 256, 500]
-    assert ds.default_sizes(y, include_max=False) == [128, 256, 512, 1024]
-    pool = ds.build_pool(_split(tense_sentences), "past_present")
-    assert ds.choose_sizes(pool, [1, 2, 100], eta=1.0) == [1, 2]
+    assert max_size(y, 4.0) == 1914
+    assert default_sizes(y) == [128, 256, 512, 1024, 1914]
+    assert default_sizes(y, max_train=1000) == [128, 256, 500]
+    assert default_sizes(y, include_max=False) == [128, 256, 512, 1024]
+    pool = build_pool(_split(tense_sentences), "past_present")
+    assert choose_sizes(pool, [1, 2, 100], eta=1.0) == [1, 2]
     with pytest.raises(ParameterError, match="sizes"):
-        ds.choose_sizes(pool, [100])
+        choose_sizes(pool, [100])
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,7 +321,7 @@ def _blobs(n, d=6, C=2, seed=0, sep=3.0):
 def test_linear_state_matches_nn_linear_with_adam():
     X, y = _blobs(40, d=5, C=3)
     spec = ProbeSpec(seed=7, order_seed=3, train=np.arange(40))
-    state = ds._LinearState([spec], d=5, C=3)
+    state = _LinearState([spec], d=5, C=3)
     ref = torch.nn.Linear(5, 3)
     g = torch.Generator().manual_seed(7)
     with torch.no_grad():
@@ -323,12 +351,12 @@ def test_train_logreg_learns_and_is_batch_invariant():
         for s in (0, 1)
         for v in (0, 1)
     ]
-    out = ds.train_logreg(*views[:1], yt, *views[1:], ye, 3, specs, epochs=5,
+    out = train_logreg(*views[:1], yt, *views[1:], ye, 3, specs, epochs=5,
                           checkpoints=[2, 10], lr=0.05)  # fmt: skip
     assert out.shape == (4, 2, 100) and out.dtype == bool
     assert out[:, -1].mean() > 0.9
     for k, spec in enumerate(specs):
-        alone = ds.train_logreg(views[0], yt, views[1], ye, 3, [spec], epochs=5,
+        alone = train_logreg(views[0], yt, views[1], ye, 3, [spec], epochs=5,
                                 checkpoints=[2, 10], lr=0.05)  # fmt: skip
         assert np.array_equal(alone[0], out[k])
 
@@ -337,11 +365,11 @@ def test_train_logreg_input_errors():
     X, y = _blobs(20)
     specs = [ProbeSpec(0, train=np.arange(10)), ProbeSpec(1, train=np.arange(12))]
     with pytest.raises(ParameterError, match="equally many"):
-        ds.train_logreg(X[None], y, X[None], y, 2, specs, epochs=1, checkpoints=[1])
+        train_logreg(X[None], y, X[None], y, 2, specs, epochs=1, checkpoints=[1])
     with pytest.raises(ParameterError, match="checkpoints"):
-        ds.train_logreg(X[None], y, X[None], y, 2, specs[:1], epochs=1, checkpoints=[5])
+        train_logreg(X[None], y, X[None], y, 2, specs[:1], epochs=1, checkpoints=[5])
     with pytest.raises(ParameterError, match="views"):
-        ds.train_logreg(X[None], y, X[None], y, 2, [ProbeSpec(0, view=2, train=np.arange(5))],
+        train_logreg(X[None], y, X[None], y, 2, [ProbeSpec(0, view=2, train=np.arange(5))],
                         epochs=1, checkpoints=[1])  # fmt: skip
 
 
@@ -356,28 +384,28 @@ def _synthetic_pool(n_per_class=400, d=8, C=2, seed=0):
     centres = rng.standard_normal((C, d))
     X = (centres[y] + rng.standard_normal((len(y), d))).astype(np.float32)
     zeros = np.zeros(len(y), dtype=np.int64)
-    pool = ds.Pool("past_present", ("a", "b", "c")[:C], y, zeros, np.arange(len(y)), zeros,
+    pool = Pool("past_present", ("a", "b", "c")[:C], y, zeros, np.arange(len(y)), zeros,
                    np.array(["w"] * len(y)), {"train": []}, ("train",))  # fmt: skip
     weak = X * np.array([1.0] + [0.0] * (d - 1), dtype=np.float32)
-    encoders = {"strong": ds.Encoder("strong", d, lambda i: X[i]),
-                "weak": ds.Encoder("weak", d, lambda i: weak[i])}  # fmt: skip
+    encoders = {"strong": Encoder("strong", d, lambda i: X[i]),
+                "weak": Encoder("weak", d, lambda i: weak[i])}  # fmt: skip
     return pool, encoders
 
 
-TRAIN = ds.Training(epochs=2, min_updates=60, lr=0.01, n_checks=4)
+TRAIN = Training(epochs=2, min_updates=60, lr=0.01, n_checks=4)
 
 
 @pytest.fixture(scope="module")
 def runs():
     pool, encoders = _synthetic_pool()
     configs = [
-        ds.Config("strong", "strong"),
-        ds.Config("strong again", "strong", sigma=0.0),
-        ds.Config("noisy", "strong", sigma=30.0),
-        ds.Config("weak", "weak"),
-        ds.Config("mlp", "strong", "mlp20"),
+        Config("strong", "strong"),
+        Config("strong again", "strong", sigma=0.0),
+        Config("noisy", "strong", sigma=30.0),
+        Config("weak", "weak"),
+        Config("mlp", "strong", "mlp20"),
     ]
-    return ds.run_sizes(pool, encoders, configs, [32, 96], [0, 1, 2], training=TRAIN)
+    return run_sizes(pool, encoders, configs, [32, 96], [0, 1, 2], training=TRAIN)
 
 
 def test_run_sizes_scores_and_pairing(runs):
@@ -399,9 +427,9 @@ def test_run_sizes_scores_and_pairing(runs):
 
 def test_run_sizes_does_not_depend_on_the_memory_budget(runs):
     pool, encoders = _synthetic_pool()
-    configs = [ds.Config("strong", "strong"), ds.Config("noisy", "strong", sigma=30.0)]
-    small = ds.Training(**{**TRAIN.__dict__, "max_bytes": 1})  # one view per pass
-    again = ds.run_sizes(pool, encoders, configs, [96], [0, 1, 2], training=small)
+    configs = [Config("strong", "strong"), Config("noisy", "strong", sigma=30.0)]
+    small = Training(**{**TRAIN.__dict__, "max_bytes": 1})  # one view per pass
+    again = run_sizes(pool, encoders, configs, [96], [0, 1, 2], training=small)
     for key, correct in again.correct.items():
         assert np.array_equal(correct, runs.correct[key])
 
@@ -409,15 +437,15 @@ def test_run_sizes_does_not_depend_on_the_memory_budget(runs):
 def test_run_sizes_errors():
     pool, encoders = _synthetic_pool()
     with pytest.raises(ParameterError, match="encoder"):
-        ds.run_sizes(pool, encoders, [ds.Config("x", "nope")], [32], [0])
+        run_sizes(pool, encoders, [Config("x", "nope")], [32], [0])
     with pytest.raises(ParameterError, match="classifier"):
-        ds.run_sizes(pool, encoders, [ds.Config("x", "strong", "svm")], [32], [0])
+        run_sizes(pool, encoders, [Config("x", "strong", "svm")], [32], [0])
     with pytest.raises(ParameterError, match="seeds"):
-        ds.run_sizes(pool, encoders, [ds.Config("x", "strong")], [32], [1, 1])
+        run_sizes(pool, encoders, [Config("x", "strong")], [32], [1, 1])
 
 
 def test_training_schedule():
-    t = ds.Training(epochs=3, min_updates=100, batch_size=10, n_checks=4)
+    t = Training(epochs=3, min_updates=100, batch_size=10, n_checks=4)
     epochs, ckpts = t.schedule(50)  # 5 steps per epoch: 20 epochs for 100 updates
     assert epochs == 20 and ckpts == [25, 50, 75, 100]
     epochs, ckpts = t.schedule(1000)
@@ -429,8 +457,8 @@ def test_training_schedule():
 
 
 def test_bound_table(runs):
-    table = ds.bound_table(runs, "strong", delta=1e-8)
-    k = ds.n_params("logreg", 8, 2)
+    table = bound_table(runs, "strong", delta=1e-8)
+    k = n_params("logreg", 8, 2)
     assert k == 9
     assert np.allclose(table["bound"], pw.finite_class_bound(table["n_train"].to_numpy(float), k))
     assert table["bound"].is_monotonic_decreasing
@@ -439,15 +467,15 @@ def test_bound_table(runs):
 
 
 def test_comparison_table(runs):
-    strong_weak = ds.comparison_table(runs, "strong", "weak", n_sim=200)
-    same = ds.comparison_table(runs, "strong", "strong again", n_sim=200)
+    strong_weak = comparison_table(runs, "strong", "weak", n_sim=200)
+    same = comparison_table(runs, "strong", "strong again", n_sim=200)
     assert list(strong_weak["size"]) == [32, 96]
     row = strong_weak.iloc[-1]
     expected = pw.recommend(row["acc_a"], row["acc_b"], [9, 9]).n_train
     assert row["n_train_rec"] == expected
     assert row["power"] > same.iloc[-1]["power"]
     assert same["n_train_rec"].isna().all() and (same["power"] == 0).all()
-    mlp = ds.comparison_table(runs, "strong", "mlp", n_sim=200).iloc[-1]
+    mlp = comparison_table(runs, "strong", "mlp", n_sim=200).iloc[-1]
     # The larger parameter count (the MLP's) sets the recommendation (§4.6).
     assert mlp["n_train_rec"] == pw.recommend(mlp["acc_a"], mlp["acc_b"], 201).n_train or (
         mlp["acc_a"] == mlp["acc_b"]
@@ -455,11 +483,11 @@ def test_comparison_table(runs):
 
 
 def test_prospective_power_and_needed_size(runs):
-    curve = ds.prospective_power(runs, "strong", "noisy", 96, [16, 64, 1024], n_sim=200)
+    curve = prospective_power(runs, "strong", "noisy", 96, [16, 64, 1024], n_sim=200)
     assert curve["power"].is_monotonic_increasing
-    assert ds.needed_test_size(curve) in (16, 64, 1024)
+    assert needed_test_size(curve) in (16, 64, 1024)
     flat = pd.DataFrame({"n": [10, 20], "power": [0.1, 0.2]})
-    assert ds.needed_test_size(flat) == 0
+    assert needed_test_size(flat) == 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -468,35 +496,35 @@ def test_prospective_power_and_needed_size(runs):
 
 def test_fold_and_pilot_splits():
     y = np.repeat([0, 1], [50, 80])
-    folds = ds.fold_splits(y, 100, n_folds=6, seed=0)
+    folds = fold_splits(y, 100, n_folds=6, seed=0)
     assert len(folds) == 6
     assert {len(f.train) for f in folds} == {64} and {len(f.test) for f in folds} == {16}
     tested = np.concatenate([f.test for f in folds])
     assert len(np.unique(tested)) == 96  # every item tested once
     assert np.bincount(y[tested]).tolist() == [48, 48]  # balanced sample
-    pilots = ds.pilot_splits(y, 8, 3, eta=4.0, seed=1)
+    pilots = pilot_splits(y, 8, 3, eta=4.0, seed=1)
     assert len(pilots) == 3 and not np.array_equal(pilots[0].train, pilots[1].train)
     with pytest.raises(ParameterError, match="n_items"):
-        ds.fold_splits(y, 1000)
+        fold_splits(y, 1000)
 
 
 def test_check_collapse_tells_identical_from_different():
     pool, encoders = _synthetic_pool()
-    folds = ds.fold_splits(pool.y, 600, n_folds=6, seed=0)
-    a, b = ds.Config("a", "strong"), ds.Config("b", "strong")
-    same = ds.check_collapse(pool, encoders, a, b, folds, seed=0, training=TRAIN)
+    folds = fold_splits(pool.y, 600, n_folds=6, seed=0)
+    a, b = Config("a", "strong"), Config("b", "strong")
+    same = check_collapse(pool, encoders, a, b, folds, seed=0, training=TRAIN)
     assert np.all(same.diffs == 0)
-    assert ds.collapse_verdict(same) == "likely collapsed"
-    noisy = ds.Config("noisy", "strong", sigma=30.0)
-    apart = ds.check_collapse(pool, encoders, a, noisy, folds, seed=0, training=TRAIN)
+    assert collapse_verdict(same) == "likely collapsed"
+    noisy = Config("noisy", "strong", sigma=30.0)
+    apart = check_collapse(pool, encoders, a, noisy, folds, seed=0, training=TRAIN)
     assert apart.mean_diff > 0.2
-    assert ds.collapse_verdict(apart) == "stable"
+    assert collapse_verdict(apart) == "stable"
 
 
 def test_collapse_verdict_unclear():
     report = pw.CollapseReport(np.array([0.1, 0.1, -0.1]), np.array([0.5, 0.01, 0.5]),
                                np.array([10, 10, 10]), 0.05)  # fmt: skip
-    assert ds.collapse_verdict(report) == "unclear"
+    assert collapse_verdict(report) == "unclear"
 
 
 # --------------------------------------------------------------------------------------------
@@ -504,22 +532,22 @@ def test_collapse_verdict_unclear():
 
 
 def test_paper_examples_and_tables():
-    assert ds.paper_examples()["agrees"].all()
-    recs = ds.paper_recommendations()
+    assert paper_examples()["agrees"].all()
+    recs = paper_recommendations()
     assert len(recs) == 15 and recs["consistent"].sum() == 14
     bad = recs[~recs["consistent"]].iloc[0]
     assert bad["source"].startswith("Table 4") and bad["paper"] == 2_912_787
 
 
 def test_requirement_grid():
-    grid = ds.requirement_grid([300, 4096], [0.1, 0.05], [1e-2, 1e-8])
+    grid = requirement_grid([300, 4096], [0.1, 0.05], [1e-2, 1e-8])
     assert len(grid) == 2 * 2 * 2 * 2
     for _, part in grid.groupby(["classifier", "D", "delta"]):
         assert part.sort_values("epsilon")["n_train"].is_monotonic_decreasing
     lr = grid.query("classifier == 'logreg'")["n_train"].to_numpy()
     mlp = grid.query("classifier == 'mlp20'")["n_train"].to_numpy()
     assert np.all(mlp > lr)
-    assert ds.n_params("mlp20", 768, 2) == 15_401  # footnote 6
+    assert n_params("mlp20", 768, 2) == 15_401  # footnote 6
 
 
 # --------------------------------------------------------------------------------------------
@@ -528,8 +556,8 @@ def test_requirement_grid():
 
 def test_fasttext_table_is_cached(tiny):
     vocab = ["cats", "dog", "unseen"]
-    first = ds.fasttext_table(vocab, tiny["train"], dim=8, seed=0, epochs=1)
-    again = ds.fasttext_table(vocab, tiny["train"], dim=8, seed=0, epochs=1)
+    first = fasttext_table(vocab, tiny["train"], dim=8, seed=0, epochs=1)
+    again = fasttext_table(vocab, tiny["train"], dim=8, seed=0, epochs=1)
     assert first.shape == (3, 8) and np.array_equal(first, again)
     assert math.isfinite(float(first.sum()))
 
@@ -541,12 +569,12 @@ def test_figures(runs):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3)
-    ds.plot_bound(axes[0], ds.bound_table(runs, "strong"), "strong", "C0")
+    plot_bound(axes[0], bound_table(runs, "strong"), "strong", "C0")
     assert len(axes[0].lines) == 3  # mean and the two margins
-    table = ds.comparison_table(runs, "strong", "weak", n_sim=50)
-    ds.plot_power(axes[1], {"strong vs weak": table}, ["C1"])
+    table = comparison_table(runs, "strong", "weak", n_sim=50)
+    plot_power(axes[1], {"strong vs weak": table}, ["C1"])
     assert axes[1].get_ylabel() == "power"
-    ds.plot_accuracies(axes[2], runs, ["strong", "weak"], ["C0", "C1"])
+    plot_accuracies(axes[2], runs, ["strong", "weak"], ["C0", "C1"])
     assert len(axes[2].lines) == 2
     plt.close(fig)
 
@@ -555,11 +583,11 @@ def test_adam_fallback_matches_fused(monkeypatch):
     X, y = _blobs(32, d=4)
     Xt, yt = torch.as_tensor(X), torch.as_tensor(y)
     idx = torch.arange(16)[None]
-    fused = ds._LinearState([ProbeSpec(seed=3)], d=4, C=2)
+    fused = _LinearState([ProbeSpec(seed=3)], d=4, C=2)
     for _ in range(3):
         fused.step(Xt, idx, yt[idx], 0.05)
     monkeypatch.delattr(torch, "_fused_adam_")
-    plain = ds._LinearState([ProbeSpec(seed=3)], d=4, C=2)
+    plain = _LinearState([ProbeSpec(seed=3)], d=4, C=2)
     for _ in range(3):
         plain.step(Xt, idx, yt[idx], 0.05)
     assert torch.allclose(fused.W, plain.W, atol=1e-6) and torch.allclose(fused.b, plain.b)

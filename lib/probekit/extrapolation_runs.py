@@ -7,7 +7,8 @@ The chapters share one sample (S_train, S_test), embedded once with all layers
 chapters pay for it once). :func:`run_splits` trains the standard, control and extrapolation
 probes of several splits of the same task in one batched pass, so probes that several splits
 share (the standard/control probes on all training examples) are trained once. The remaining
-functions turn a run into tables, figures and paired comparisons.
+functions turn a run into tables, figures and paired comparisons; :func:`run_chapter` does the
+setup every chapter shares, from the chapter parameters to the combined tables.
 """
 
 from __future__ import annotations
@@ -322,20 +323,32 @@ def compare_hard(run: SplitRun, split: str, layer: int, seed: int) -> Comparison
     )
 
 
+def _points_row(name: str, p: extrapolation.SplitPoints) -> dict:
+    """One split's points and the data that supplied each, as a table row (§3.5)."""
+    return {
+        "split": name,
+        "rule": p.rule,
+        "m1": p.m1,
+        "m1 from": p.m1_from,
+        "m2": p.m2,
+        "m2 from": p.m2_from,
+    }
+
+
 def points_table(points: Mapping[str, extrapolation.SplitPoints]) -> pd.DataFrame:
     """Split points per split, with the data that supplied each (Kunz & Kuhlmann §3.5)."""
-    rows = [
-        {
-            "split": name,
-            "rule": p.rule,
-            "m1": p.m1,
-            "m1 from": p.m1_from,
-            "m2": p.m2,
-            "m2 from": p.m2_from,
-        }
-        for name, p in points.items()
-    ]
+    rows = [_points_row(name, p) for name, p in points.items()]
     return pd.DataFrame(rows).set_index("split")
+
+
+def _no_split_figure():
+    """A small placeholder figure, so a chapter on a tiny sample still renders its panels."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 1.5))
+    ax.text(0.5, 0.5, "no split could be made on this sample", ha="center", va="center")
+    ax.set_axis_off()
+    return fig
 
 
 def setup_panels(table: pd.DataFrame, titles: Mapping[str, str], ncols: int = 2):
@@ -350,10 +363,7 @@ def setup_panels(table: pd.DataFrame, titles: Mapping[str, str], ncols: int = 2)
     plots.use_style()
     names = [name for name in titles if (table["split"] == name).any()]
     if not names:
-        fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 1.5))
-        ax.text(0.5, 0.5, "no split could be made on this sample", ha="center", va="center")
-        ax.set_axis_off()
-        return fig
+        return _no_split_figure()
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     fig, axes = plt.subplots(
@@ -478,13 +488,8 @@ def split_sizes(
         easy = int(extrapolation.easy_mask(ts, p).sum())
         hard = int(extrapolation.hard_mask(es, p).sum())
         rows.append(
-            {
-                "split": name,
-                "rule": p.rule,
-                "m1": p.m1,
-                "m1 from": p.m1_from,
-                "m2": p.m2,
-                "m2 from": p.m2_from,
+            _points_row(name, p)
+            | {
                 "easy": easy,
                 "easy %": 100 * easy / max(len(ts), 1),
                 "hard": hard,
@@ -520,10 +525,7 @@ def score_histograms(
     plots.use_style()
     names = list(panels)
     if not names:
-        fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 1.5))
-        ax.text(0.5, 0.5, "no split could be made on this sample", ha="center", va="center")
-        ax.set_axis_off()
-        return fig
+        return _no_split_figure()
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(plots.WIDTH, 2.4 * nrows), squeeze=False)
@@ -686,6 +688,56 @@ def combined_tables(task_runs: Sequence[TaskRun]) -> tuple[pd.DataFrame, pd.Data
         table["split"] = table["task"].map(TASK_LABEL) + " " + table["split"]
         out.append(table)
     return out[0], out[1]
+
+
+@dataclass(frozen=True, eq=False)
+class ChapterRun:
+    """What a Part IV chapter shows: its sample, probed layers, task runs and combined tables.
+
+    ``tasks`` maps "pos" (T1) or "deprel" (T2) to its :class:`TaskRun`; ``probes`` and ``gaps``
+    are :func:`combined_tables` of those runs (Kunz & Kuhlmann 2021, §3.3-3.6, §4).
+    """
+
+    sample: Sample
+    layers: list[int]
+    tasks: dict[str, TaskRun]
+    probes: pd.DataFrame
+    gaps: pd.DataFrame
+
+
+def run_chapter(
+    treebank: str,
+    model: str,
+    pooling: str,
+    n_train: int,
+    n_eval: int,
+    sample_seed: int,
+    layers: Sequence[int],
+    seeds: Sequence[int],
+    epochs: int,
+    order_seed: int,
+    splits: Mapping[str, Sequence[str]],
+    ensemble_seeds: Sequence[int] | None = None,
+) -> ChapterRun:
+    """Sample, embed and run the splits ``splits[task]`` of each task (Kunz & Kuhlmann 2021, §3).
+
+    The chapter parameters go through unchanged: ``n_train``/``n_eval`` 0 mean all sentences
+    (:func:`load_sample`), ``layers`` empty means all (:func:`resolve_layers`), ``order_seed``
+    -1 means corpus order, as released. With ``ensemble_seeds``, each task first gets its
+    learning-based scores from :func:`ensemble_scores` (§3.4.3), needed by the splits
+    ``sample_loss`` and ``speed_of_learning``.
+    """
+    sample = load_sample(treebank, model, pooling, n_train, n_eval, sample_seed)
+    layer_list = resolve_layers(layers, sample.n_layers)
+    order = None if order_seed < 0 else order_seed
+    runs = {}
+    for task, names in splits.items():
+        learned = None
+        if ensemble_seeds is not None:
+            learned = ensemble_scores(sample, task, layer_list, ensemble_seeds, epochs, order)
+        runs[task] = run_task(sample, task, names, layer_list, seeds, epochs, order, learned)
+    probes, gaps = combined_tables(list(runs.values()))
+    return ChapterRun(sample, layer_list, runs, probes, gaps)
 
 
 # Where each chapter of Part IV saves its mean control - extrapolation gap per scoring function:
