@@ -40,8 +40,9 @@ import pandas as pd
 from IPython.display import display
 
 from probekit import data, plots
-from probekit import pareto_runs as R
 from probekit.book import Glue
+from probekit.pareto_runs import toy_tasks
+from probekit.pareto_runs.paper import PAPER
 
 plots.use_style()
 g = Glue("ch31")
@@ -75,13 +76,13 @@ g("test_words", int(sum(len(s) for s in tb["test"])))
 # ({glue:text}`ch31_test_words:,d` words).
 
 # %% tags=["remove-input"]
-lookup = R.lookup_baselines(tb["train"], tb["test"])
+lookup = toy_tasks.lookup_baselines(tb["train"], tb["test"])
 g("posl_lookup", 100 * lookup["posl"])
 g("dal_lookup", 100 * lookup["dal"])
-g("posl_paper", 100 * R.PAPER["table1"]["posl"])
-g("dal_paper", 100 * R.PAPER["table1"]["dal"])
-g("posl_gap", 100 * (lookup["posl"] - R.PAPER["table1"]["posl"]))
-g("dal_gap", 100 * (lookup["dal"] - R.PAPER["table1"]["dal"]))
+g("posl_paper", 100 * PAPER["table1"]["posl"])
+g("dal_paper", 100 * PAPER["table1"]["dal"])
+g("posl_gap", 100 * (lookup["posl"] - PAPER["table1"]["posl"]))
+g("dal_gap", 100 * (lookup["dal"] - PAPER["table1"]["dal"]))
 g("oov_share", 100 * lookup["posl_oov_share"])
 g("iv_accuracy", 100 * lookup["posl_iv_accuracy"])
 g("oov_accuracy", 100 * lookup["posl_oov_accuracy"])
@@ -90,8 +91,8 @@ table1 = pd.DataFrame(
         "task": ["POSL", "DAL"],
         "lookup accuracy, this run (%)": [100 * lookup["posl"], 100 * lookup["dal"]],
         "Table 1 of the paper, English (%)": [
-            100 * R.PAPER["table1"]["posl"],
-            100 * R.PAPER["table1"]["dal"],
+            100 * PAPER["table1"]["posl"],
+            100 * PAPER["table1"]["dal"],
         ],
     }
 ).set_index("task")
@@ -140,14 +141,14 @@ display(
 rows = []
 for n in lookup_sizes:
     train = data.sample_sentences(tb["train"], n or None, seed=sample_seed)
-    res = R.lookup_baselines(train, tb["test"])
+    res = toy_tasks.lookup_baselines(train, tb["test"])
     words = int(sum(len(s) for s in train))
     rows.append({"sentences": len(train), "words": words, "POSL": res["posl"], "DAL": res["dal"]})
 sizes = pd.DataFrame(rows).sort_values("words").drop_duplicates("sentences")
 fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 2.8))
 for task, color in zip(["POSL", "DAL"], plots.colors(2), strict=True):
     ax.plot(sizes["words"], 100 * sizes[task], marker="o", color=color, label=task)
-    ax.axhline(100 * R.PAPER["table1"][task.lower()], color=color, linestyle=":", linewidth=1)
+    ax.axhline(100 * PAPER["table1"][task.lower()], color=color, linestyle=":", linewidth=1)
 ax.set_xscale("log")
 ax.set(
     xlabel="training words (log scale)",
@@ -182,22 +183,26 @@ g("small_dal", 100 * float(small["DAL"]))
 
 # %% tags=["remove-cell"]
 everything = tb["train"] + tb["dev"] + tb["test"]
-ent = R.label_entropies(everything).set_index("task")
+ent = toy_tasks.label_entropies(everything).set_index("task")
 for task in ("posl", "dal"):
     g(f"h_{task}", float(ent.loc[task, "H(label)"]))
     g(f"hc_{task}", float(ent.loc[task, "H(label | word)"]))
     g(f"explained_{task}", 100 * float(ent.loc[task, "share explained"]))
     g(f"classes_{task}", int(ent.loc[task, "classes"]))
-    g(f"h_{task}_paper", R.PAPER["entropy"][task][0])
-    g(f"hc_{task}_paper", R.PAPER["entropy"][task][1])
-    g(f"classes_{task}_paper", R.PAPER["classes"][task])
+    g(f"h_{task}_paper", PAPER["entropy"][task][0])
+    g(f"hc_{task}_paper", PAPER["entropy"][task][1])
+    g(f"classes_{task}_paper", PAPER["classes"][task])
 fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 2.6))
 c = plots.colors(2)
 tasks_shown = ["posl", "dal"]
 y = np.arange(len(tasks_shown))
 ax.barh(y + 0.2, ent.loc[tasks_shown, "H(label)"], height=0.4, color=c[0], label="H(label)")
 ax.barh(
-    y - 0.2, ent.loc[tasks_shown, "H(label | word)"], height=0.4, color=c[1], label="H(label | word)"
+    y - 0.2,
+    ent.loc[tasks_shown, "H(label | word)"],
+    height=0.4,
+    color=c[1],
+    label="H(label | word)",
 )
 ax.set_yticks(y, ["POSL", "DAL"])
 ax.set(xlabel="entropy (bits)", title="Label uncertainty before and after the word")

@@ -61,35 +61,18 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, plots, power
-from probekit import pareto_runs as R
+from probekit import plots, power
 from probekit.book import Glue
-from probekit.probes.linear import TrainOptions
+from probekit.pareto_runs import experimental_setup, frontiers, parametric
+from probekit.pareto_runs.paper import PAPER, paper_comparison
+from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS, TASKS, task_data
+from probekit.pareto_runs.runs import combine
 
 plots.use_style()
 g = Glue("ch32")
-R.check_names("representations", representations, R.REPRESENTATIONS)
-R.check_names("tasks", tasks, R.TASKS)
-R.check_names("families", families, ("nuclear", "rank"))
-tb = data.load_treebank(treebank)
-splits = R.load_splits(treebank, n_train, n_dev, n_test, seed=sample_seed)
-reps = R.build_representations(
-    representations,
-    splits,
-    model=model,
-    layer=layer,
-    pooling=pooling,
-    type_dim=type_dim,
-    fasttext_dim=fasttext_dim,
-    fasttext_text=tb["train"],
-    fasttext_epochs=fasttext_epochs,
-    fasttext_path=fasttext_path,
-    seed=seed,
-)
-labels = {name: rep.label for name, rep in reps.items()}
-options = TrainOptions(
-    batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience, max_steps=max_steps
-)
+setup = experimental_setup.prepare(globals())
+tb, splits, reps, labels = setup.treebank, setup.splits, setup.representations, setup.labels
+options = setup.options
 g("treebank", tb.name)
 g("n_train_sentences", len(splits.train))
 g("n_train_words", splits.n_words("train"))
@@ -137,17 +120,17 @@ g("type_dim", type_dim)
 # updates; the `full` profile restores the paper's settings.
 
 # %% tags=["remove-cell"]
-datasets = {task: R.task_data(task, splits) for task in tasks}
+datasets = {task: task_data(task, splits) for task in tasks}
 runs = {}
 for task, d in datasets.items():
     for name, rep in reps.items():
         for family in families:
-            runs[(task, name, family)] = R.linear_pareto(
+            runs[(task, name, family)] = parametric.linear_pareto(
                 rep, d, family, n_probes=n_probes, seed=seed, options=options, alpha_max=alpha_max
             )
-table = R.combine(list(runs.values()))
+table = combine(list(runs.values()))
 task_titles = {"posl": "POSL", "dal": "DAL"}
-for task in R.TASKS:
+for task in TASKS:
     g(f"classes_{task}", datasets[task].n_classes if task in datasets else 0)
 
 
@@ -156,10 +139,10 @@ def cap_of(task, family):
     return max_norm if family == "nuclear" else float(datasets[task].n_classes)
 
 
-hv = R.paper_comparison(
+hv = paper_comparison(
     pd.concat(
         [
-            R.hypervolume_table(table[table["family"] == f], "complexity", cap)
+            frontiers.hypervolume_table(table[table["family"] == f], "complexity", cap)
             for f, cap in (("nuclear", max_norm), ("rank", "max_complexity"))
             if f in families
         ],
@@ -177,10 +160,14 @@ def hv_of(task, family, name):
 def frontier_figure(family, xlabel):
     """The Pareto curves of one family, or a placeholder when it was not run."""
     if family not in families:
-        return R.placeholder_figure(f"the {family} family was not run with these parameters")
+        return frontiers.placeholder_figure(
+            f"the {family} family was not run with these parameters"
+        )
     caps = {t: cap_of(t, family) for t in tasks}
     sub = table[table["family"] == family]
-    return R.plot_frontiers(sub, "complexity", caps, xlabel, titles=task_titles, labels=labels)
+    return frontiers.plot_frontiers(
+        sub, "complexity", caps, xlabel, titles=task_titles, labels=labels
+    )
 
 
 # %% [markdown]
@@ -205,7 +192,7 @@ g.figure("fig_nuclear", frontier_figure("nuclear", "nuclear norm of [W | b]"))
 
 # %% tags=["remove-cell"]
 lead_rows = []
-for task in R.TASKS:
+for task in TASKS:
     for family in ("nuclear", "rank"):
         if task not in tasks or family not in families:
             g(f"leaders_{task}_{family}", "not run")
@@ -213,9 +200,13 @@ for task in R.TASKS:
             continue
         sub = table[(table["task"] == task) & (table["family"] == family)]
         cap = cap_of(task, family)
-        leaders = R.main_leaders(R.frontier_leaders(sub, "complexity", cap), 0.02 * cap)
-        phrase = R.describe_leaders(leaders, labels, "{:.0f}" if family == "rank" else "{:.1f}")
-        winner, _ = R.simple_winner(sub, "complexity", simple_fraction * cap)
+        leaders = frontiers.main_leaders(
+            frontiers.frontier_leaders(sub, "complexity", cap), 0.02 * cap
+        )
+        phrase = frontiers.describe_leaders(
+            leaders, labels, "{:.0f}" if family == "rank" else "{:.1f}"
+        )
+        winner, _ = frontiers.simple_winner(sub, "complexity", simple_fraction * cap)
         g(f"leaders_{task}_{family}", phrase)
         g(f"simple_{task}_{family}", labels.get(winner, "none") if winner else "none")
         lead_rows.append(
@@ -242,7 +233,7 @@ wins_rank, n_rank = onehot_wins("rank")
 testable = "onehot" in reps and "nuclear" in families
 g(
     "verdict_onehot",
-    R.verdict(
+    frontiers.verdict(
         (wins == n_tasks) if testable else None,
         f"under the nuclear norm one-hot wins the simple range in {wins} of {n_tasks} tasks; "
         f"under the rank in {wins_rank} of {n_rank}",
@@ -298,13 +289,13 @@ display(pd.DataFrame(lead_rows).drop(columns="winner").set_index(["task", "famil
 # A representation that needs complex probes before it is accurate loses area on the left.
 
 # %% tags=["remove-cell"]
-for task in R.TASKS:
+for task in TASKS:
     for family in ("nuclear", "rank"):
-        for name in R.REPRESENTATIONS:
+        for name in REPRESENTATIONS:
             g(f"hv_{task}_{family}_{name}", hv_of(task, family, name))
-            g(f"paper_{task}_{family}_{name}", R.PAPER["table3"][(task, family)][name])
-for name in R.REPRESENTATIONS:
-    g(f"released_posl_nuclear_{name}", R.PAPER["released_posl_nuclear"][name])
+            g(f"paper_{task}_{family}_{name}", PAPER["table3"][(task, family)][name])
+for name in REPRESENTATIONS:
+    g(f"released_posl_nuclear_{name}", PAPER["released_posl_nuclear"][name])
 shown = (
     hv.assign(task=hv["task"].map(task_titles), representation=hv["representation"].map(labels))
     .rename(
@@ -351,14 +342,17 @@ display(shown.style.format("{:.2f}", subset=list(shown.columns[:3]), na_rep="–
 
 # %% tags=["remove-cell"]
 compare_rows = []
-for task in R.TASKS:
+for task in TASKS:
     for budget_name, budget in (("simple", simple_fraction * max_norm), ("cap", max_norm)):
         key = f"compare_{task}_{budget_name}"
         pair = [(task, n, "nuclear") for n in ("contextual", "onehot")]
         if not all(p in runs for p in pair):
-            g(key, "Not run (needs the contextual and one-hot representations and the nuclear norm).")
+            g(
+                key,
+                "Not run (needs the contextual and one-hot representations and the nuclear norm).",
+            )
             continue
-        picked = [R.pick_probe(runs[p].table, "complexity", budget) for p in pair]
+        picked = [frontiers.pick_probe(runs[p].table, "complexity", budget) for p in pair]
         if None in picked:
             g(key, "Not possible: one of the two has no probe within this budget.")
             continue
@@ -414,14 +408,21 @@ if compare_rows:
 
 # %% tags=["remove-cell"]
 best = table.groupby(["task", "representation"])["accuracy"].max()
-for task in R.TASKS:
-    for name in R.REPRESENTATIONS:
+for task in TASKS:
+    for name in REPRESENTATIONS:
         g(f"best_{task}_{name}", 100 * float(best.get((task, name), np.nan)))
-        g(f"best_paper_{task}_{name}", 100 * R.PAPER["best_linear"][task][name])
-    others = [best[(task, n)] for n in R.NON_CONTEXTUAL if (task, n) in best]
-    gap = best[(task, "contextual")] - max(others) if (task, "contextual") in best and others else np.nan
+        g(f"best_paper_{task}_{name}", 100 * PAPER["best_linear"][task][name])
+    others = [best[(task, n)] for n in NON_CONTEXTUAL if (task, n) in best]
+    gap = (
+        best[(task, "contextual")] - max(others)
+        if (task, "contextual") in best and others
+        else np.nan
+    )
     g(f"ctx_gap_{task}", 100 * float(gap))
-g("verdict_parsing", R.verdict(None, "this chapter has no parsing probes; see the parsing chapter"))
+g(
+    "verdict_parsing",
+    frontiers.verdict(None, "this chapter has no parsing probes; see the parsing chapter"),
+)
 g.save("build/results/32_parametric_complexity.json")
 
 # %% [markdown]

@@ -64,39 +64,19 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, plots, power
-from probekit import pareto_runs as R
+from probekit import plots, power
 from probekit.book import Glue
-from probekit.probes.linear import TrainOptions
+from probekit.pareto_runs import experimental_setup, frontiers, memorisation
+from probekit.pareto_runs.memorisation import CONDITIONS
+from probekit.pareto_runs.paper import PAPER, paper_comparison
+from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS, TASKS, task_data
+from probekit.pareto_runs.runs import combine
 
 plots.use_style()
 g = Glue("ch33")
-R.check_names("representations", representations, R.REPRESENTATIONS)
-R.check_names("tasks", tasks, R.TASKS)
-R.check_names("controls", controls, R.CONDITIONS[1:])
-tb = data.load_treebank(treebank)
-splits = R.load_splits(treebank, n_train, n_dev, n_test, seed=sample_seed)
-reps = R.build_representations(
-    representations,
-    splits,
-    model=model,
-    layer=layer,
-    pooling=pooling,
-    type_dim=type_dim,
-    fasttext_dim=fasttext_dim,
-    fasttext_text=tb["train"],
-    fasttext_epochs=fasttext_epochs,
-    fasttext_path=fasttext_path,
-    seed=seed,
-)
-labels = {name: rep.label for name, rep in reps.items()}
-shuffled_words = None
-if "contextual" in reps and "fully_shuffled" in controls:
-    shuffled_words = R.shuffled_contextual(splits.train, model, layer, pooling, seed=seed)
-configs = R.sample_configs(n_configs, seed=seed, max_hidden=max_hidden)
-options = TrainOptions(
-    batch_size=batch_size, lr=lr, eval_every=eval_every, patience=patience, max_steps=max_steps
-)
+setup = experimental_setup.prepare(globals())
+tb, splits, reps, labels = setup.treebank, setup.splits, setup.representations, setup.labels
+configs, shuffled_words, options = setup.configs, setup.shuffled_words, setup.options
 g("treebank", tb.name)
 g("n_train_sentences", len(splits.train))
 g("n_train_words", splits.n_words("train"))
@@ -145,11 +125,11 @@ display(
 )
 
 # %% tags=["remove-cell"]
-datasets = {task: R.task_data(task, splits) for task in tasks}
+datasets = {task: task_data(task, splits) for task in tasks}
 runs = {}
 for task, d in datasets.items():
     for name, rep in reps.items():
-        runs[(task, name)] = R.mlp_pareto(
+        runs[(task, name)] = memorisation.mlp_pareto(
             rep,
             d,
             configs,
@@ -160,10 +140,10 @@ for task, d in datasets.items():
             n_memorise=n_memorise,
             memorise_steps=memorise_steps,
         )
-table = R.combine(list(runs.values()))
+table = combine(list(runs.values()))
 g("n_memorise", int(table["n_memorise"].iloc[0]))
 task_titles = {"posl": "POSL", "dal": "DAL"}
-for t in R.TASKS:
+for t in TASKS:
     y = datasets[t].y("train") if t in datasets else np.zeros(1, dtype=int)
     g(f"majority_{t}", 100 * float(np.bincount(y).max() / len(y)) if t in datasets else np.nan)
 x = "label_shuffled" if "label_shuffled" in controls else "fully_shuffled"
@@ -174,7 +154,7 @@ g("x_name", x.replace("_", "-"))
 
 # %% tags=["remove-cell"]
 if "label_shuffled" in controls:
-    fig = R.plot_frontiers(
+    fig = frontiers.plot_frontiers(
         table,
         "label_shuffled",
         1.0,
@@ -183,7 +163,9 @@ if "label_shuffled" in controls:
         labels=labels,
     )
 else:
-    fig = R.placeholder_figure("the label-shuffled control was not run with these parameters")
+    fig = frontiers.placeholder_figure(
+        "the label-shuffled control was not run with these parameters"
+    )
 g.figure("fig_label", fig)
 
 # %% [markdown]
@@ -199,9 +181,9 @@ g.figure("fig_label", fig)
 # the DAL training labels, so every curve starts near there.
 
 # %% tags=["remove-cell"]
-hv = R.paper_comparison(
+hv = paper_comparison(
     pd.concat(
-        [R.hypervolume_table(table.assign(family=c), c, 1.0) for c in controls],
+        [frontiers.hypervolume_table(table.assign(family=c), c, 1.0) for c in controls],
         ignore_index=True,
     )
 )
@@ -214,13 +196,13 @@ def hv_of(task, control, name):
     return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
 
 
-for task in R.TASKS:
-    for control in R.CONDITIONS[1:]:
-        for name in R.REPRESENTATIONS:
+for task in TASKS:
+    for control in CONDITIONS[1:]:
+        for name in REPRESENTATIONS:
             if control == "fully_shuffled" and name != "contextual":
                 continue
             g(f"hv_{task}_{control}_{name}", hv_of(task, control, name))
-            g(f"paper_{task}_{control}_{name}", R.PAPER["table3"][(task, control)][name])
+            g(f"paper_{task}_{control}_{name}", PAPER["table3"][(task, control)][name])
 shown = (
     hv.assign(task=hv["task"].map(task_titles), representation=hv["representation"].map(labels))
     .rename(
@@ -291,16 +273,16 @@ if both:
         ],
         ignore_index=True,
     )
-    fig = R.plot_frontiers(
+    fig = frontiers.plot_frontiers(
         long, "memorisation", 1.0, "memorisation accuracy", hue="control", titles=task_titles
     )
     diff = float((ctx["fully_shuffled"] - ctx["label_shuffled"]).mean())
 else:
-    fig = R.placeholder_figure("needs the contextual model and both controls")
+    fig = frontiers.placeholder_figure("needs the contextual model and both controls")
     diff = float("nan")
 g.figure("fig_full", fig)
 g("full_minus_label_mean", 100 * diff)
-for task in R.TASKS:
+for task in TASKS:
     g(
         f"hv_full_minus_label_{task}",
         hv_of(task, "fully_shuffled", "contextual") - hv_of(task, "label_shuffled", "contextual"),
@@ -322,37 +304,37 @@ for task in R.TASKS:
 # {glue:text}`ch33_hv_full_minus_label_dal:+.2f` on DAL.
 
 # %% tags=["remove-cell"]
-svb = R.simple_vs_best(table, x)
-for task in R.TASKS:
-    for name in R.REPRESENTATIONS:
+svb = frontiers.simple_vs_best(table, x)
+for task in TASKS:
+    for name in REPRESENTATIONS:
         row = svb[(svb["task"] == task) & (svb["representation"] == name)]
         g(f"gap_{task}_{name}", 100 * float(row["gap"].iloc[0]) if len(row) else np.nan)
 g("max_gap", 100 * float(svb["gap"].max()))
 g("mean_gap", 100 * float(svb["gap"].mean()))
 g(
     "verdict_simple_as_good",
-    R.verdict(
+    frontiers.verdict(
         bool(svb["gap"].max() <= 0.01),
         f"the simpler half of the architectures loses at most {100 * svb['gap'].max():.1f} "
         f"points of accuracy, {100 * svb['gap'].mean():.1f} on average",
     ),
 )
 lead_rows = []
-for task in R.TASKS:
+for task in TASKS:
     if task not in tasks:
         g(f"leaders_{task}", "not run")
         g(f"simple_{task}", "not run")
         continue
     sub = table[table["task"] == task]
-    leaders = R.main_leaders(R.frontier_leaders(sub, x, 1.0), 0.02)
-    winner, _ = R.simple_winner(sub, x, simple_budget)
-    g(f"leaders_{task}", R.describe_leaders(leaders, labels, "{:.2f}"))
+    leaders = frontiers.main_leaders(frontiers.frontier_leaders(sub, x, 1.0), 0.02)
+    winner, _ = frontiers.simple_winner(sub, x, simple_budget)
+    g(f"leaders_{task}", frontiers.describe_leaders(leaders, labels, "{:.2f}"))
     g(f"simple_{task}", labels.get(winner, "none") if winner else "none")
     lead_rows.append(winner)
 wins = sum(w == "onehot" for w in lead_rows)
 g(
     "verdict_onehot",
-    R.verdict(
+    frontiers.verdict(
         (wins == len(lead_rows)) if "onehot" in reps else None,
         f"one-hot has the largest hypervolume below a memorisation of {simple_budget:.2f} "
         f"in {wins} of {len(lead_rows)} tasks",
@@ -402,12 +384,15 @@ display(
 # items with McNemar's exact test.
 
 # %% tags=["remove-cell"]
-for task in R.TASKS:
+for task in TASKS:
     key = f"compare_{task}"
     if (task, "contextual") not in runs or (task, "onehot") not in runs:
         g(key, "Not run (needs the contextual and one-hot representations).")
         continue
-    picks = [R.pick_probe(runs[(task, n)].table, x, simple_budget) for n in ("contextual", "onehot")]
+    picks = [
+        frontiers.pick_probe(runs[(task, n)].table, x, simple_budget)
+        for n in ("contextual", "onehot")
+    ]
     if None in picks:
         g(key, "Not possible: one of the two has no architecture within the budget.")
         continue
@@ -418,14 +403,17 @@ for task in R.TASKS:
         labels["onehot"],
     )
     g(key, c.summary())
-for task in R.TASKS:
-    others = [hv_of(task, "label_shuffled", n) for n in R.NON_CONTEXTUAL if n in reps]
+for task in TASKS:
+    others = [hv_of(task, "label_shuffled", n) for n in NON_CONTEXTUAL if n in reps]
     ctx_hv = hv_of(task, "label_shuffled", "contextual")
     g(f"hv_gap_{task}", ctx_hv - max(others) if others else float("nan"))
 g("model", model)
 g("layer", layer)
 g("pooling", pooling)
-g("verdict_parsing", R.verdict(None, "this chapter has no parsing probes; see the parsing chapter"))
+g(
+    "verdict_parsing",
+    frontiers.verdict(None, "this chapter has no parsing probes; see the parsing chapter"),
+)
 g.save("build/results/33_memorisation_complexity.json")
 
 # %% [markdown]

@@ -68,43 +68,18 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, plots, power, stats
-from probekit import pareto_runs as R
+from probekit import plots, power, stats
 from probekit.book import Glue
-from probekit.probes.linear import TrainOptions
+from probekit.pareto_runs import experimental_setup, frontiers, parsing
+from probekit.pareto_runs.paper import PAPER, paper_comparison
+from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS
+from probekit.pareto_runs.runs import combine
 
 plots.use_style()
 g = Glue("ch34")
-R.check_names("representations", representations, R.REPRESENTATIONS)
-R.check_names("controls", controls, R.CONDITIONS[1:])
-tb = data.load_treebank(treebank)
-splits = R.load_splits(treebank, n_train, n_dev, n_test, seed=sample_seed)
-reps = R.build_representations(
-    representations,
-    splits,
-    model=model,
-    layer=layer,
-    pooling=pooling,
-    type_dim=type_dim,
-    fasttext_dim=fasttext_dim,
-    fasttext_text=tb["train"],
-    fasttext_epochs=fasttext_epochs,
-    fasttext_path=fasttext_path,
-    seed=seed,
-)
-labels = {name: rep.label for name, rep in reps.items()}
-shuffled_words = None
-if "contextual" in reps and "fully_shuffled" in controls:
-    shuffled_words = R.shuffled_contextual(splits.train, model, layer, pooling, seed=seed)
-configs = R.sample_configs(n_configs, seed=seed, max_hidden=max_hidden)
-options = TrainOptions(
-    batch_size=batch_size,
-    lr=lr,
-    eval_every=eval_every,
-    patience=patience,
-    max_steps=max_steps,
-    eval_batch_size=256,
-)
+setup = experimental_setup.prepare(globals(), eval_batch_size=256)
+tb, splits, reps, labels = setup.treebank, setup.splits, setup.representations, setup.labels
+configs, shuffled_words, options = setup.configs, setup.shuffled_words, setup.options
 for key, value in {
     "treebank": tb.name,
     "n_train_sentences": len(splits.train),
@@ -160,7 +135,7 @@ for key, value in {
 
 # %% tags=["remove-cell"]
 mlp_runs = {
-    name: R.parse_mlp_pareto(
+    name: parsing.parse_mlp_pareto(
         rep,
         splits,
         configs,
@@ -176,12 +151,12 @@ mlp_runs = {
 lin_runs = {}
 if linear:
     lin_runs = {
-        name: R.parse_linear_pareto(
+        name: parsing.parse_linear_pareto(
             rep, splits, n_probes=n_probes, seed=seed, options=options, alpha_max=alpha_max
         )
         for name, rep in reps.items()
     }
-mlp = R.combine(list(mlp_runs.values()))
+mlp = combine(list(mlp_runs.values()))
 g("n_memorise", int(mlp["n_memorise"].iloc[0]))
 x = "label_shuffled" if "label_shuffled" in controls else "fully_shuffled"
 g("x_name", x.replace("_", "-"))
@@ -191,7 +166,7 @@ titles = {"parse": "Dependency parsing"}
 # ## Pareto curves under memorisation complexity
 
 # %% tags=["remove-cell"]
-fig = R.plot_frontiers(
+fig = frontiers.plot_frontiers(
     mlp,
     x,
     1.0,
@@ -202,7 +177,7 @@ fig = R.plot_frontiers(
     height=3.4,
 )
 g.figure("fig_label", fig)
-hv = R.paper_comparison(R.hypervolume_table(mlp.assign(family=x), x, 1.0), key="table2")
+hv = paper_comparison(frontiers.hypervolume_table(mlp.assign(family=x), x, 1.0), key="table2")
 
 
 def hv_of(name):
@@ -212,14 +187,14 @@ def hv_of(name):
 
 
 best = mlp.groupby("representation")["accuracy"].max()
-for name in R.REPRESENTATIONS:
+for name in REPRESENTATIONS:
     g(f"hv_{name}", hv_of(name))
-    g(f"paper_{name}", R.PAPER["table2"][name])
+    g(f"paper_{name}", PAPER["table2"][name])
     g(f"best_{name}", 100 * float(best.get(name, np.nan)))
-    g(f"best_paper_{name}", 100 * R.PAPER["best_mlp"]["parse"][name])
-leaders = R.main_leaders(R.frontier_leaders(mlp, x, 1.0), 0.02)
-g("leaders", R.describe_leaders(leaders, labels, "{:.2f}"))
-winner, _ = R.simple_winner(mlp, x, simple_budget)
+    g(f"best_paper_{name}", 100 * PAPER["best_mlp"]["parse"][name])
+leaders = frontiers.main_leaders(frontiers.frontier_leaders(mlp, x, 1.0), 0.02)
+g("leaders", frontiers.describe_leaders(leaders, labels, "{:.2f}"))
+winner, _ = frontiers.simple_winner(mlp, x, simple_budget)
 g("simple_mlp", labels.get(winner, "none") if winner else "none")
 g("simple_budget", simple_budget)
 
@@ -272,7 +247,7 @@ if "contextual" in reps and set(controls) == {"label_shuffled", "fully_shuffled"
         ],
         ignore_index=True,
     )
-    fig = R.plot_frontiers(
+    fig = frontiers.plot_frontiers(
         long,
         "memorisation",
         1.0,
@@ -284,7 +259,7 @@ if "contextual" in reps and set(controls) == {"label_shuffled", "fully_shuffled"
     )
     diff = float((ctx["fully_shuffled"] - ctx["label_shuffled"]).mean())
 else:
-    fig = R.placeholder_figure("needs the contextual model and both controls")
+    fig = frontiers.placeholder_figure("needs the contextual model and both controls")
     diff = float("nan")
 g.figure("fig_full", fig)
 g("full_minus_label", 100 * diff)
@@ -305,8 +280,8 @@ g("full_minus_label", 100 * diff)
 
 # %% tags=["remove-cell"]
 if lin_runs:
-    lin = R.combine(list(lin_runs.values()))
-    fig = R.plot_frontiers(
+    lin = combine(list(lin_runs.values()))
+    fig = frontiers.plot_frontiers(
         lin,
         "complexity",
         max_norm,
@@ -316,13 +291,15 @@ if lin_runs:
         labels=labels,
         height=3.4,
     )
-    lin_leaders = R.main_leaders(R.frontier_leaders(lin, "complexity", max_norm), 0.02 * max_norm)
-    w, _ = R.simple_winner(lin, "complexity", simple_fraction * max_norm)
-    g("leaders_nuclear", R.describe_leaders(lin_leaders, labels, "{:.0f}"))
+    lin_leaders = frontiers.main_leaders(
+        frontiers.frontier_leaders(lin, "complexity", max_norm), 0.02 * max_norm
+    )
+    w, _ = frontiers.simple_winner(lin, "complexity", simple_fraction * max_norm)
+    g("leaders_nuclear", frontiers.describe_leaders(lin_leaders, labels, "{:.0f}"))
     g("simple_nuclear", labels.get(w, "none") if w else "none")
     g("best_linear_max", 100 * float(lin["accuracy"].max()))
 else:
-    fig = R.placeholder_figure("linear parsers were not run with these parameters")
+    fig = frontiers.placeholder_figure("linear parsers were not run with these parameters")
     for key in ("leaders_nuclear", "simple_nuclear"):
         g(key, "not run")
     g("best_linear_max", float("nan"))
@@ -409,13 +386,13 @@ if saved_path.is_file():
                 toy[t] = float(v)
 g("hv_gap_posl", toy.get("posl", float("nan")))
 g("hv_gap_dal", toy.get("dal", float("nan")))
-paper_t2 = R.PAPER["table2"]
-g("paper_gap_parse", paper_t2["contextual"] - max(paper_t2[n] for n in R.NON_CONTEXTUAL))
+paper_t2 = PAPER["table2"]
+g("paper_gap_parse", paper_t2["contextual"] - max(paper_t2[n] for n in NON_CONTEXTUAL))
 for t in ("posl", "dal"):
-    t3 = R.PAPER["table3"][(t, "label_shuffled")]
-    g(f"paper_gap_{t}", t3["contextual"] - max(t3[n] for n in R.NON_CONTEXTUAL))
+    t3 = PAPER["table3"][(t, "label_shuffled")]
+    g(f"paper_gap_{t}", t3["contextual"] - max(t3[n] for n in NON_CONTEXTUAL))
 if comparison is None:
-    separation = R.verdict(None, "needs the contextual and a type-level representation")
+    separation = frontiers.verdict(None, "needs the contextual and a type-level representation")
 else:
     better = comparison.significant and comparison.diff > 0 and boot.low > 0
     wider = parse_gap > max(toy.values()) if toy else None
@@ -424,11 +401,11 @@ else:
     detail += f"; best contextual against best type-level parser: {comparison.verdict}"
     if not toy:
         detail += "; the toy-task gaps of the memorisation chapter were not available"
-    separation = R.verdict(bool(better and parse_gap > 0 and wider is not False), detail)
+    separation = frontiers.verdict(bool(better and parse_gap > 0 and wider is not False), detail)
 g("verdict_parsing", separation)
 g(
     "verdict_onehot",
-    R.verdict(
+    frontiers.verdict(
         None if "onehot" not in reps else winner == "onehot",
         f"among MLP parsers that memorise at most {simple_budget:.2f} of the shuffled heads "
         f"the largest hypervolume goes to {labels.get(winner, 'none') if winner else 'none'}; "

@@ -1,6 +1,9 @@
-"""Tests for probekit.pareto_runs: the experiment glue of Part III (Pimentel et al. 2020)."""
+"""Tests for the probekit.pareto_runs package: the experiment glue of Part III (Pimentel et al.
+2020)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,8 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probekit import pareto
-from probekit import pareto_runs as R
 from probekit.errors import ParameterError
+from probekit.pareto_runs import (
+    experimental_setup,
+    frontiers,
+    memorisation,
+    mlps,
+    parametric,
+    parsing,
+    representations,
+    toy_tasks,
+)
 from probekit.probes import linear as L
 
 
@@ -37,23 +49,23 @@ FAST = L.TrainOptions(
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 80), st.integers(1, 100))
 def test_rank_values_spread_without_repeats(C, n):
-    ranks = R.rank_values(C, n)
+    ranks = parametric.rank_values(C, n)
     assert ranks[0] == 1 and (ranks[-1] == C or n == 1)
     assert np.all(np.diff(ranks) > 0)
     assert len(ranks) == C if n >= C else len(ranks) <= n
 
 
 def test_alpha_values_follow_the_paper_grid():
-    a = R.alpha_values(50)
+    a = parametric.alpha_values(50)
     assert np.array_equal(a, L.alpha_grid())
-    assert R.alpha_values(2).tolist() == [0.0, 2.0**-10]
+    assert parametric.alpha_values(2).tolist() == [0.0, 2.0**-10]
     with pytest.raises(ParameterError):
-        R.alpha_values(1)
+        parametric.alpha_values(1)
 
 
 def test_sample_configs_narrower_keeps_architecture_and_order():
-    wide = R.sample_configs(40, seed=3)
-    narrow = R.sample_configs(40, seed=3, max_hidden=128)
+    wide = mlps.sample_configs(40, seed=3)
+    narrow = mlps.sample_configs(40, seed=3, max_hidden=128)
     paper = pareto.sample_mlp_configs(40, seed=3)
     for w, n, p in zip(wide, narrow, paper, strict=True):
         assert (w.n_layers, w.dropout) == (n.n_layers, n.dropout) == (p.n_layers, p.dropout)
@@ -67,37 +79,37 @@ def test_sample_configs_narrower_keeps_architecture_and_order():
         if w1 < w2:
             assert n1 <= n2  # a monotone map of the same draws
     with pytest.raises(ParameterError):
-        R.sample_configs(3, seed=0, max_hidden=16)
+        mlps.sample_configs(3, seed=0, max_hidden=16)
 
 
 def test_check_names_and_layers():
-    R.check_names("x", ["onehot", "random"], R.REPRESENTATIONS)
+    representations.check_names("x", ["onehot", "random"], representations.REPRESENTATIONS)
     for bad in ([], ["onehot", "onehot"], ["bert"]):
         with pytest.raises(ParameterError):
-            R.check_names("representations", bad, R.REPRESENTATIONS)
-    assert R.resolve_layer(-1, 7) == 6 and R.resolve_layer(0, 7) == 0
+            representations.check_names("representations", bad, representations.REPRESENTATIONS)
+    assert representations.resolve_layer(-1, 7) == 6 and representations.resolve_layer(0, 7) == 0
     with pytest.raises(ParameterError, match="layer"):
-        R.resolve_layer(7, 7)
+        representations.resolve_layer(7, 7)
 
 
 def test_memorisation_rows_and_control_options():
-    rows = R.memorisation_rows(100, 10, seed=0)
+    rows = memorisation.memorisation_rows(100, 10, seed=0)
     assert len(rows) == 10 and np.all(np.diff(rows) > 0)
-    assert np.array_equal(rows, R.memorisation_rows(100, 10, seed=0))
-    assert np.array_equal(R.memorisation_rows(5, 0, seed=0), np.arange(5))
-    assert np.array_equal(R.memorisation_rows(5, 9, seed=0), np.arange(5))
-    opts = R.control_options(FAST, 40)
+    assert np.array_equal(rows, memorisation.memorisation_rows(100, 10, seed=0))
+    assert np.array_equal(memorisation.memorisation_rows(5, 0, seed=0), np.arange(5))
+    assert np.array_equal(memorisation.memorisation_rows(5, 9, seed=0), np.arange(5))
+    opts = memorisation.control_options(FAST, 40)
     assert opts.max_steps == 40 and opts.patience > 40 and opts.lr == FAST.lr
     with pytest.raises(ParameterError):
-        R.memorisation_rows(5, -1, seed=0)
+        memorisation.memorisation_rows(5, -1, seed=0)
     with pytest.raises(ParameterError):
-        R.control_options(FAST, 0)
+        memorisation.control_options(FAST, 0)
 
 
 def test_control_labels_are_independent_permutations():
     y = np.repeat(np.arange(5), 40)
-    a = R.control_labels(y, seed=1)
-    b = R.control_labels(y, seed=1)
+    a = memorisation.control_labels(y, seed=1)
+    b = memorisation.control_labels(y, seed=1)
     for name in ("label_shuffled", "fully_shuffled"):
         assert np.array_equal(np.sort(a[name]), y)
         assert np.array_equal(a[name], b[name])
@@ -117,7 +129,7 @@ def blobs(n, seed, C=3, d=6):
 
 
 def test_stack_shared_and_per_probe_inputs_agree_and_members_select():
-    stack = R.MLPStack(5, 3, (7, 7), [0.0, 0.2, 0.4], seed=0).eval()
+    stack = mlps.MLPStack(5, 3, (7, 7), [0.0, 0.2, 0.4], seed=0).eval()
     x = torch.randn(4, 5)
     shared = stack(x)
     per = stack(x.expand(3, -1, -1), per_probe=True)
@@ -128,7 +140,7 @@ def test_stack_shared_and_per_probe_inputs_agree_and_members_select():
 
 def test_stack_with_onehot_table():
     emb = pareto.OneHotEmbedding(10, 4, n_probes=2, seed=0)
-    stack = R.MLPStack(8, 3, (), [0.0, 0.0], seed=0, embedding=emb).eval()
+    stack = mlps.MLPStack(8, 3, (), [0.0, 0.0], seed=0, embedding=emb).eval()
     ids = torch.tensor([[1, 2], [3, 4], [5, 6]])  # DAL: (B, 2) shared
     out = stack(ids)
     assert out.shape == (2, 3, 3)
@@ -173,13 +185,13 @@ def test_stacked_training_equals_training_alone():
     Xd, yd = blobs(60, 1)
     y_shuf = np.random.default_rng(5).permutation(y)
     sets = [
-        R.TrainingSet("normal", X, y, Xd, yd),
-        R.TrainingSet("label_shuffled", X, y_shuf, X[:50], y_shuf[:50]),
+        mlps.TrainingSet("normal", X, y, Xd, yd),
+        mlps.TrainingSet("label_shuffled", X, y_shuf, X[:50], y_shuf[:50]),
     ]
     a = pareto.MLPConfig(1, 16, 0.1)
     configs = [a, pareto.MLPConfig(1, 16, 0.3), pareto.MLPConfig(2, 8, 0.0)]
-    together = R.train_mlps(configs, sets, n_classes=3, seed=4, options=FAST)
-    alone = R.train_mlps([a], sets, n_classes=3, seed=4, options=FAST)
+    together = mlps.train_mlps(configs, sets, n_classes=3, seed=4, options=FAST)
+    alone = mlps.train_mlps([a], sets, n_classes=3, seed=4, options=FAST)
     assert together.stop_accuracy.shape == (3, 2)
     assert len(together.stacks) == 2  # the two 16-wide configs share a stack
     np.testing.assert_allclose(together.stop_loss[0], alone.stop_loss[0], atol=1e-5)
@@ -195,10 +207,10 @@ def test_mlps_learn_blobs_and_wide_ones_memorise_more():
     yr = rng.integers(0, 4, 48)
     opts = L.TrainOptions(batch_size=48, lr=0.02, eval_every=50, patience=4, max_steps=600)
     configs = [pareto.MLPConfig(0, 0, 0.0), pareto.MLPConfig(2, 128, 0.0)]
-    normal = R.train_mlps(configs, [R.TrainingSet("n", X, y, Xd, yd)], n_classes=3, seed=0)
+    normal = mlps.train_mlps(configs, [mlps.TrainingSet("n", X, y, Xd, yd)], n_classes=3, seed=0)
     assert np.all(normal.accuracy(Xd, yd, 0) > 0.9)
-    memo = R.train_mlps(
-        configs, [R.TrainingSet("s", Xr, yr, Xr, yr)], n_classes=4, seed=0, options=opts
+    memo = mlps.train_mlps(
+        configs, [mlps.TrainingSet("s", Xr, yr, Xr, yr)], n_classes=4, seed=0, options=opts
     )
     acc = memo.accuracy(Xr, yr, 0)
     assert acc[1] >= 0.9 and acc[1] > acc[0] + 0.2
@@ -206,11 +218,11 @@ def test_mlps_learn_blobs_and_wide_ones_memorise_more():
 
 def test_train_mlps_rejects_mismatched_sets():
     X, y = blobs(30, 0)
-    sets = [R.TrainingSet("a", X, y, X, y), R.TrainingSet("b", X[:20], y[:20], X, y)]
+    sets = [mlps.TrainingSet("a", X, y, X, y), mlps.TrainingSet("b", X[:20], y[:20], X, y)]
     with pytest.raises(ParameterError, match="sets"):
-        R.train_mlps([pareto.MLPConfig(0, 0, 0.0)], sets, n_classes=3, seed=0)
+        mlps.train_mlps([pareto.MLPConfig(0, 0, 0.0)], sets, n_classes=3, seed=0)
     with pytest.raises(ParameterError, match="configs"):
-        R.train_mlps([], sets[:1], n_classes=3, seed=0)
+        mlps.train_mlps([], sets[:1], n_classes=3, seed=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,30 +232,30 @@ def test_train_mlps_rejects_mismatched_sets():
 
 @pytest.fixture(scope="module")
 def splits(tiny):
-    return R.Splits(list(tiny["train"]), list(tiny["dev"]), list(tiny["test"]))
+    return representations.Splits(list(tiny["train"]), list(tiny["dev"]), list(tiny["test"]))
 
 
 def test_task_data_and_inputs(splits):
-    posl, dal = R.task_data("posl", splits), R.task_data("dal", splits)
+    posl, dal = representations.task_data("posl", splits), representations.task_data("dal", splits)
     assert posl.n_classes == 17
     assert len(posl.y("test")) == splits.n_words("test")
-    rep = R.type_representation("random", splits, dim=5, seed=0)
+    rep = representations.type_representation("random", splits, dim=5, seed=0)
     X = rep.inputs("train", dal.examples["train"].rows)
     rows = dal.examples["train"].rows
     assert X.shape == (len(rows), 10)
     np.testing.assert_array_equal(X[:, :5], rep.words["train"][rows[:, 0]])
-    onehot = R.type_representation("onehot", splits, dim=4, seed=0)
+    onehot = representations.type_representation("onehot", splits, dim=4, seed=0)
     ids = onehot.inputs("train", rows)
     assert ids.shape == (len(rows), 2) and ids.dtype == np.int64
     assert onehot.vocab_size == len(
-        set(np.concatenate([s.forms for k in R.SPLITS for s in splits[k]]))
+        set(np.concatenate([s.forms for k in representations.SPLITS for s in splits[k]]))
     )
     with pytest.raises(ParameterError):
-        R.task_data("ner", splits)
+        representations.task_data("ner", splits)
 
 
 def test_type_ids_put_training_types_first(splits):
-    rep = R.type_representation("onehot", splits, dim=4, seed=0)
+    rep = representations.type_representation("onehot", splits, dim=4, seed=0)
     k = rep.n_trainable
     assert rep.words["train"].max() == k - 1
     forms = {w for s in splits.train for w in s.forms}
@@ -254,7 +266,7 @@ def test_type_ids_put_training_types_first(splits):
     # One id per word form, whatever the split.
     pairs = {
         (w, int(i))
-        for split in R.SPLITS
+        for split in representations.SPLITS
         for w, i in zip(
             np.concatenate([s.forms for s in splits[split]]), rep.words[split], strict=True
         )
@@ -263,39 +275,43 @@ def test_type_ids_put_training_types_first(splits):
 
 
 def test_linear_runs_give_tidy_tables(splits):
-    data = R.task_data("posl", splits)
-    rep = R.type_representation("onehot", splits, dim=4, seed=0)
-    nuc = R.linear_pareto(rep, data, "nuclear", n_probes=3, seed=0, options=FAST)
-    rank = R.linear_pareto(rep, data, "rank", n_probes=4, seed=0, options=FAST)
-    assert list(nuc.table["alpha"]) == list(R.alpha_values(3))
+    data = representations.task_data("posl", splits)
+    rep = representations.type_representation("onehot", splits, dim=4, seed=0)
+    nuc = parametric.linear_pareto(rep, data, "nuclear", n_probes=3, seed=0, options=FAST)
+    rank = parametric.linear_pareto(rep, data, "rank", n_probes=4, seed=0, options=FAST)
+    assert list(nuc.table["alpha"]) == list(parametric.alpha_values(3))
     assert nuc.correct.shape == (3, splits.n_words("test"))
     np.testing.assert_allclose(nuc.table["accuracy"], nuc.correct.mean(axis=1))
-    assert list(rank.table["complexity"]) == list(R.rank_values(17, 4).astype(float))
+    assert list(rank.table["complexity"]) == list(parametric.rank_values(17, 4).astype(float))
     assert set(rank.table["max_complexity"]) == {17.0}
     assert np.all(rank.table["numerical_rank"] <= rank.table["rank"])
 
 
 def test_mlp_run_controls(splits):
-    data = R.task_data("dal", splits)
-    rep = R.type_representation("random", splits, dim=6, seed=0)
+    data = representations.task_data("dal", splits)
+    rep = representations.type_representation("random", splits, dim=6, seed=0)
     configs = [pareto.MLPConfig(0, 0, 0.1), pareto.MLPConfig(1, 32, 0.0)]
     # No shuffled words needed: word order cannot matter to a type-level representation.
-    run = R.mlp_pareto(rep, data, configs, seed=0, options=FAST, memorise_steps=20)
+    run = memorisation.mlp_pareto(rep, data, configs, seed=0, options=FAST, memorise_steps=20)
     t = run.table
     assert t["fully_shuffled"].isna().all()
     assert t["label_shuffled"].between(0, 1).all()
     assert run.correct.shape == (2, len(data.y("test")))
     assert (t["n_memorise"] == len(data.y("train"))).all()
-    small = R.mlp_pareto(rep, data, configs, seed=0, options=FAST, n_memorise=3, memorise_steps=5)
+    small = memorisation.mlp_pareto(
+        rep, data, configs, seed=0, options=FAST, n_memorise=3, memorise_steps=5
+    )
     assert (small.table["n_memorise"] == 3).all()
     # The normal condition does not depend on the controls.
     np.testing.assert_array_equal(small.correct, run.correct)
-    ctx = R.Representation("contextual", "ctx", rep.words, rep.offsets)
+    ctx = representations.Representation("contextual", "ctx", rep.words, rep.offsets)
     with pytest.raises(ParameterError, match="shuffled_words"):
-        R.mlp_pareto(ctx, data, configs, seed=0, options=FAST)
+        memorisation.mlp_pareto(ctx, data, configs, seed=0, options=FAST)
     with pytest.raises(ParameterError, match="normal"):
-        R.mlp_pareto(rep, data, configs, conditions=["label_shuffled"], seed=0, options=FAST)
-    run = R.mlp_pareto(
+        memorisation.mlp_pareto(
+            rep, data, configs, conditions=["label_shuffled"], seed=0, options=FAST
+        )
+    run = memorisation.mlp_pareto(
         ctx,
         data,
         configs[:1],
@@ -308,13 +324,13 @@ def test_mlp_run_controls(splits):
 
 
 def test_parse_runs(splits):
-    rep = R.type_representation("onehot", splits, dim=4, seed=0)
+    rep = representations.type_representation("onehot", splits, dim=4, seed=0)
     opts = L.TrainOptions(batch_size=2, lr=0.05, eval_every=2, patience=2, max_steps=6)
-    lin = R.parse_linear_pareto(rep, splits, n_probes=2, seed=0, options=opts)
+    lin = parsing.parse_linear_pareto(rep, splits, n_probes=2, seed=0, options=opts)
     n_test = splits.n_words("test")
     assert lin.correct.shape == (2, n_test) and lin.groups.shape == (n_test,)
     assert (lin.table["task"] == "parse").all() and (lin.table["complexity"] >= 0).all()
-    mlp = R.parse_mlp_pareto(
+    mlp = parsing.parse_mlp_pareto(
         rep,
         splits,
         [pareto.MLPConfig(1, 8, 0.0)],
@@ -330,8 +346,8 @@ def test_parse_runs(splits):
 
 def test_fasttext_table_is_cached_and_deterministic(splits):
     vocab = ["Cats", "dog", "unseenword"]
-    a = R.fasttext_table(vocab, splits.train, dim=8, seed=0, epochs=1)
-    b = R.fasttext_table(vocab, splits.train, dim=8, seed=0, epochs=1)
+    a = representations.fasttext_table(vocab, splits.train, dim=8, seed=0, epochs=1)
+    b = representations.fasttext_table(vocab, splits.train, dim=8, seed=0, epochs=1)
     assert a.shape == (3, 8) and a.dtype == np.float32
     np.testing.assert_array_equal(a, b)
     assert np.abs(a[2]).sum() > 0  # out-of-vocabulary words get n-gram vectors
@@ -339,8 +355,8 @@ def test_fasttext_table_is_cached_and_deterministic(splits):
 
 @pytest.mark.model
 def test_contextual_and_shuffled_embeddings(splits):
-    rep = R.contextual_representation(splits, layer=-1, pooling="mean")
-    shuffled = R.shuffled_contextual(splits.train, seed=0)
+    rep = representations.contextual_representation(splits, layer=-1, pooling="mean")
+    shuffled = representations.shuffled_contextual(splits.train, seed=0)
     assert shuffled.shape == rep.words["train"].shape
     assert rep.label.endswith("(layer 6)")
     # The same words in another order give other (contextual) vectors.
@@ -367,17 +383,17 @@ def toy_table():
 
 def test_hypervolume_table_matches_pareto_and_skips_missing():
     t = toy_table()
-    hv = R.hypervolume_table(t, "complexity", 10.0).set_index("representation")
+    hv = frontiers.hypervolume_table(t, "complexity", 10.0).set_index("representation")
     assert hv.loc["a", "hypervolume"] == pytest.approx(pareto.hypervolume([1, 10], [0.5, 0.6], 10))
     assert hv.loc["b", "hypervolume"] == pytest.approx((2 * 0.55 + 5 * 0.9) / 10)
     assert hv.loc["b", "n_probes"] == 2 and hv.loc["b", "best_accuracy"] == 0.9
     t["cap"] = 5.0
-    hv5 = R.hypervolume_table(t, "complexity", "cap").set_index("representation")
+    hv5 = frontiers.hypervolume_table(t, "complexity", "cap").set_index("representation")
     assert hv5.loc["a", "n_within_cap"] == 1
 
 
 def test_frontier_leaders_by_hand():
-    lead = R.frontier_leaders(toy_table(), "complexity", 10.0)
+    lead = frontiers.frontier_leaders(toy_table(), "complexity", 10.0)
     assert lead["representation"].tolist() == ["a", "b"]
     assert lead[["start", "end"]].values.tolist() == [[1.0, 3.0], [3.0, 10.0]]
     assert lead["accuracy_end"].tolist() == [0.5, 0.9]
@@ -393,13 +409,13 @@ def test_main_leaders_drop_slivers_and_merge():
             "accuracy_end": [0.0, 0.1, 0.2, 0.35, 0.45, 0.5],
         }
     )
-    main = R.main_leaders(lead, 1.0)
+    main = frontiers.main_leaders(lead, 1.0)
     assert main["representation"].tolist() == ["a", "c"]
     assert main[["start", "end", "accuracy_end"]].values.tolist() == [
         [0.5, 50.0, 0.35],
         [50.0, 100.0, 0.45],
     ]
-    text = R.describe_leaders(main, {"a": "A"})
+    text = frontiers.describe_leaders(main, {"a": "A"})
     assert text == "A (0 to 50), then c (50 to 100)"
 
 
@@ -413,7 +429,7 @@ def test_main_leaders_drop_slivers_and_merge():
 )
 def test_frontier_leaders_lead_everywhere(points):
     t = pd.DataFrame(points, columns=["representation", "complexity", "accuracy"])
-    lead = R.frontier_leaders(t, "complexity", 10.0)
+    lead = frontiers.frontier_leaders(t, "complexity", 10.0)
     assert lead["start"].iloc[0] == t["complexity"].min() or t["complexity"].min() == 10.0
     assert np.all(lead["start"].to_numpy()[1:] == lead["end"].to_numpy()[:-1])
     for _, row in lead.iterrows():
@@ -425,11 +441,11 @@ def test_frontier_leaders_lead_everywhere(points):
 
 def test_simple_winner_and_pick_probe():
     t = toy_table()
-    winner, hv = R.simple_winner(t, "complexity", 3.0)
+    winner, hv = frontiers.simple_winner(t, "complexity", 3.0)
     assert winner == "a" and hv["b"] == 0.0
-    assert R.simple_winner(t, "complexity", 0.5)[0] is None
-    assert R.pick_probe(t, "complexity", 5.0) == 3  # best dev within the budget
-    assert R.pick_probe(t, "complexity", 0.5) is None
+    assert frontiers.simple_winner(t, "complexity", 0.5)[0] is None
+    assert frontiers.pick_probe(t, "complexity", 5.0) == 3  # best dev within the budget
+    assert frontiers.pick_probe(t, "complexity", 0.5) is None
 
 
 def test_simple_vs_best():
@@ -441,21 +457,92 @@ def test_simple_vs_best():
             "accuracy": [0.70, 0.80, 0.85, 0.84, 0.99],
         }
     )
-    row = R.simple_vs_best(t, "memo").iloc[0]
+    row = frontiers.simple_vs_best(t, "memo").iloc[0]
     assert row["best"] == 0.85 and row["best_simple"] == 0.80  # median 0.45
     assert row["gap"] == pytest.approx(0.05)
     assert row["spearman"] == pytest.approx(0.8)
 
 
 def test_placeholder_figure():
-    fig = R.placeholder_figure("not run")
+    fig = frontiers.placeholder_figure("not run")
     assert fig.axes[0].texts[0].get_text() == "not run"
 
 
 def test_plot_frontiers_one_panel_per_task():
     t = pd.concat([toy_table(), toy_table().assign(task="dal")], ignore_index=True)
-    fig = R.plot_frontiers(t, "complexity", {"posl": 10.0, "dal": 5.0}, "nuclear norm")
+    fig = frontiers.plot_frontiers(t, "complexity", {"posl": 10.0, "dal": 5.0}, "nuclear norm")
     assert len(fig.axes) == 2 and fig.axes[1].get_xlim() == (0.0, 5.0)
+
+
+# --------------------------------------------------------------------------------------------
+# The chapters' shared set-up
+# --------------------------------------------------------------------------------------------
+
+
+def _chapter_params(**changes):
+    params = dict(
+        treebank=str(Path(__file__).parent / "fixtures" / "tiny"),
+        model="default",
+        layer=-1,
+        pooling="mean",
+        representations=["onehot", "random"],
+        tasks=["posl", "dal"],
+        controls=["label_shuffled", "fully_shuffled"],
+        n_train=0,
+        n_dev=0,
+        n_test=0,
+        sample_seed=42,
+        n_configs=4,
+        max_hidden=64,
+        type_dim=4,
+        fasttext_dim=8,
+        fasttext_epochs=1,
+        fasttext_path="",
+        seed=3,
+        batch_size=16,
+        lr=0.01,
+        eval_every=5,
+        patience=2,
+        max_steps=20,
+    )
+    return params | changes
+
+
+def test_prepare_builds_what_the_chapters_built_by_hand():
+    params = _chapter_params()
+    setup = experimental_setup.prepare(params, eval_batch_size=32)
+    p = params
+    splits = representations.load_splits(
+        p["treebank"], p["n_train"], p["n_dev"], p["n_test"], seed=p["sample_seed"]
+    )
+    assert [len(setup.splits[k]) for k in representations.SPLITS] == [
+        len(splits[k]) for k in representations.SPLITS
+    ]
+    assert list(setup.representations) == ["onehot", "random"]
+    assert setup.labels == {"onehot": "one-hot", "random": "random"}
+    assert setup.representations["random"].dim == 4
+    assert setup.configs == mlps.sample_configs(4, seed=3, max_hidden=64)
+    # Type-level representations only: the fully-shuffled inputs are not embedded.
+    assert setup.shuffled_words is None
+    assert setup.options == L.TrainOptions(
+        batch_size=16, lr=0.01, eval_every=5, patience=2, max_steps=20, eval_batch_size=32
+    )
+    linear_only = _chapter_params(families=["nuclear"])
+    for key in ("tasks", "controls", "n_configs", "max_hidden"):
+        linear_only.pop(key)
+    assert experimental_setup.prepare(linear_only).configs == []
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"families": ["nuclear", "mlp"]}, {"controls": ["normal"]}, {"tasks": []}, {"seed": None}],
+)
+def test_prepare_rejects_bad_or_missing_parameters(changes):
+    params = _chapter_params(**changes)
+    if changes == {"seed": None}:
+        params.pop("seed")
+    with pytest.raises(ParameterError):
+        experimental_setup.prepare(params)
 
 
 # --------------------------------------------------------------------------------------------
@@ -464,11 +551,11 @@ def test_plot_frontiers_one_panel_per_task():
 
 
 def test_lookup_on_its_own_training_data(splits):
-    res = R.lookup_baselines(splits.train, splits.train)
+    res = toy_tasks.lookup_baselines(splits.train, splits.train)
     assert res["posl_oov_share"] == 0.0
     levels = res["dal_levels"].set_index("level")
     assert levels.loc[1, "share"] == 1.0  # every arc was seen
-    other = R.lookup_baselines(splits.train, splits.test)
+    other = toy_tasks.lookup_baselines(splits.train, splits.test)
     train_words = {w for s in splits.train for w in s.forms}
     test_words = [w for s in splits.test for w in s.forms]
     expected = np.mean([w not in train_words for w in test_words])
@@ -478,7 +565,7 @@ def test_lookup_on_its_own_training_data(splits):
 
 def test_label_entropies(splits):
     sentences = splits.train + splits.dev + splits.test
-    h = R.label_entropies(sentences).set_index("task")
+    h = toy_tasks.label_entropies(sentences).set_index("task")
     assert (h["H(label | word)"] <= h["H(label)"] + 1e-12).all()
     assert h.loc["posl", "examples"] == sum(len(s) for s in sentences)
     assert h.loc["posl", "H(label)"] == pytest.approx(
