@@ -61,12 +61,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import plots, power
+from probekit import plots
 from probekit.book import Glue
 from probekit.pareto_runs import experimental_setup, frontiers, parametric
 from probekit.pareto_runs.paper import PAPER, paper_comparison
 from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS, TASKS, task_data
 from probekit.pareto_runs.runs import combine
+from probekit.power.comparison import compare
 
 plots.use_style()
 g = Glue("ch32")
@@ -356,7 +357,7 @@ for task in TASKS:
         if None in picked:
             g(key, "Not possible: one of the two has no probe within this budget.")
             continue
-        c = power.compare(
+        c = compare(
             runs[pair[0]].correct[picked[0]],
             runs[pair[1]].correct[picked[1]],
             labels["contextual"],

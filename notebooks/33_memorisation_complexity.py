@@ -64,13 +64,14 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import plots, power
+from probekit import plots
 from probekit.book import Glue
 from probekit.pareto_runs import experimental_setup, frontiers, memorisation
 from probekit.pareto_runs.memorisation import CONDITIONS
 from probekit.pareto_runs.paper import PAPER, paper_comparison
 from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS, TASKS, task_data
 from probekit.pareto_runs.runs import combine
+from probekit.power.comparison import compare
 
 plots.use_style()
 g = Glue("ch33")
@@ -396,7 +397,7 @@ for task in TASKS:
     if None in picks:
         g(key, "Not possible: one of the two has no architecture within the budget.")
         continue
-    c = power.compare(
+    c = compare(
         runs[(task, "contextual")].correct[picks[0]],
         runs[(task, "onehot")].correct[picks[1]],
         labels["contextual"],

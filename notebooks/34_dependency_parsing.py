@@ -68,12 +68,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import plots, power, stats
+from probekit import plots, stats
 from probekit.book import Glue
 from probekit.pareto_runs import experimental_setup, frontiers, parsing
 from probekit.pareto_runs.paper import PAPER, paper_comparison
 from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS
 from probekit.pareto_runs.runs import combine
+from probekit.power.comparison import compare
 
 plots.use_style()
 g = Glue("ch34")
@@ -341,7 +342,7 @@ if "contextual" in reps and non_ctx:
     i_rival = int(mlp_runs[rival].table["dev_accuracy"].idxmax())
     a = mlp_runs["contextual"].correct[i_ctx]
     b = mlp_runs[rival].correct[i_rival]
-    comparison = power.compare(a, b, labels["contextual"], labels[rival])
+    comparison = compare(a, b, labels["contextual"], labels[rival])
     groups = mlp_runs["contextual"].groups
     lengths = np.bincount(groups)
     boot = stats.paired_bootstrap(

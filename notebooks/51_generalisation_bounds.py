@@ -54,7 +54,6 @@ import pandas as pd
 from IPython.display import display
 
 from probekit import data, embed, plots
-from probekit import power as pw
 from probekit.book import Glue
 from probekit.datasize.bounds import (
     bound_table,
@@ -68,6 +67,7 @@ from probekit.datasize.figures import plot_bound
 from probekit.datasize.pools import tense_overview
 from probekit.datasize.runs import Config, Training, run_tasks
 from probekit.datasize.splits import max_size
+from probekit.power.bounds import finite_class_bound, n_for_bound
 
 plots.use_style()
 g = Glue("ch51")
@@ -189,10 +189,10 @@ g("delta_ratio", need("logreg", dim, delta) / need("logreg", dim, 1e-2))
 g("params_lr", n_params("logreg", dim, 2))
 g("params_mlp", n_params("mlp20", dim, 2))
 g("mlp_wider", 100 * (math.sqrt(need("mlp20", dim, delta) / need("logreg", dim, delta)) - 1))
-g("paper_bound", float(pw.finite_class_bound(65_536, n_params("logreg", dim, 2), delta)))
-g("honest_bound", float(pw.finite_class_bound(65_536, n_params("logreg", dim, 2), delta,
+g("paper_bound", float(finite_class_bound(65_536, n_params("logreg", dim, 2), delta)))
+g("honest_bound", float(finite_class_bound(65_536, n_params("logreg", dim, 2), delta,
                                               count="per_parameter")))  # fmt: skip
-g("honest_need", pw.n_for_bound(0.05, n_params("logreg", dim, 2), delta, count="per_parameter"))
+g("honest_need", n_for_bound(0.05, n_params("logreg", dim, 2), delta, count="per_parameter"))
 display(main.style.format("{:,.0f}"))
 
 # %% [markdown]
@@ -216,7 +216,7 @@ fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.62, 2.9))
 n_grid = np.logspace(np.log10(64), np.log10(1e7), 200)
 styles = [("logreg", dim, "-"), ("mlp20", dim, "--"), ("logreg", 4096, ":")]
 for (clf, d, style), color in zip(styles, plots.colors(3), strict=True):
-    bound = pw.finite_class_bound(n_grid, n_params(clf, d, 2), delta)
+    bound = finite_class_bound(n_grid, n_params(clf, d, 2), delta)
     ax.plot(n_grid, bound, linestyle=style, color=color, label=f"{CLF_NAMES[clf]}, D = {d:,}")
 for eps in (0.1, 0.05, 0.01):
     ax.axhline(eps, color="grey", linewidth=0.6, linestyle=":")

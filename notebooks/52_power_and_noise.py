@@ -50,7 +50,6 @@ from IPython.display import display
 from scipy import stats
 
 from probekit import data, embed, plots
-from probekit import power as pw
 from probekit.book import Glue
 from probekit.datasize.comparisons import comparison_table, needed_test_size, prospective_power
 from probekit.datasize.encoders import layer_encoder, resolve_layer
@@ -58,6 +57,8 @@ from probekit.datasize.figures import plot_accuracies, plot_power
 from probekit.datasize.pools import build_pool
 from probekit.datasize.runs import Config, Training, run_sizes
 from probekit.datasize.splits import choose_sizes
+from probekit.power.comparison import compare
+from probekit.power.simulation import POWER_THRESHOLD
 
 plots.use_style()
 g = Glue("ch52")
@@ -171,9 +172,9 @@ for s in sigmas:
     t = tables[s]
     curve = prospective_power(runs, "clean", names[s], top, sizes_test, alpha=alpha,
                                  n_sim=n_sim)  # fmt: skip
-    reached = t.loc[t["power"] >= pw.POWER_THRESHOLD, "n_test"]
+    reached = t.loc[t["power"] >= POWER_THRESHOLD, "n_test"]
     first_seed = seeds[0]
-    cmp = pw.compare(runs.correct[("clean", top, first_seed)],
+    cmp = compare(runs.correct[("clean", top, first_seed)],
                      runs.correct[(names[s], top, first_seed)], "clean", names[s],
                      alpha=alpha, n_sim=n_sim)  # fmt: skip
     rows.append({
@@ -193,11 +194,11 @@ rho = stats.spearmanr(summary["σ"], power_top).statistic if power_top.nunique()
 g("rho", float(rho))
 grow = [float(t["power"].iloc[-1]) >= float(t["power"].iloc[0]) for t in tables.values()]
 g("grow_share", 100 * float(np.mean(grow)))
-g("n_powered_top", int((power_top >= pw.POWER_THRESHOLD).sum()))
+g("n_powered_top", int((power_top >= POWER_THRESHOLD).sum()))
 g("n_sigmas", len(sigmas))
-powered = summary.loc[power_top >= pw.POWER_THRESHOLD, "σ"]
+powered = summary.loc[power_top >= POWER_THRESHOLD, "σ"]
 g("smallest_powered", f"σ = {powered.min():g}" if len(powered) else "none of them")
-unpowered = summary.loc[power_top < pw.POWER_THRESHOLD, "σ"]
+unpowered = summary.loc[power_top < POWER_THRESHOLD, "σ"]
 g("largest_unpowered", f"σ = {unpowered.max():g}" if len(unpowered) else "none")
 g("max_test_text", f"{max_test:,}")
 for s in (0.1, 0.03):

@@ -67,7 +67,6 @@ import pandas as pd
 from IPython.display import display
 
 from probekit import data, embed, pareto, plots
-from probekit import power as pw
 from probekit.book import Glue
 from probekit.datasize.bounds import n_params
 from probekit.datasize.collapse import check_collapse, collapse_verdict
@@ -76,6 +75,8 @@ from probekit.datasize.encoders import fasttext_table, layer_encoder, resolve_la
 from probekit.datasize.figures import plot_accuracies, plot_power
 from probekit.datasize.runs import Config, Training, run_tasks
 from probekit.datasize.splits import fold_splits, max_size, pilot_splits
+from probekit.power.comparison import compare
+from probekit.power.simulation import POWER_THRESHOLD
 
 plots.use_style()
 g = Glue("ch53")
@@ -194,10 +195,10 @@ def describe(task, key):
     g(f"{prefix}_n_train", int(last["n_train"]))
     g(f"{prefix}_n_test", int(last["n_test"]))
     g(f"{prefix}_power", float(last["power"]))
-    powered = t.loc[t["power"] >= pw.POWER_THRESHOLD, "n_test"]
+    powered = t.loc[t["power"] >= POWER_THRESHOLD, "n_test"]
     g(f"{prefix}_first_powered", int(powered.iloc[0]) if len(powered) else 0)
     first = seeds[0]
-    cmp = pw.compare(runs[task].correct[(NAMES[a], top, first)],
+    cmp = compare(runs[task].correct[(NAMES[a], top, first)],
                      runs[task].correct[(NAMES[b], top, first)], NAMES[a], NAMES[b],
                      alpha=alpha, n_sim=n_sim)  # fmt: skip
     g(f"{prefix}_summary", cmp.summary())
@@ -289,7 +290,7 @@ rows = []
 for (task, key), cmp in compared.items():
     t = tables[(task, key)]
     last = t.iloc[-1]
-    powered = t.loc[t["power"] >= pw.POWER_THRESHOLD]
+    powered = t.loc[t["power"] >= POWER_THRESHOLD]
     rows.append({
         "task": TASK_NAMES[task],
         "comparison": COMPARISONS[key][2],
@@ -305,11 +306,11 @@ for (task, key), cmp in compared.items():
         "_abs_gap": abs(float(last["gap"])),
     })  # fmt: skip
 overall = pd.DataFrame(rows)
-well = overall[overall["power"] >= pw.POWER_THRESHOLD]
+well = overall[overall["power"] >= POWER_THRESHOLD]
 g("n_comparisons", len(overall))
 g("n_well_powered", len(well))
 g("well_list", "; ".join(f"{r['comparison']} ({r['task']})" for _, r in well.iterrows()) or "none")
-weak = overall[overall["power"] < pw.POWER_THRESHOLD]
+weak = overall[overall["power"] < POWER_THRESHOLD]
 g("weak_list", "; ".join(f"{r['comparison']} ({r['task']})" for _, r in weak.iterrows()) or "none")
 # The paper's claim: the recommendations fall where the power is sufficient. Where a comparison
 # reaches 0.8, check that it does so at a training size no larger than its smallest recommendation.

@@ -56,8 +56,11 @@ import pandas as pd
 from IPython.display import display
 from scipy import stats
 
-from probekit import assignments, data, pareto, plots, power
+from probekit import assignments, data, pareto, plots
 from probekit.book import Glue
+from probekit.power.comparison import compare
+from probekit.power.mcnemar import mcnemar_table
+from probekit.power.simulation import POWER_THRESHOLD
 
 plots.use_style()
 g = Glue("a5")
@@ -159,7 +162,7 @@ tagger_a = pareto.fit_posl_lookup(train_forms, train_tags)
 tagger_b = pareto.fit_posl_lookup(data.flat(part, "forms"), data.flat(part, "upos"))
 correct_a = pareto.predict_posl_lookup(tagger_a, dev_forms) == dev_tags
 correct_b = pareto.predict_posl_lookup(tagger_b, dev_forms) == dev_tags
-table = power.mcnemar_table(correct_a, correct_b)
+table = mcnemar_table(correct_a, correct_b)
 joint = table / table.sum()
 pilot_items = np.random.default_rng(seed).choice(
     len(dev_tags), min(pilot, len(dev_tags)), replace=False
@@ -186,15 +189,15 @@ curve = pd.DataFrame(
 display(curve.set_index("n").style.format("{:.3f}"))
 
 # %% tags=["remove-cell"]
-comparison = power.compare(correct_a, correct_b, "all data", "partial data", alpha=alpha)
+comparison = compare(correct_a, correct_b, "all data", "partial data", alpha=alpha)
 pilot_power = simulated_power(joint, len(pilot_items), alpha, n_sim, seed)
 grid = np.unique(np.geomspace(50, 10 * max([*test_sizes, len(dev_tags)]), 60).astype(int))
 grid_power = np.array([simulated_power(joint, int(n), alpha, n_sim, seed) for n in grid])
-reached = grid[grid_power >= power.POWER_THRESHOLD]
+reached = grid[grid_power >= POWER_THRESHOLD]
 fig, ax = plt.subplots(figsize=(plots.WIDTH, 3.0))
 ax.plot(grid, grid_power, color="C0", label="simulated power")
 ax.scatter(curve["n"], curve["power"], color="C0", zorder=3)
-ax.axhline(power.POWER_THRESHOLD, color="0.4", linestyle=":", label="power 0.8")
+ax.axhline(POWER_THRESHOLD, color="0.4", linestyle=":", label="power 0.8")
 ax.axvline(len(dev_tags), color="C1", linestyle="--", label="development set")
 ax.axvline(len(pilot_items), color="C2", linestyle="--", label="pilot")
 ax.set_xscale("log")

@@ -23,12 +23,14 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from probekit import assignments as A
-from probekit import jabberwocky as J
-from probekit import pareto, power, trees
+from probekit import pareto, trees
 from probekit.assignments import a2_jabberwocky_inflection as A2
 from probekit.assignments import a4_extrapolation_split as A4
 from probekit.cli import main as cli_main
 from probekit.errors import ParameterError, ProbekitError
+from probekit.jabberwocky.feature_sets import FEATURE_SETS
+from probekit.jabberwocky.inflection import inflect_set
+from probekit.power import mcnemar, simulation
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("A[0-9]*_*.py"))
@@ -223,15 +225,15 @@ def test_check_perceptron_loss(capsys):
 
 
 def lib_add_s(stem, verb):
-    return J.inflect_set(stem, "VERB:Pres3Sg" if verb else "NOUN:Plur")
+    return inflect_set(stem, "VERB:Pres3Sg" if verb else "NOUN:Plur")
 
 
 def lib_add_ing(stem):
-    return J.inflect_set(stem, "VERB:PresPart")
+    return inflect_set(stem, "VERB:PresPart")
 
 
 def lib_add_degree(stem, suffix):
-    return J.inflect_set(stem, "ADJ:Cmp" if suffix == "er" else "ADJ:Sup")
+    return inflect_set(stem, "ADJ:Cmp" if suffix == "er" else "ADJ:Sup")
 
 
 def test_check_add_s(capsys):
@@ -302,14 +304,14 @@ def test_generated_stems_cover_every_category():
 
 
 def inflect_as(stem, name):
-    return J.inflect_set(stem, name)
+    return inflect_set(stem, name)
 
 
 def test_rule_coverage_on_the_fixture():
     from probekit.data import read_conllu
 
     sentences = read_conllu(FIXTURES / "jabberwocky_src.conllu")
-    rules = {name: functools.partial(inflect_as, name=name) for name in J.FEATURE_SETS}
+    rules = {name: functools.partial(inflect_as, name=name) for name in FEATURE_SETS}
     by_set, misses = A.rule_coverage(sentences, rules)
     assert by_set["words"].sum() > 5
     # The one irregular form; "gon" of "gonna" is inside a multiword token and skipped.
@@ -437,7 +439,7 @@ def test_check_extrapolation_split(capsys):
 
 
 def lib_mcnemar(a, b):
-    return power.mcnemar_exact(power.mcnemar_table(a, b)).p_value
+    return mcnemar.mcnemar_exact(mcnemar.mcnemar_table(a, b)).p_value
 
 
 def test_check_mcnemar(capsys):
@@ -448,21 +450,21 @@ def test_check_mcnemar(capsys):
         return 1.0 if n01 + n10 == 0 else float(stats.binom.cdf(min(n01, n10), n01 + n10, 0.5))
 
     def chi2(a, b):
-        return power.mcnemar_chi2(power.mcnemar_table(a, b)).p_value
+        return mcnemar.mcnemar_chi2(mcnemar.mcnemar_table(a, b)).p_value
 
     fails(A.check_mcnemar, one_sided, "two-sided")
     fails(A.check_mcnemar, chi2, "exact binomial test")
 
 
 def lib_power(props, n, alpha, n_sim, seed):
-    return power.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).power
+    return simulation.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).power
 
 
 def test_check_power(capsys):
     ok(A.check_power, lib_power, capsys, n_cases=12)
 
     def either_sign(props, n, alpha, n_sim, seed):
-        return power.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).rejection_rate
+        return simulation.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).rejection_rate
 
     def one_sided(props, n, alpha, n_sim, seed):
         counts = np.random.default_rng(seed).multinomial(n, props.ravel(), size=n_sim)
@@ -489,7 +491,7 @@ def brute_force_power(props, n, alpha):
                 counts = [n00, n01, n10, n - n00 - n01 - n10]
                 pmf = stats.multinomial.pmf(counts, n, p)
                 table = np.array(counts).reshape(2, 2)
-                significant = power.mcnemar_exact(table).p_value <= alpha
+                significant = mcnemar.mcnemar_exact(table).p_value <= alpha
                 if significant and np.sign(n10 - n01) == np.sign(effect):
                     total += pmf
     return total
@@ -511,7 +513,7 @@ def test_exact_power_equals_brute_force_enumeration(weights, n, alpha):
 def test_exact_power_agrees_with_the_library_simulation():
     props = np.array([[0.1, 0.08], [0.14, 0.68]])
     exact = A.exact_power(props, 250)
-    simulated = power.power(props, 250, n_sim=4000, seeds=(0,)).power
+    simulated = simulation.power(props, 250, n_sim=4000, seeds=(0,)).power
     assert abs(simulated - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 4000)
     assert A.exact_power(np.array([[0.3, 0.1], [0.1, 0.5]]), 100) == 0.0
     with pytest.raises(ParameterError, match="joint_props"):

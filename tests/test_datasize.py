@@ -11,7 +11,6 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import power as pw
 from probekit.data import UPOS_TAGS, read_conllu, upos_index
 from probekit.datasize.bounds import (
     bound_table,
@@ -43,6 +42,9 @@ from probekit.datasize.splits import (
     stratified_split,
 )
 from probekit.errors import ParameterError
+from probekit.power.bounds import finite_class_bound
+from probekit.power.collapse import CollapseReport
+from probekit.power.recommendation import recommend
 from probekit.probes.mlp import ProbeSpec, epoch_orders
 
 FAST = settings(max_examples=60, deadline=None)
@@ -460,7 +462,7 @@ def test_bound_table(runs):
     table = bound_table(runs, "strong", delta=1e-8)
     k = n_params("logreg", 8, 2)
     assert k == 9
-    assert np.allclose(table["bound"], pw.finite_class_bound(table["n_train"].to_numpy(float), k))
+    assert np.allclose(table["bound"], finite_class_bound(table["n_train"].to_numpy(float), k))
     assert table["bound"].is_monotonic_decreasing
     assert table["runs_inside"].between(0, 1).all()
     assert table["gap_to_largest"].iloc[-1] == 0
@@ -471,13 +473,13 @@ def test_comparison_table(runs):
     same = comparison_table(runs, "strong", "strong again", n_sim=200)
     assert list(strong_weak["size"]) == [32, 96]
     row = strong_weak.iloc[-1]
-    expected = pw.recommend(row["acc_a"], row["acc_b"], [9, 9]).n_train
+    expected = recommend(row["acc_a"], row["acc_b"], [9, 9]).n_train
     assert row["n_train_rec"] == expected
     assert row["power"] > same.iloc[-1]["power"]
     assert same["n_train_rec"].isna().all() and (same["power"] == 0).all()
     mlp = comparison_table(runs, "strong", "mlp", n_sim=200).iloc[-1]
     # The larger parameter count (the MLP's) sets the recommendation (§4.6).
-    assert mlp["n_train_rec"] == pw.recommend(mlp["acc_a"], mlp["acc_b"], 201).n_train or (
+    assert mlp["n_train_rec"] == recommend(mlp["acc_a"], mlp["acc_b"], 201).n_train or (
         mlp["acc_a"] == mlp["acc_b"]
     )
 
@@ -522,7 +524,7 @@ def test_check_collapse_tells_identical_from_different():
 
 
 def test_collapse_verdict_unclear():
-    report = pw.CollapseReport(np.array([0.1, 0.1, -0.1]), np.array([0.5, 0.01, 0.5]),
+    report = CollapseReport(np.array([0.1, 0.1, -0.1]), np.array([0.5, 0.01, 0.5]),
                                np.array([10, 10, 10]), 0.05)  # fmt: skip
     assert collapse_verdict(report) == "unclear"
 

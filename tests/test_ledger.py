@@ -189,7 +189,9 @@ def test_missing_chapter_key_or_nan_is_not_tested():
     ],
 )
 def test_bootstrap_rule(values, paper_effect, expected):
-    r = ledger._Reader({"x": dict(zip(("d_estimate", "d_low", "d_high"), values, strict=True))}, "x")
+    r = ledger._Reader(
+        {"x": dict(zip(("d_estimate", "d_low", "d_high"), values, strict=True))}, "x"
+    )
     assert ledger.bootstrap("d", paper_effect=paper_effect)(r).verdict == expected
 
 
@@ -226,13 +228,13 @@ def test_saved_comparison_keys_match_what_the_ledger_reads():
     """Glue.comparison saves exactly the keys ledger.mcnemar reads."""
     import numpy as np
 
-    from probekit import power
+    from probekit.power.comparison import compare
 
     g = book.Glue("t")
     rng = np.random.default_rng(0)
     a = rng.random(400) < 0.8
     b = a & (rng.random(400) < 0.9)
-    cmp = g.comparison("c", power.compare(a, b, "A", "B", n_sim=200))
+    cmp = g.comparison("c", compare(a, b, "A", "B", n_sim=200))
     out = ledger.mcnemar("c")(ledger._Reader({"x": g.values}, "x"))
     assert out.verdict in (R, UP)
     assert f"{100 * cmp.diff:+.1f} points" in out.measured

@@ -14,25 +14,24 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 from probekit.errors import ParameterError
-from probekit.power import (
-    compare,
+from probekit.power.bounds import (
     control_task_bound,
     finite_class_bound,
-    fold_rotation,
     log_class_size,
-    mcnemar_chi2,
-    mcnemar_exact,
-    mcnemar_table,
     n_for_bound,
     n_params_mlp,
-    power,
-    power_curve,
     prequential_mdl_bound,
-    recommend,
+)
+from probekit.power.collapse import (
+    fold_rotation,
     repeated_subsampling,
     rotation_splits,
     subsample_splits,
 )
+from probekit.power.comparison import compare
+from probekit.power.mcnemar import mcnemar_chi2, mcnemar_exact, mcnemar_table
+from probekit.power.recommendation import recommend
+from probekit.power.simulation import power, power_curve
 
 FAST = settings(max_examples=60, deadline=None)
 D768, D4096, D300 = 769, 4097, 301  # logistic-regression parameter counts, D + 1

@@ -591,7 +591,7 @@ class Glue:
         return value
 
     def comparison(self, name: str, cmp: Any) -> Any:
-        """Glue a :class:`probekit.power.Comparison` as ``<name>_summary``, ``_verdict``,
+        """Glue a :class:`probekit.power.comparison.Comparison` as ``<name>_summary``, ``_verdict``,
         ``_diff`` (A - B, points), ``_p``, ``_power``, ``_n`` and ``_alpha``; the claims ledger
         judges McNemar claims from these saved values."""
         self(f"{name}_summary", cmp.summary())

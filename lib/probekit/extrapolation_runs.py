@@ -23,7 +23,7 @@ from probekit import data, embed, extrapolation, plots, tasks
 from probekit.cache import Cache
 from probekit.data import Sentence
 from probekit.errors import ParameterError
-from probekit.power import Comparison, compare
+from probekit.power.comparison import Comparison, compare
 from probekit.probes.mlp import BATCH_SIZE, ProbeSpec, TrainResult, train_batched
 
 STATIC_SCORERS: tuple[str, ...] = (
@@ -313,7 +313,7 @@ def compare_hard(run: SplitRun, split: str, layer: int, seed: int) -> Comparison
     """Control vs extrapolation on the same hard items, same layer and seed (exact McNemar).
 
     Kunz & Kuhlmann 2021, §3.6 setups; the test is Zhu et al. 2022, §3.5
-    (:func:`probekit.power.compare`).
+    (:func:`probekit.power.comparison.compare`).
     """
     return compare(
         hard_correct(run, split, layer, seed, "control"),

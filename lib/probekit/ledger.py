@@ -10,7 +10,7 @@ and one of four tests, each fixed before any result was seen:
   (if the paper gives one) the paper's effect too;
 - ``equivalence``: the same interval against a margin around zero, stated with the claim;
 - ``mcnemar``: the exact McNemar test and its power at the observed effect (Zhu et al. 2022,
-  §3.5; :func:`probekit.power.compare`); reproduced when significant in the claimed direction
+  §3.5; :func:`probekit.power.comparison.compare`); reproduced when significant in the claimed direction
   with power >= 0.8, underpowered when the power is below 0.8, otherwise not reproduced;
 - ``threshold``: a rule on a saved quantity, stated with the claim.
 
@@ -195,7 +195,7 @@ def equivalence(prefix: str, margin: float, *, unit: str = "", digits: int = 3) 
 
 
 def mcnemar(prefix: str, *, sign: int = 1) -> Judge:
-    """Judge a directional claim on a saved :class:`~probekit.power.Comparison`.
+    """Judge a directional claim on a saved :class:`~probekit.power.comparison.Comparison`.
 
     Reads ``<prefix>_diff`` (A - B, points), ``_p``, ``_power``, ``_n`` and ``_alpha`` as
     :meth:`Glue.comparison <probekit.book.Glue.comparison>` saves them.

@@ -2,7 +2,7 @@
 
 :func:`paired_bootstrap` compares two configurations on the same test items when the per-item
 outcome is continuous (a per-sentence UUAS or DSpr), where McNemar's test
-(:func:`probekit.power.compare`) does not apply. Sentences are the resampling unit because the
+(:func:`probekit.power.comparison.compare`) does not apply. Sentences are the resampling unit because the
 edges and word pairs inside one sentence are not independent of each other.
 """
 

@@ -25,7 +25,7 @@ from probekit.errors import ParameterError
 
 
 def _mcnemar_reference(correct_a: np.ndarray, correct_b: np.ndarray) -> float:
-    from probekit.power import mcnemar_exact, mcnemar_table
+    from probekit.power.mcnemar import mcnemar_exact, mcnemar_table
 
     return mcnemar_exact(mcnemar_table(correct_a, correct_b)).p_value
 
@@ -33,7 +33,7 @@ def _mcnemar_reference(correct_a: np.ndarray, correct_b: np.ndarray) -> float:
 def _mcnemar_variants(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str, tuple]:
     from scipy import stats
 
-    from probekit.power import mcnemar_chi2, mcnemar_table
+    from probekit.power.mcnemar import mcnemar_chi2, mcnemar_table
 
     table = mcnemar_table(correct_a, correct_b)
     n01, n10 = int(table[0, 1]), int(table[1, 0])
@@ -79,7 +79,7 @@ def _mcnemar_variants(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str,
 
 
 def check_mcnemar(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
-    """Check McNemar's exact test against :func:`probekit.power.mcnemar_exact`.
+    """Check McNemar's exact test against :func:`probekit.power.mcnemar.mcnemar_exact`.
 
     Zhu et al. 2022, §3.5 and Table 1: the two-sided binomial test of n01 out of the n01 + n10
     discordant items at 1/2. ``student_fn(correct_a, correct_b)`` takes two bool arrays (n,)
@@ -149,7 +149,7 @@ def exact_power(joint_props: Any, n: int, alpha: float = 0.05) -> float:
 
     Zhu et al. 2022, §3.5 define power as the probability that a test set of n items drawn from
     the joint proportions ``joint_props`` (2, 2) (Table 1 layout) gives p <= alpha *with the sign
-    of the true effect* p10 - p01. :func:`probekit.power.power` estimates it by simulation; here
+    of the true effect* p10 - p01. :func:`probekit.power.simulation.power` estimates it by simulation; here
     it is summed exactly: the discordant count D ~ Binomial(n, p01 + p10) and, given D = d,
     n10 ~ Binomial(d, p10 / (p01 + p10)). A zero effect has power 0, as in the released code.
     O(n^2) time; meant for n up to a few thousand.
@@ -167,7 +167,7 @@ def exact_power(joint_props: Any, n: int, alpha: float = 0.05) -> float:
 def check_power(student_fn: Callable, seed: int = 0, n_cases: int = 20, n_sim: int = 2000) -> None:
     """Check a simulated power of McNemar's test against its exact value (:func:`exact_power`).
 
-    Zhu et al. 2022, §3.5 (after Card et al. 2020; :func:`probekit.power.power` is the library's
+    Zhu et al. 2022, §3.5 (after Card et al. 2020; :func:`probekit.power.simulation.power` is the library's
     simulation). ``student_fn(joint_props, n, alpha, n_sim, seed)`` takes a (2, 2) table of
     proportions, the test size, the level, the number of simulated test sets and a seed, and
     returns the share of simulated test sets whose exact McNemar test is significant with the sign

@@ -11,20 +11,21 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from probekit import power as pw
 from probekit.datasize.runs import CLASSIFIERS, MLP_HIDDEN, Runs
 from probekit.errors import ParameterError
+from probekit.power.bounds import Count, finite_class_bound, n_for_bound, n_params_mlp
+from probekit.power.recommendation import recommend
 
 
 def n_params(classifier: str, dim: int, n_classes: int) -> int:
     """Parameter count of a probe as the paper counts it (Zhu et al. 2022, §3.4, footnote 6):
     ``D + 1`` for binary logistic regression, ``(D + 1) H + H + 1`` for the MLP with H = 20;
-    one output per class when there are more than two (see :func:`probekit.power.n_params_mlp`).
+    one output per class when there are more than two (see :func:`probekit.power.bounds.n_params_mlp`).
     """
     if classifier not in CLASSIFIERS:
         raise ParameterError("classifier", f"'{classifier}' is not one of {CLASSIFIERS}")
     hidden = () if classifier == "logreg" else (MLP_HIDDEN,)
-    return pw.n_params_mlp(dim, hidden, n_classes)
+    return n_params_mlp(dim, hidden, n_classes)
 
 
 def config_params(runs: Runs, name: str) -> int:
@@ -34,7 +35,7 @@ def config_params(runs: Runs, name: str) -> int:
 
 
 def bound_table(
-    runs: Runs, config: str, *, delta: float = 1e-8, count: pw.Count = "paper"
+    runs: Runs, config: str, *, delta: float = 1e-8, count: Count = "paper"
 ) -> pd.DataFrame:
     """The empirical accuracy spread against the generalisation bound (Zhu et al. 2022, §4.2,
     Fig. 2), one row per subset size.
@@ -56,7 +57,7 @@ def bound_table(
         .reset_index()
     )
     k = config_params(runs, config)
-    table["bound"] = pw.finite_class_bound(table["n_train"].to_numpy(float), k, delta, count=count)
+    table["bound"] = finite_class_bound(table["n_train"].to_numpy(float), k, delta, count=count)
     table["lo"] = table["acc"] - table["bound"]
     table["hi"] = table["acc"] + table["bound"]
     merged = scores.merge(table[["size", "lo", "hi"]], on="size")
@@ -93,8 +94,8 @@ def paper_examples() -> pd.DataFrame:
     """The worked example of Zhu et al. 2022, §3.4 recomputed: the bound at n = 65,536 and the
     n a bound of 0.05 needs, both for logistic regression on D = 4,096 (InferSent), delta =
     1e-8. Columns ``quantity``, ``paper``, ``ours``, ``agrees`` (to the paper's precision)."""
-    bound = pw.finite_class_bound(65_536, _D4096, 1e-8)
-    n = pw.n_for_bound(0.05, _D4096, 1e-8)
+    bound = finite_class_bound(65_536, _D4096, 1e-8)
+    n = n_for_bound(0.05, _D4096, 1e-8)
     return pd.DataFrame(
         [
             {"quantity": "bound at n = 65,536", "paper": 0.039, "ours": bound,
@@ -106,7 +107,7 @@ def paper_examples() -> pd.DataFrame:
 
 
 def paper_recommendations(delta: float = 1e-8) -> pd.DataFrame:
-    """Tables 2-4 of Zhu et al. 2022 recomputed with :func:`probekit.power.recommend`.
+    """Tables 2-4 of Zhu et al. 2022 recomputed with :func:`probekit.power.recommendation.recommend`.
 
     One row per printed row: ``source``, ``gap`` (printed |R1 - R2|), ``paper`` (printed
     N_train), ``ours`` (from the printed gap), ``lo``/``hi``: the N_train range that any gap
@@ -117,9 +118,9 @@ def paper_recommendations(delta: float = 1e-8) -> pd.DataFrame:
     rows = []
     for source, gap, decimals, printed, k in PAPER_RECOMMENDATIONS:
         half = 0.5 * 10.0**-decimals * (1 + 1e-9)
-        ours = pw.recommend(0.5 + gap, 0.5, k, delta=delta).n_train
-        lo = pw.recommend(0.5 + gap + half, 0.5, k, delta=delta).n_train - 1
-        hi = pw.recommend(0.5 + gap - half, 0.5, k, delta=delta).n_train
+        ours = recommend(0.5 + gap, 0.5, k, delta=delta).n_train
+        lo = recommend(0.5 + gap + half, 0.5, k, delta=delta).n_train - 1
+        hi = recommend(0.5 + gap - half, 0.5, k, delta=delta).n_train
         rows.append(
             {"source": source, "gap": gap, "paper": printed, "ours": ours, "lo": lo, "hi": hi,
              "consistent": lo <= printed <= hi}
@@ -133,7 +134,7 @@ def requirement_grid(
     deltas: Sequence[float],
     classifiers: Sequence[str] = CLASSIFIERS,
     n_classes: int = 2,
-    count: pw.Count = "paper",
+    count: Count = "paper",
 ) -> pd.DataFrame:
     """Training examples the finite-class bound asks for (Zhu et al. 2022, §3.4), over a grid of
     input dimension ``D``, bound ``epsilon``, ``delta`` and classifier. Long format, columns
@@ -144,7 +145,7 @@ def requirement_grid(
             k = n_params(clf, int(d), n_classes)
             for delta in deltas:
                 for eps in epsilons:
-                    n = pw.n_for_bound(eps, k, delta, count=count)
+                    n = n_for_bound(eps, k, delta, count=count)
                     rows.append(
                         {"classifier": clf, "D": int(d), "n_params": k, "delta": delta,
                          "epsilon": eps, "n_train": n}

@@ -2,7 +2,7 @@
 
 The splits come from :func:`probekit.datasize.splits.fold_splits` and
 :func:`probekit.datasize.splits.pilot_splits`; the statistics from
-:func:`probekit.power.collapse_check`.
+:func:`probekit.power.collapse.collapse_check`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from probekit import power as pw
 from probekit.datasize.encoders import Encoder
 from probekit.datasize.pools import Pool
 from probekit.datasize.runs import Config, Training, train_subsets
 from probekit.datasize.splits import Split
 from probekit.errors import ParameterError
+from probekit.power.collapse import CollapseReport, collapse_check
+from probekit.power.collapse import Split as ReportSplit
 
 
 def check_collapse(
@@ -29,13 +30,13 @@ def check_collapse(
     seed: int,
     training: Training | None = None,
     alpha: float = 0.05,
-) -> pw.CollapseReport:
+) -> CollapseReport:
     """Train configs ``a`` and ``b`` on every split and test each pair (Zhu et al. 2022, §3.6).
 
     ``splits`` from :func:`fold_splits` (the rotation) or :func:`pilot_splits` (repeated
     pilots), all with equally many training examples. Both configs are trained in batched
     passes with init and order ``seed``, selected on each split's validation part, and compared
-    on its test part by :func:`probekit.power.collapse_check`: frequent sign flips and a
+    on its test part by :func:`probekit.power.collapse.collapse_check`: frequent sign flips and a
     significance rate near ``alpha`` suggest the comparison has collapsed.
     """
     if not splits:
@@ -51,12 +52,12 @@ def check_collapse(
         k = by_test[np.asarray(test_idx).tobytes()]
         return results[(a.name, k)][2], results[(b.name, k)][2]
 
-    report_splits = [pw.Split(s.train, s.test, s.val) for s in splits]
-    return pw.collapse_check(fit_predict, report_splits, alpha=alpha)
+    report_splits = [ReportSplit(s.train, s.test, s.val) for s in splits]
+    return collapse_check(fit_predict, report_splits, alpha=alpha)
 
 
-def collapse_verdict(report: pw.CollapseReport) -> str:
-    """A reading of a :class:`probekit.power.CollapseReport` (Zhu et al. 2022, §3.6).
+def collapse_verdict(report: CollapseReport) -> str:
+    """A reading of a :class:`probekit.power.collapse.CollapseReport` (Zhu et al. 2022, §3.6).
 
     The paper gives no thresholds; ours: "stable" when every split agrees on the sign and at
     least half are significant; "likely collapsed" when at least a fifth of the splits flip the

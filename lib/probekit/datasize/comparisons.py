@@ -12,19 +12,18 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from probekit import power as pw
 from probekit.datasize.bounds import config_params
 from probekit.datasize.runs import Runs
+from probekit.power.mcnemar import mcnemar_exact, mcnemar_table
+from probekit.power.recommendation import recommend
+from probekit.power.simulation import POWER_THRESHOLD, power, power_curve
 
 
 def seed_tables(runs: Runs, a: str, b: str, size: int) -> np.ndarray:
     """McNemar count tables of configs ``a`` and ``b`` at one size, one per seed, (S, 2, 2)
     int64 in the layout of Zhu et al. 2022, Table 1 (rows a, columns b)."""
     return np.stack(
-        [
-            pw.mcnemar_table(runs.correct[(a, size, s)], runs.correct[(b, size, s)])
-            for s in runs.seeds
-        ]
+        [mcnemar_table(runs.correct[(a, size, s)], runs.correct[(b, size, s)]) for s in runs.seeds]
     )
 
 
@@ -44,10 +43,10 @@ def comparison_table(
 
     Per size: ``n_train`` and ``n_test`` (examples), mean test accuracies ``acc_a`` and
     ``acc_b``, ``gap`` = mean over seeds of ``acc_a - acc_b`` and ``abs_gap``; ``n_train_rec``,
-    the training size :func:`probekit.power.recommend` derives from this pilot (``epsilon =
+    the training size :func:`probekit.power.recommendation.recommend` derives from this pilot (``epsilon =
     |gap| / divisor``, the larger parameter count of the two configs; NaN when the gap is 0);
     ``enough`` = ``n_train >= n_train_rec``; ``power`` of McNemar's test at ``n_test``, averaged
-    over the seeds' tables (§3.5, :func:`probekit.power.power`); ``type_m``; ``significant``, the
+    over the seeds' tables (§3.5, :func:`probekit.power.simulation.power`); ``type_m``; ``significant``, the
     share of seeds whose exact McNemar test gives p <= alpha; ``well_powered`` = power >= 0.8.
     """
     params = [config_params(runs, a), config_params(runs, b)]
@@ -60,12 +59,12 @@ def comparison_table(
         gap = float(np.mean(accs_a - accs_b))
         acc_a, acc_b = float(accs_a.mean()), float(accs_b.mean())
         rec = (
-            pw.recommend(acc_a, acc_b, params, delta=delta, eta=eta, divisor=divisor).n_train
+            recommend(acc_a, acc_b, params, delta=delta, eta=eta, divisor=divisor).n_train
             if acc_a != acc_b
             else np.nan
         )
-        sim = pw.power(tables / n_test, n_test, alpha=alpha, n_sim=n_sim, seeds=runs.seeds)
-        p_values = [pw.mcnemar_exact(t).p_value for t in tables]
+        sim = power(tables / n_test, n_test, alpha=alpha, n_sim=n_sim, seeds=runs.seeds)
+        p_values = [mcnemar_exact(t).p_value for t in tables]
         n_train = int(runs.scores.query("size == @size")["n_train"].iloc[0])
         rows.append(
             {
@@ -81,7 +80,7 @@ def comparison_table(
                 "power": sim.power,
                 "type_m": np.nan if sim.type_m is None else sim.type_m,
                 "significant": float(np.mean(np.array(p_values) <= alpha)),
-                "well_powered": sim.power >= pw.POWER_THRESHOLD,
+                "well_powered": sim.power >= POWER_THRESHOLD,
             }
         )
     return pd.DataFrame(rows)
@@ -98,15 +97,15 @@ def prospective_power(
     n_sim: int = 1000,
 ) -> pd.DataFrame:
     """Power of the comparison at other test sizes, from the joint proportions observed at
-    ``size`` (Zhu et al. 2022, §3.5; :func:`probekit.power.power_curve`). Answers "how many test
+    ``size`` (Zhu et al. 2022, §3.5; :func:`probekit.power.simulation.power_curve`). Answers "how many test
     items would this gap need", which our treebank cannot test directly. Columns as
-    :func:`probekit.power.power_curve`."""
+    :func:`probekit.power.simulation.power_curve`."""
     tables = seed_tables(runs, a, b, size)
     props = tables / tables[0].sum()
-    return pw.power_curve(props, test_sizes, alpha=alpha, n_sim=n_sim, seeds=runs.seeds)
+    return power_curve(props, test_sizes, alpha=alpha, n_sim=n_sim, seeds=runs.seeds)
 
 
-def needed_test_size(curve: pd.DataFrame, target: float = pw.POWER_THRESHOLD) -> int:
+def needed_test_size(curve: pd.DataFrame, target: float = POWER_THRESHOLD) -> int:
     """The smallest test size ``n`` in a power curve with ``power >= target``; 0 if none."""
     hit = curve.loc[curve["power"] >= target, "n"]
     return int(hit.iloc[0]) if len(hit) else 0

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from probekit import power as pw
 from probekit.datasize.runs import Runs
+from probekit.power.simulation import POWER_THRESHOLD
 
 
 def _log2_axis(ax, values: Sequence[float], label: str) -> None:
@@ -45,7 +45,7 @@ def plot_power(ax, curves: Mapping[str, pd.DataFrame], colors, x: str = "n_test"
         marker = None if df.attrs.get("prospective") else "o"
         ax.plot(df[x], df["power"], marker=marker, linestyle=style, color=color, label=label)
         values.extend(df[x].tolist())
-    ax.axhline(pw.POWER_THRESHOLD, color="grey", linestyle=":", linewidth=1)
+    ax.axhline(POWER_THRESHOLD, color="grey", linestyle=":", linewidth=1)
     _log2_axis(ax, values, "test examples (log scale)")
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel("power")

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from probekit import power as pw
 from probekit.datasize.pools import Pool
 from probekit.errors import ParameterError
+from probekit.power.collapse import rotation_splits
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,7 +203,7 @@ def fold_splits(
     About ``n_items`` examples are drawn (equally many per class when ``balanced``, at random
     otherwise), as many as make a multiple of ``n_folds``, so that every run trains on equally
     many examples;
-    :func:`probekit.power.rotation_splits` then validates run i on fold i, tests on fold
+    :func:`probekit.power.collapse.rotation_splits` then validates run i on fold i, tests on fold
     (i + 1) mod n_folds and trains on the rest. Returns ``n_folds`` :class:`Split` of pool
     indices.
     """
@@ -234,7 +234,7 @@ def fold_splits(
     items = np.sort(items)
     return [
         Split(items[s.train], items[s.val], items[s.test])
-        for s in pw.rotation_splits(len(items), n_folds, seed=seed)
+        for s in rotation_splits(len(items), n_folds, seed=seed)
     ]
 
 

@@ -19,6 +19,7 @@ import torch
 from probekit import pareto
 from probekit.errors import ParameterError
 from probekit.probes import linear
+from probekit.probes.training import StackedEarlyStopping, TrainOptions, derived_seeds, fit_stack
 
 
 def sample_configs(n: int, seed: int, max_hidden: int = 1024) -> list[pareto.MLPConfig]:
@@ -239,7 +240,7 @@ def train_mlps(
     *,
     n_classes: int,
     seed: int,
-    options: linear.TrainOptions | None = None,
+    options: TrainOptions | None = None,
     onehot_dim: int | None = None,
     vocab_size: int | None = None,
     onehot_trainable: int | None = None,
@@ -252,7 +253,7 @@ def train_mlps(
     train one stack after another. Every stack sees the same minibatch order (drawn from
     ``seed``) over the N training rows shared by all sets; a probe reads its own set's inputs
     and labels at those rows. Adam, early stopping per probe on its set's stopping examples
-    (:class:`probekit.probes.linear.TrainOptions`; cross-entropy in bits, as the released code).
+    (:class:`probekit.probes.training.TrainOptions`; cross-entropy in bits, as the released code).
 
     Args:
         configs: K :class:`probekit.pareto.MLPConfig`.
@@ -265,13 +266,13 @@ def train_mlps(
     Returns:
         :class:`MLPResult`.
     """
-    opts = options or linear.TrainOptions()
+    opts = options or TrainOptions()
     if not configs:
         raise ParameterError("configs", "is empty", "e.g. sample_configs(10, seed=0)")
     if max_parallel < 1:
         raise ParameterError("max_parallel", f"must be >= 1, got {max_parallel}")
     n = _check_sets(sets)
-    init_seed, order_seed, dropout_seed = linear.derived_seeds(seed)
+    init_seed, order_seed, dropout_seed = derived_seeds(seed)
     K, S = len(configs), len(sets)
     acc, loss = np.zeros((K, S)), np.zeros((K, S))
     best = np.zeros((K, S), dtype=np.int64)
@@ -352,15 +353,14 @@ def _fit_mlp_stack(
     set_ids: np.ndarray,
     sets: Sequence[TrainingSet],
     n: int,
-    opts: linear.TrainOptions,
+    opts: TrainOptions,
     order_seed: int,
     dropout_seed: int,
-) -> linear.StackedEarlyStopping:
-    P = len(set_ids)
-    stopper = linear.StackedEarlyStopping(stack, P, opts.patience, opts.min_delta)
-    optimiser = linear.StackAdam(stack, opts.lr)
-    order_gen = torch.Generator().manual_seed(order_seed)
-    dropout_gen = torch.Generator().manual_seed(dropout_seed)
+) -> StackedEarlyStopping:
+    """Fit the P = len(set_ids) probes of ``stack`` with :func:`~probekit.probes.training.fit_stack`
+    (Pimentel et al. 2020, §6.2): mean cross-entropy in bits of each probe on its own set's
+    labels at the shared rows ``idx`` (B,) of the N = ``n`` training rows, early stopping on
+    each set's stopping examples."""
     # Sets that share an input array are read once per batch.
     views: list[Any] = []
     view_of: list[int] = []
@@ -371,34 +371,38 @@ def _fit_mlp_stack(
         view_of.append(known[0] if known else len(views) - 1)
     view_index = torch.as_tensor(view_of)
     Y = torch.as_tensor(np.stack([np.asarray(sets[s].y) for s in set_ids.tolist()])).long()
-    step = 0
-    stack.train()
-    while step < opts.max_steps and not stopper.done:
+
+    def batches(order_gen: torch.Generator) -> list[np.ndarray]:
         perm = torch.randperm(n, generator=order_gen).numpy()
-        for start in range(0, n, opts.batch_size):
-            idx = perm[start : start + opts.batch_size]
-            xs = [_batch(v, idx) for v in views]
-            x = xs[0] if len(xs) == 1 else torch.stack(xs)[view_index]
-            logits = stack(x, dropout_gen, per_probe=len(xs) > 1)
-            target = Y[:, torch.from_numpy(idx)]
-            logp = torch.log_softmax(logits, dim=-1)
-            ce = -logp.gather(-1, target[..., None])[..., 0].mean(1) / linear.LN2
-            optimiser.zero_grad(set_to_none=True)
-            ce.sum().backward()
-            optimiser.step()
-            step += 1
-            if step % opts.eval_every == 0 or step == opts.max_steps:
-                stopper.update(_stop_losses(stack, set_ids, sets, opts), step)
-                if stopper.done or step >= opts.max_steps:
-                    break
-    stopper.restore()
-    stack.eval()
-    return stopper
+        return [perm[start : start + opts.batch_size] for start in range(0, n, opts.batch_size)]
+
+    def train_loss(idx: np.ndarray, dropout_gen: torch.Generator) -> torch.Tensor:
+        xs = [_batch(v, idx) for v in views]
+        x = xs[0] if len(xs) == 1 else torch.stack(xs)[view_index]
+        logits = stack(x, dropout_gen, per_probe=len(xs) > 1)  # (P, B, C)
+        # Each probe has its own labels (gold or shuffled), so the targets are (P, B), not the
+        # shared (B,) of linear.cross_entropy_bits.
+        target = Y[:, torch.from_numpy(idx)]
+        logp = torch.log_softmax(logits, dim=-1)
+        return -logp.gather(-1, target[..., None])[..., 0].mean(1) / linear.LN2
+
+    return fit_stack(
+        stack,
+        len(set_ids),
+        opts,
+        batches=batches,
+        train_loss=train_loss,
+        dev_loss=lambda: _stop_losses(stack, set_ids, sets, opts),
+        order_seed=order_seed,
+        dropout_seed=dropout_seed,
+    )
 
 
 def _stop_losses(
-    stack: MLPStack, set_ids: np.ndarray, sets: Sequence[TrainingSet], opts: linear.TrainOptions
+    stack: MLPStack, set_ids: np.ndarray, sets: Sequence[TrainingSet], opts: TrainOptions
 ) -> np.ndarray:
+    """Cross-entropy in bits of each of the P = len(set_ids) probes on its own set's stopping
+    examples, shape (P,); the stack is left in the mode it was in."""
     out = np.zeros(len(set_ids))
     for s in np.unique(set_ids):
         members = np.flatnonzero(set_ids == s)
