@@ -38,9 +38,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, plots, syntax
+from probekit import data, plots
 from probekit import trees as T
 from probekit.book import Glue
+from probekit.syntax import distance_figures, metrics, syntactic_distance
 
 plots.use_style()
 g = Glue("ch11")
@@ -64,10 +65,10 @@ g("split", split)
 # the structural probe is trained to reproduce.
 
 # %% tags=["remove-cell"]
-example = syntax.pick_example(sentences, example_id, example_length)
+example = syntactic_distance.pick_example(sentences, example_id, example_length)
 dist = T.tree_distances(example.heads)
-i, j = syntax.farthest_pair(dist)
-path = syntax.tree_path(example.heads, i, j)
+i, j = syntactic_distance.farthest_pair(dist)
+path = syntactic_distance.tree_path(example.heads, i, j)
 g("example_id", example.sent_id)
 g("example_n", len(example))
 g("word_i", str(example.forms[i]))
@@ -76,7 +77,7 @@ g("pair_distance", int(dist[i, j]))
 g("pair_linear", int(abs(j - i)))
 g("max_distance", int(dist.max()))
 g("mean_distance", float(dist[np.triu_indices(len(example), 1)].mean()))
-g.figure("fig_example", syntax.example_figure(example, dist, path))
+g.figure("fig_example", distance_figures.example_figure(example, dist, path))
 
 # %% [markdown]
 # ```{glue:figure} ch11_fig_example
@@ -119,7 +120,7 @@ g.figure("fig_example", syntax.example_figure(example, dist, path))
 # Finally we compare our $O(n^2)$ breadth-first distances with Floyd–Warshall's $O(n^3)$ ones.
 
 # %% tags=["remove-input"]
-counts = syntax.round_trip_counts(sentences, seed=transform_seed)
+counts = syntactic_distance.round_trip_counts(sentences, seed=transform_seed)
 n_trees = counts["trees"]
 for key in ("round_trip", "ordering_only", "floyd_warshall"):
     g(f"{key}_n", counts[key])
@@ -166,11 +167,11 @@ display(table.set_index("check"))
 # distance in the string.
 
 # %% tags=["remove-cell"]
-pairs = syntax.distance_pairs(sentences)
-for key, value in syntax.distance_summary(pairs, far=10).items():
+pairs = syntactic_distance.distance_pairs(sentences)
+for key, value in syntactic_distance.distance_summary(pairs, far=10).items():
     g(key, value)
-g.figure("fig_linear", syntax.linear_vs_syntactic_figure(pairs))
-baseline = syntax.linear_baselines(syntax.EvalSet.build(sentences, exclude_punct=True))
+g.figure("fig_linear", distance_figures.linear_vs_syntactic_figure(pairs))
+baseline = metrics.linear_baselines(metrics.EvalSet.build(sentences, exclude_punct=True))
 g("chain_uuas", 100 * baseline["uuas"])
 g("chain_dspr", baseline["dspr"])
 g.save("build/results/11_syntactic_distance.json")

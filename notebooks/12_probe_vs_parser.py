@@ -52,20 +52,24 @@ boot_seed: int = 0  # seed of the bootstrap
 # %% tags=["remove-cell"]
 from IPython.display import display
 
-from probekit import data, embed, plots, syntax
+from probekit import embed, plots
 from probekit.book import Glue
+from probekit.syntax import (
+    comparison,
+    experimental_setup,
+    figures,
+    metrics,
+    representations,
+    training,
+)
 
 plots.use_style()
 g = Glue("ch12")
-tb = data.load_treebank(treebank)
-samples = {
-    split: data.sample_sentences(tb[split], n or None, seed=sample_seed, min_len=2, max_len=50)
-    for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test))
-}
+setup = experimental_setup.prepare(globals())
+tb, samples, gold = setup.treebank, setup.samples, setup.gold
 embs = {split: embed.embed(s, model, pooling, progress=False) for split, s in samples.items()}
-gold = {split: syntax.EvalSet.build(s, exclude_punct) for split, s in samples.items()}
 n_layers, dim = embs["train"].n_layers, embs["train"].dim
-layer_list = [syntax.resolve_layer(k, n_layers, "layers") for k in layers] or list(range(n_layers))
+layer_list = [representations.resolve_layer(k, n_layers, "layers") for k in layers] or list(range(n_layers))
 g("treebank", tb.name)
 g("model", embed.resolve_model(model).name)
 g("pooling", pooling)
@@ -167,16 +171,16 @@ g("paper_n_sentences", 12000)
 # winner on every layer.
 
 # %% tags=["remove-input"]
-search_at = syntax.resolve_layer(search_layer, n_layers, "search_layer")
-space = syntax.search_space(ranks, dim, lr_min, lr_max, dropout_max)
+search_at = representations.resolve_layer(search_layer, n_layers, "search_layer")
+space = training.search_space(ranks, dim, lr_min, lr_max, dropout_max)
 g("search_layer", search_at)
 g("n_trials", n_trials)
 g("max_epochs", max_epochs)
 g("patience", patience)
-configs, trials = syntax.search(
-    syntax.layer_vectors(embs["train"], search_at),
+configs, trials = training.search(
+    representations.layer_vectors(embs["train"], search_at),
     gold["train"].heads,
-    syntax.layer_vectors(embs["dev"], search_at),
+    representations.layer_vectors(embs["dev"], search_at),
     gold["dev"].heads,
     space,
     n_trials,
@@ -185,7 +189,7 @@ configs, trials = syntax.search(
     patience=patience,
 )
 for kind, config in configs.items():
-    name = syntax.LABELS[kind]
+    name = training.LABELS[kind]
     g(f"{name}_rank", int(config["rank"]))
     g(f"{name}_lr", float(config["lr"]))
     g(f"{name}_dropout", float(config["dropout"]))
@@ -193,7 +197,7 @@ print(
     f"Search space: rank one of {list(space.ranks)}; learning rate log-uniform on "
     f"[{lr_min:g}, {lr_max:g}]; dropout uniform on [0, {dropout_max:g}]."
 )
-shown = trials.assign(model=trials["kind"].map(syntax.LABELS)).drop(columns=["kind", "seed"])
+shown = trials.assign(model=trials["kind"].map(training.LABELS)).drop(columns=["kind", "seed"])
 display(
     shown.set_index(["model", "trial"]).style.format(
         {"lr": "{:.2e}", "dropout": "{:.2f}", "dev_loss": "{:.4f}"}
@@ -212,7 +216,7 @@ display(
 # ## Layer by layer
 
 # %% tags=["remove-cell"]
-scores, probes = syntax.train_layers(
+scores, probes = training.train_layers(
     embs["train"],
     gold["train"].heads,
     embs["dev"],
@@ -223,11 +227,11 @@ scores, probes = syntax.train_layers(
     max_epochs=max_epochs,
     patience=patience,
 )
-dev_chain = syntax.linear_baselines(gold["dev"])
-g.figure("fig_layers", syntax.layer_figure(scores, dev_chain))
-g.figure("fig_pfw", syntax.pfw_figure(scores, dev_chain))
+dev_chain = metrics.linear_baselines(gold["dev"])
+g.figure("fig_layers", figures.layer_figure(scores, dev_chain))
+g.figure("fig_pfw", figures.pfw_figure(scores, dev_chain))
 capped = scores.assign(capped=scores["epochs"] >= max_epochs).groupby("kind")["capped"].mean()
-means = scores.groupby(["kind", "layer"])[list(syntax.METRICS)].mean()
+means = scores.groupby(["kind", "layer"])[list(metrics.METRICS)].mean()
 probe_mean, parser_mean = means.loc["structural"], means.loc["perceptron"]
 g("parser_capped", 100 * float(capped["perceptron"]))
 g("probe_capped", 100 * float(capped["structural"]))
@@ -282,12 +286,12 @@ g("dev_chain_dspr", dev_chain["dspr"])
 # ## The claims on test sentences
 
 # %% tags=["remove-input"]
-at = syntax.comparison_layer(compare_layer, scores, n_layers)
+at = comparison.comparison_layer(compare_layer, scores, n_layers)
 g("compare_layer", at)
 g("layer_rule", "the best dev layer by mean UUAS" if compare_layer == -1 else "set by parameter")
-per_sentence = syntax.per_sentence_scores(probes, embs["test"], gold["test"], at)
-per_seed = syntax.seed_scores(per_sentence)
-table = syntax.results_table(per_seed, syntax.linear_baselines(gold["test"]))
+per_sentence = training.per_sentence_scores(probes, embs["test"], gold["test"], at)
+per_seed = comparison.seed_scores(per_sentence)
+table = comparison.results_table(per_seed, metrics.linear_baselines(gold["test"]))
 for name, key in (("probe", "probe"), ("parser", "parser"), ("linear-chain baseline", "chain")):
     g(f"test_{key}_uuas", table.loc[name, "UUAS (%)"])
     g(f"test_{key}_dspr", table.loc[name, "DSpr"])
@@ -314,7 +318,7 @@ display(table.style.format({c: "{:.1f}" if "UUAS" in c else "{:.3f}" for c in ta
 
 # %% tags=["remove-input"]
 g("n_boot", n_boot)
-verdicts = syntax.check_claims(per_sentence, n_boot=n_boot, seed=boot_seed)
+verdicts = comparison.check_claims(per_sentence, n_boot=n_boot, seed=boot_seed)
 for _, row in verdicts.iterrows():
     for col in ("estimate", "low", "high", "sentences", "verdict"):
         g(f"{row['metric']}_{col}", row[col])
@@ -323,11 +327,11 @@ display(
     .set_index("claim")
     .style.format({"estimate": "{:+.3f}", "low": "{:.3f}", "high": "{:.3f}", "p_value": "{:.4f}"})
 )
-by_seed = syntax.seed_differences(per_seed)
+by_seed = comparison.seed_differences(per_seed)
 g("seeds_parser_uuas", int((by_seed["uuas"] > 0).sum()))
 g("seeds_probe_dspr", int((by_seed["dspr"] < 0).sum()))
-g("overall", syntax.overall_verdict(verdicts))
-edges = syntax.edge_comparison(probes, embs["test"], gold["test"], at, seeds[0])
+g("overall", comparison.overall_verdict(verdicts))
+edges = comparison.edge_comparison(probes, embs["test"], gold["test"], at, seeds[0])
 g("edge_seed", seeds[0])
 g.comparison("edge", edges)
 g.save("build/results/12_probe_vs_parser.json")

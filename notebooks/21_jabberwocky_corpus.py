@@ -39,17 +39,18 @@ import numpy as np
 from IPython.display import display
 
 from probekit import data, plots
-from probekit import jabberwocky_runs as JR
 from probekit.book import Glue
+from probekit.jabberwocky_runs import corpus_figures, corpus_tables
+from probekit.jabberwocky_runs.corpus import aligned_pairs, ensure_corpus, substituted
 
 plots.use_style()
 g = Glue("ch21")
-corpus, report = JR.ensure_corpus(
+corpus, report = ensure_corpus(
     treebank, seed, rate=rate, pseudowords=pseudowords, n_pseudowords=n_pseudowords
 )
 original = data.load_treebank(treebank, splits=("test",))["test"]
 jabber = data.load_treebank(corpus, splits=("test",))["test"]
-pairs = JR.aligned_pairs(original, jabber)
+pairs = aligned_pairs(original, jabber)
 g("seed", seed)
 g("rate", rate)
 g("n_sentences", int(report["n_sentences"]))
@@ -62,10 +63,10 @@ g("pool_kind", "generated" if report["pseudowords"]["kind"] == "generated" else 
 g("corpus_dir", str(corpus))
 g("corpus_sha", str(report["files"]["output"]["sha256"])[:12])
 g("treebank", data.load_treebank(treebank, splits=("test",)).name)
-stems = JR.stem_table(pairs)
+stems = corpus_tables.stem_table(pairs)
 g("n_stems", len(stems))
-coverage = JR.coverage_table(report)
-by_upos = JR.upos_coverage(pairs)
+coverage = corpus_tables.coverage_table(report)
+by_upos = corpus_tables.upos_coverage(pairs)
 
 # %% [markdown]
 # ## How the corpus is made
@@ -116,7 +117,7 @@ by_upos = JR.upos_coverage(pairs)
 # Here are some sentences beside their Jabberwocky versions.
 
 # %% tags=["remove-input"]
-examples = JR.example_table(pairs, n_examples, seed)
+examples = corpus_tables.example_table(pairs, n_examples, seed)
 display(examples.set_index("sent_id").style.set_properties(**{"text-align": "left"}))
 
 # %% [markdown]
@@ -126,11 +127,11 @@ display(examples.set_index("sent_id").style.set_properties(**{"text-align": "lef
 # ## One tree, two sets of words
 
 # %% tags=["remove-cell"]
-example_orig, example_jab = JR.pick_parse_example(pairs, example_id)
+example_orig, example_jab = corpus_figures.pick_parse_example(pairs, example_id)
 g("example_id", example_orig.sent_id)
-g("example_n_replaced", int(JR.substituted(example_orig, example_jab).sum()))
+g("example_n_replaced", int(substituted(example_orig, example_jab).sum()))
 g("example_len", len(example_orig))
-g.figure("fig_parse", JR.parse_figure(example_orig, example_jab))
+g.figure("fig_parse", corpus_figures.parse_figure(example_orig, example_jab))
 
 # %% [markdown]
 # ```{glue:figure} ch21_fig_parse
@@ -150,8 +151,8 @@ g.figure("fig_parse", JR.parse_figure(example_orig, example_jab))
 
 # %% tags=["remove-cell"]
 g("stem_len_mean", float(stems["length"].mean()) if len(stems) else 0.0)
-replaced_before = [len(w) for o, j in pairs for w in o.forms[JR.substituted(o, j)].tolist()]
-replaced_after = [len(w) for o, j in pairs for w in j.forms[JR.substituted(o, j)].tolist()]
+replaced_before = [len(w) for o, j in pairs for w in o.forms[substituted(o, j)].tolist()]
+replaced_after = [len(w) for o, j in pairs for w in j.forms[substituted(o, j)].tolist()]
 g("orig_len_mean", float(np.mean(replaced_before)) if replaced_before else 0.0)
 g("jab_len_mean", float(np.mean(replaced_after)) if replaced_after else 0.0)
 g("orig_len_sd", float(np.std(replaced_before)) if replaced_before else 0.0)
@@ -159,7 +160,7 @@ g("jab_len_sd", float(np.std(replaced_after)) if replaced_after else 0.0)
 g("max_tokens_per_stem", int(stems["tokens"].max()) if len(stems) else 0)
 ranked = stems.sort_values("tokens", ascending=False, kind="stable")["stem"]
 g("top_stem", str(ranked.iloc[0]) if len(ranked) else "none")
-g.figure("fig_lengths", JR.length_figure(stems, pairs))
+g.figure("fig_lengths", corpus_figures.length_figure(stems, pairs))
 
 # %% [markdown]
 # ```{glue:figure} ch21_fig_lengths
@@ -184,7 +185,7 @@ g.figure("fig_lengths", JR.length_figure(stems, pairs))
 
 # %% tags=["remove-input"]
 for part in ("onset", "nucleus", "coda"):
-    display(JR.part_table(stems, part))
+    display(corpus_tables.part_table(stems, part))
 
 # %% [markdown]
 # ## Coverage
@@ -204,7 +205,7 @@ g("least_covered", plural[min(shares, key=shares.get)])
 g("verb_unmatched", int(by_upos.loc["VERB", "not a feature set"]) if "VERB" in by_upos.index else 0)
 g("propn_share", float(by_upos.loc["PROPN", "replaced (%)"]) if "PROPN" in by_upos.index else 0.0)
 g.save("build/results/21_jabberwocky_corpus.json")
-g.figure("fig_coverage", JR.coverage_figure(coverage, by_upos))
+g.figure("fig_coverage", corpus_figures.coverage_figure(coverage, by_upos))
 
 # %% [markdown]
 # ```{glue:figure} ch21_fig_coverage

@@ -63,30 +63,27 @@ boot_seed: int = 0  # seed of the bootstrap
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, embed, plots, syntax
-from probekit import jabberwocky_runs as JR
+from probekit import data, embed, plots
 from probekit import trees as T
 from probekit.book import Glue
+from probekit.jabberwocky_runs import comparisons, probes, representations, results
+from probekit.jabberwocky_runs.baselines import BASELINES, baseline_scores
+from probekit.jabberwocky_runs.corpus import aligned_pairs, ensure_corpus, substituted
+from probekit.syntax import experimental_setup
+from probekit.syntax.metrics import summarise
+from probekit.syntax.representations import resolve_layer
+from probekit.syntax.training import search_space
 
 plots.use_style()
 g = Glue("ch22")
-tb = data.load_treebank(treebank)
-corpus, report = JR.ensure_corpus(treebank, jabberwocky_seed, rate=rate, pseudowords=pseudowords)
-samples = {
-    split: data.sample_sentences(tb[split], n or None, seed=sample_seed, min_len=2, max_len=50)
-    for split, n in (("train", n_train), ("dev", n_dev), ("test", n_test))
-}
-jab_test = data.sample_sentences(
-    data.load_treebank(corpus, splits=("test",))["test"],
-    n_test or None,
-    seed=sample_seed,
-    min_len=2,
-    max_len=50,
-)
-pairs = JR.aligned_pairs(samples["test"], jab_test)
-gold = {split: syntax.EvalSet.build(s, exclude_punct) for split, s in samples.items()}
+setup = experimental_setup.prepare(globals())
+tb, samples, gold = setup.treebank, setup.samples, setup.gold
+corpus, report = ensure_corpus(treebank, jabberwocky_seed, rate=rate, pseudowords=pseudowords)
+jabberwocky = data.load_treebank(corpus, splits=("test",))["test"]
+jab_test = experimental_setup.sample(jabberwocky, n_test, sample_seed)
+pairs = aligned_pairs(samples["test"], jab_test)
 majority = T.MajorityTree(majority_min_count).fit([s.heads for s in tb["train"]])
-baselines = JR.baseline_scores(majority, gold["test"])
+baselines = baseline_scores(majority, gold["test"])
 train_kwargs = {"max_epochs": max_epochs, "patience": patience}
 names = list(dict.fromkeys(embed.resolve_model(m).name for m in [model, *models]))
 main_name = embed.resolve_model(model).name
@@ -97,7 +94,7 @@ g("pooling", pooling)
 g("n_seeds", len(seeds))
 g("max_epochs", max_epochs)
 g("patience", patience)
-g("replaced", int(sum(JR.substituted(o, j).sum() for o, j in pairs)))
+g("replaced", int(sum(substituted(o, j).sum() for o, j in pairs)))
 g("corpus_sha", str(report["files"]["output"]["sha256"])[:12])
 g("jabberwocky_seed", jabberwocky_seed)
 g("test_words", int(sum(len(o) for o, _ in pairs)))
@@ -157,14 +154,14 @@ for split, s in samples.items():
 g("majority_min", majority_min_count)
 runs, embs_by_model, pieces, sources = {}, {}, {}, {}
 for name in names:
-    short = JR.short_model_name(name)
+    short = representations.short_model_name(name)
     embs = {split: embed.embed(s, name, pooling, progress=False) for split, s in samples.items()}
     embs["Jabberwocky"] = embed.embed(jab_test, name, pooling, progress=False)
     n_layers = embs["train"].n_layers
-    layer_list = [syntax.resolve_layer(k, n_layers, "layers") for k in layers] or list(
+    layer_list = [resolve_layer(k, n_layers, "layers") for k in layers] or list(
         range(n_layers)
     )
-    configs, sources[name] = JR.model_configs(
+    configs, sources[name] = probes.model_configs(
         hyperparameters,
         "build/results/12_probe_vs_parser.json",
         name,
@@ -174,16 +171,16 @@ for name in names:
         gold["train"].heads,
         embs["dev"],
         gold["dev"].heads,
-        syntax.search_space(ranks, embs["train"].dim, lr_min, lr_max, dropout_max),
+        search_space(ranks, embs["train"].dim, lr_min, lr_max, dropout_max),
         n_trials,
         search_seed,
-        syntax.resolve_layer(-1, n_layers),
+        resolve_layer(-1, n_layers),
         **train_kwargs,
     )
     if name == main_name:
         main_configs = configs
     test_embs = {"normal": embs["test"], "Jabberwocky": embs["Jabberwocky"]}
-    runs[name] = JR.run_representation(
+    runs[name] = probes.run_representation(
         short,
         embs["train"],
         gold["train"].heads,
@@ -198,9 +195,9 @@ for name in names:
         **train_kwargs,
     )
     embs_by_model[name] = test_embs
-    pieces[name] = JR.pieces_of_substituted(embs["test"], embs["Jabberwocky"], pairs)
+    pieces[name] = representations.pieces_of_substituted(embs["test"], embs["Jabberwocky"], pairs)
 
-type_level = JR.type_level_vectors(
+type_level = representations.type_level_vectors(
     tb["train"],
     {
         "train": samples["train"],
@@ -215,7 +212,7 @@ type_level = JR.type_level_vectors(
     fasttext_epochs,
 )
 ft_name = "fastText + position"
-runs[ft_name] = JR.run_representation(
+runs[ft_name] = probes.run_representation(
     ft_name,
     type_level["train"],
     gold["train"].heads,
@@ -230,7 +227,7 @@ runs[ft_name] = JR.run_representation(
     **train_kwargs,
 )
 main = runs[main_name]
-main_short = JR.short_model_name(main_name)
+main_short = representations.short_model_name(main_name)
 g("hyper_source", sources[main_name])
 g("pieces_normal", pieces[main_name][0])
 g("pieces_jab", pieces[main_name][1])
@@ -269,12 +266,12 @@ for kind, key in (("structural", "st"), ("perceptron", "pc")):
 
 # %% tags=["remove-input"]
 dev = main.dev[main.dev["seed"] == seeds[0]].assign(
-    probe=lambda df: df["kind"].map(JR.PROBE_LABELS), uuas=lambda df: 100 * df["uuas"]
+    probe=lambda df: df["kind"].map(probes.PROBE_LABELS), uuas=lambda df: 100 * df["uuas"]
 )
 dev_table = dev.pivot_table(index="layer", columns="probe", values=["dev_loss", "dspr", "uuas"])
 dev_table.columns = [f"{probe}: {metric}" for metric, probe in dev_table.columns]
-by_loss = JR.choose_layer(dev, "perceptron", "loss")
-by_metric = JR.choose_layer(dev, "perceptron", "metric")
+by_loss = probes.choose_layer(dev, "perceptron", "loss")
+by_metric = probes.choose_layer(dev, "perceptron", "metric")
 g("pc_layer_by_loss", by_loss)
 g("pc_dev_uuas_by_loss", dev_table.loc[by_loss, "perceptron probe: uuas"])
 g("pc_dev_uuas_best", dev_table.loc[by_metric, "perceptron probe: uuas"])
@@ -299,19 +296,19 @@ display(dev_table.style.format("{:.3f}"))
 
 # %% tags=["remove-cell"]
 per_sentence = pd.concat([r.per_sentence for r in runs.values()], ignore_index=True)
-scores = JR.scores_table(per_sentence, baselines)
-drops = JR.drops_table(per_sentence, n_boot, boot_seed)
-leads = JR.leads_table(per_sentence, baselines, n_boot, boot_seed)
+scores = results.scores_table(per_sentence, baselines)
+drops = comparisons.drops_table(per_sentence, n_boot, boot_seed)
+leads = comparisons.leads_table(per_sentence, baselines, n_boot, boot_seed)
 order = [
     label
     for name in names
     for label in (
-        f"{JR.short_model_name(name)} · best layer",
-        f"{JR.short_model_name(name)} · layer 0",
+        f"{representations.short_model_name(name)} · best layer",
+        f"{representations.short_model_name(name)} · layer 0",
     )
-] + [ft_name, *JR.BASELINES]
-g.figure("fig_bars", JR.bars_figure(scores, order))
-summary = JR.summary_table(scores, drops, leads)
+] + [ft_name, *BASELINES]
+g.figure("fig_bars", results.bars_figure(scores, order))
+summary = results.summary_table(scores, drops, leads)
 
 # %% [markdown]
 # ```{glue:figure} ch22_fig_bars
@@ -346,7 +343,7 @@ display(
 # %% tags=["remove-cell"]
 best_label = f"{main_short} · best layer"
 for kind, key in (("structural", "st"), ("perceptron", "pc")):
-    probe = JR.PROBE_LABELS[kind]
+    probe = probes.PROBE_LABELS[kind]
     d = drops.set_index(["representation", "probe"]).loc[(best_label, probe)]
     for col in ("normal", "Jabberwocky", "estimate", "low", "high", "claim"):
         g(f"{key}_{col.lower()}", d[col])
@@ -360,7 +357,7 @@ for kind, key in (("structural", "st"), ("perceptron", "pc")):
     g(f"{key}_baseline", row["baseline"])
     g(
         f"{key}_lead_change",
-        JR.relative_change(
+        results.relative_change(
             lead.loc[(best_label, probe, "normal"), "estimate"],
             lead.loc[(best_label, probe, "Jabberwocky"), "estimate"],
         ),
@@ -368,13 +365,13 @@ for kind, key in (("structural", "st"), ("perceptron", "pc")):
     for rep, rkey in ((f"{main_short} · layer 0", "l0"), (ft_name, "ft")):
         r = drops.set_index(["representation", "probe"]).loc[(rep, probe)]
         g(f"{key}_{rkey}_drop", r["estimate"])
-        g(f"{key}_{rkey}_claim", JR.CLAIM_PHRASES[r["claim"]])
-base = baselines.groupby("baseline", sort=False).apply(syntax.summarise, include_groups=False)
+        g(f"{key}_{rkey}_claim", results.CLAIM_PHRASES[r["claim"]])
+base = baselines.groupby("baseline", sort=False).apply(summarise, include_groups=False)
 g("chain_uuas", 100 * base["linear chain"]["uuas"])
 g("majority_uuas", 100 * base["majority tree"]["uuas"])
 g("chain_dspr", base["linear chain"]["dspr"])
 g("majority_dspr", base["majority tree"]["dspr"])
-edge_test = JR.edge_comparison(
+edge_test = comparisons.edge_comparison(
     main.probes[("perceptron", main.chosen["perceptron"], seeds[0])],
     main.chosen["perceptron"],
     embs_by_model[main_name],
@@ -384,7 +381,7 @@ g.comparison("mcnemar", edge_test)
 g("n_boot", n_boot)
 model_drops = drops[drops["representation"].str.endswith("· best layer")]
 g("n_model_probes", len(model_drops))
-g("overall", JR.overall_verdict(drops, leads, best_label))
+g("overall", results.overall_verdict(drops, leads, best_label))
 n_holds = g("n_drop_holds", int((model_drops["claim"] == "holds").sum()))
 
 # %% [markdown]

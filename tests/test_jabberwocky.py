@@ -14,9 +14,21 @@ import wordfreq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import jabberwocky as J
 from probekit.data import file_sha256, read_conllu, resolve_treebank
 from probekit.errors import DataNotFoundError, ParameterError, ProbekitError
+from probekit.jabberwocky.conllu import write_jabberwocky
+from probekit.jabberwocky.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, feature_set
+from probekit.jabberwocky.graphotactics import split_spelling
+from probekit.jabberwocky.inflection import inflect, inflect_set, inflections
+from probekit.jabberwocky.pseudowords import (
+    PseudowordListError,
+    generate_pseudowords,
+    is_real_word,
+    load_pseudowords,
+    reject_real,
+)
+from probekit.jabberwocky.substitution import match_case, substitute
+from probekit.jabberwocky.treebank import make_jabberwocky
 
 FIXTURE = Path(__file__).parent / "fixtures" / "jabberwocky_src.conllu"
 
@@ -118,12 +130,12 @@ INFLECTION_TABLE = [
 
 @pytest.mark.parametrize(("stem", "upos", "feats", "expected"), INFLECTION_TABLE)
 def test_inflection_table(stem, upos, feats, expected):
-    assert J.inflect(stem, upos, feats) == expected
+    assert inflect(stem, upos, feats) == expected
 
 
 def test_inflection_table_covers_every_feature_set():
-    covered = {J.feature_set(upos, feats) for _, upos, feats, _ in INFLECTION_TABLE}
-    assert covered == set(J.FEATURE_SETS)
+    covered = {feature_set(upos, feats) for _, upos, feats, _ in INFLECTION_TABLE}
+    assert covered == set(FEATURE_SETS)
     assert len(INFLECTION_TABLE) >= 40
 
 
@@ -163,28 +175,28 @@ def test_inflection_table_covers_every_feature_set():
     ],
 )
 def test_feature_set(upos, feats, expected):
-    assert J.feature_set(upos, feats) == expected
+    assert feature_set(upos, feats) == expected
 
 
 def test_feature_sets_table_matches_feature_set():
-    for name, feats in J.FEATURE_SETS.items():
-        assert J.feature_set(name.split(":")[0], feats) == name
-    assert "VERB:Ger" not in J.PAPER_FEATURE_SETS and len(J.PAPER_FEATURE_SETS) == 12
+    for name, feats in FEATURE_SETS.items():
+        assert feature_set(name.split(":")[0], feats) == name
+    assert "VERB:Ger" not in PAPER_FEATURE_SETS and len(PAPER_FEATURE_SETS) == 12
 
 
 def test_inflect_rejects_bad_input():
     with pytest.raises(ParameterError, match="feats"):
-        J.inflect("blick", "VERB", {"Tense": "Past", "VerbForm": "Fin"})
+        inflect("blick", "VERB", {"Tense": "Past", "VerbForm": "Fin"})
     with pytest.raises(ParameterError, match="stem"):
-        J.inflect("Blick", "NOUN", SING)
+        inflect("Blick", "NOUN", SING)
     with pytest.raises(ParameterError, match="feature_set"):
-        J.inflect_set("blick", "NOUN:Dual")
+        inflect_set("blick", "NOUN:Dual")
 
 
 @settings(max_examples=100, deadline=None)
 @given(stem=st.from_regex(r"[a-z]{1,9}", fullmatch=True))
 def test_inflections_are_regular(stem):
-    forms = J.inflections(stem)
+    forms = inflections(stem)
     for name, form in forms.items():
         assert re.fullmatch(r"[a-z]+", form)
         # Spelling rules change at most the last two letters of the stem (ie -> y, y -> i, e).
@@ -214,7 +226,7 @@ def test_inflections_are_regular(stem):
     ],
 )
 def test_split_spelling(word, parts):
-    assert J.split_spelling(word) == parts
+    assert split_spelling(word) == parts
 
 
 @pytest.mark.parametrize(
@@ -229,7 +241,7 @@ def test_split_spelling(word, parts):
     ],
 )
 def test_match_case(form, original, expected):
-    assert J.match_case(form, original) == expected
+    assert match_case(form, original) == expected
 
 
 # --------------------------------------------------------------------------------------------
@@ -238,7 +250,7 @@ def test_match_case(form, original, expected):
 
 @pytest.fixture(scope="module")
 def pseudowords() -> list[str]:
-    return J.generate_pseudowords(300, seed=7, exclude={"blorf", "snibs"})
+    return generate_pseudowords(300, seed=7, exclude={"blorf", "snibs"})
 
 
 def test_generated_pseudowords_are_not_real_words(pseudowords):
@@ -247,7 +259,7 @@ def test_generated_pseudowords_are_not_real_words(pseudowords):
     all_forms = []
     for stem in pseudowords:
         assert re.fullmatch(r"[a-z]{3,}", stem)
-        forms = set(J.inflections(stem).values())
+        forms = set(inflections(stem).values())
         all_forms += sorted(forms)
         for form in forms:
             assert form not in cmu, (stem, form)
@@ -258,39 +270,39 @@ def test_generated_pseudowords_are_not_real_words(pseudowords):
 
 
 def test_generator_honours_the_vocabulary_for_every_inflection():
-    first = J.generate_pseudowords(20, seed=3)
-    plural = J.inflect(first[0], "NOUN", PLUR)
-    again = J.generate_pseudowords(20, seed=3, exclude=[plural.upper()])
+    first = generate_pseudowords(20, seed=3)
+    plural = inflect(first[0], "NOUN", PLUR)
+    again = generate_pseudowords(20, seed=3, exclude=[plural.upper()])
     assert first[0] not in again
     assert set(first[1:5]) <= set(again)
 
 
 def test_generator_is_deterministic():
-    a = J.generate_pseudowords(50, seed=11)
-    assert a == J.generate_pseudowords(50, seed=11)
-    assert a == J.generate_pseudowords(50, seed=np.random.default_rng(11))
-    assert a != J.generate_pseudowords(50, seed=12)
+    a = generate_pseudowords(50, seed=11)
+    assert a == generate_pseudowords(50, seed=11)
+    assert a == generate_pseudowords(50, seed=np.random.default_rng(11))
+    assert a != generate_pseudowords(50, seed=12)
 
 
 def test_generator_rejects_bad_parameters():
     with pytest.raises(ParameterError, match="'n'"):
-        J.generate_pseudowords(0, seed=1)
+        generate_pseudowords(0, seed=1)
     with pytest.raises(ParameterError, match="'seed'"):
-        J.generate_pseudowords(5, seed=-1)
+        generate_pseudowords(5, seed=-1)
     with pytest.raises(ParameterError, match="'n'"):
-        J.generate_pseudowords(10**6, seed=1)
+        generate_pseudowords(10**6, seed=1)
 
 
 def test_is_real_word():
-    assert J.is_real_word("cat") and J.is_real_word("Cats")
-    assert J.is_real_word("blorf", exclude=["BLORF"])
-    assert not J.is_real_word("blorf")
+    assert is_real_word("cat") and is_real_word("Cats")
+    assert is_real_word("blorf", exclude=["BLORF"])
+    assert not is_real_word("blorf")
 
 
 def test_load_pseudowords(tmp_path):
     good = tmp_path / "good.txt"
     good.write_text("blorf\n\n  snib \nzarp\n")
-    assert J.load_pseudowords(good) == ["blorf", "snib", "zarp"]
+    assert load_pseudowords(good) == ["blorf", "snib", "zarp"]
 
 
 @pytest.mark.parametrize(
@@ -306,23 +318,23 @@ def test_load_pseudowords(tmp_path):
 def test_load_pseudowords_errors_name_file_and_line(tmp_path, text, line, what):
     path = tmp_path / "words.txt"
     path.write_text(text)
-    with pytest.raises(J.PseudowordListError, match=what) as info:
-        J.load_pseudowords(path)
+    with pytest.raises(PseudowordListError, match=what) as info:
+        load_pseudowords(path)
     assert str(info.value).startswith(f"{path}:{line}:")
     assert isinstance(info.value, ProbekitError) and info.value.line == line
 
 
 def test_load_pseudowords_missing_or_binary(tmp_path):
     with pytest.raises(DataNotFoundError, match="not found"):
-        J.load_pseudowords(tmp_path / "absent.txt")
+        load_pseudowords(tmp_path / "absent.txt")
     path = tmp_path / "latin1.txt"
     path.write_bytes(b"blorf\nsn\xe9b\n")
-    with pytest.raises(J.PseudowordListError, match=r"latin1.txt:2: not valid UTF-8"):
-        J.load_pseudowords(path)
+    with pytest.raises(PseudowordListError, match=r"latin1.txt:2: not valid UTF-8"):
+        load_pseudowords(path)
 
 
 def test_reject_real():
-    kept, rejected = J.reject_real(["blorf", "cat", "zarp", "blorf", "snib"], exclude={"snibs"})
+    kept, rejected = reject_real(["blorf", "cat", "zarp", "blorf", "snib"], exclude={"snibs"})
     assert kept == ["blorf", "zarp"]
     assert rejected == ["cat", "blorf", "snib"]
 
@@ -356,7 +368,7 @@ def sentences():
 
 
 def test_substitution_report_counts(sentences):
-    subs, report = J.substitute(sentences, STEMS, seed=0)
+    subs, report = substitute(sentences, STEMS, seed=0)
     counts = report.as_dict()
     assert counts["n_sentences"] == 6 and counts["n_words"] == 57
     assert counts["eligible"] == counts["replaced"] == 29
@@ -373,20 +385,20 @@ def test_substitution_report_counts(sentences):
 
 
 def test_paper_feature_sets_leave_gerunds(sentences):
-    subs, report = J.substitute(sentences, STEMS, seed=0, feature_sets=J.PAPER_FEATURE_SETS)
+    subs, report = substitute(sentences, STEMS, seed=0, feature_sets=PAPER_FEATURE_SETS)
     assert "VERB:Ger" not in report.counts
     assert 5 not in subs[2]  # "running"
     assert report.as_dict()["eligible"] == 28
 
 
 def test_substitution_follows_the_rules(sentences):
-    subs, _ = J.substitute(sentences, STEMS, seed=5)
+    subs, _ = substitute(sentences, STEMS, seed=5)
     for sentence, sub in zip(sentences, subs, strict=True):
         stem_of: dict[str, str] = {}
         for i, (form, lemma) in sub.items():
             assert lemma in STEMS
-            name = J.feature_set(sentence.upos[i], sentence.feats[i])
-            assert form == J.match_case(J.inflect_set(lemma, name), str(sentence.forms[i]))
+            name = feature_set(sentence.upos[i], sentence.feats[i])
+            assert form == match_case(inflect_set(lemma, name), str(sentence.forms[i]))
             stem_of.setdefault(str(sentence.lemmas[i]), lemma)
             assert stem_of[str(sentence.lemmas[i])] == lemma  # one lemma, one stem
         assert len(set(stem_of.values())) == len(stem_of)  # different lemmas, different stems
@@ -403,7 +415,7 @@ def test_substitution_follows_the_rules(sentences):
 def test_article_matching_can_be_switched_off(sentences):
     initials = set()
     for seed in range(30):
-        subs, _ = J.substitute(sentences, STEMS, seed=seed, match_article=False)
+        subs, _ = substitute(sentences, STEMS, seed=seed, match_article=False)
         initials.add(subs[4][9][1][0] in "aeiou")
     assert initials == {True, False}
 
@@ -412,8 +424,8 @@ def test_article_matching_can_be_switched_off(sentences):
 @given(seed=st.integers(0, 2**32 - 1), low=st.floats(0, 1), high=st.floats(0, 1))
 def test_lower_rates_replace_a_subset(sentences, seed, low, high):
     low, high = min(low, high), max(low, high)
-    sub_low, rep_low = J.substitute(sentences, STEMS, seed=seed, rate=low)
-    sub_high, rep_high = J.substitute(sentences, STEMS, seed=seed, rate=high)
+    sub_low, rep_low = substitute(sentences, STEMS, seed=seed, rate=low)
+    sub_high, rep_high = substitute(sentences, STEMS, seed=seed, rate=high)
     for a, b in zip(sub_low, sub_high, strict=True):
         assert set(a) <= set(b)
     for name, count in rep_low.counts.items():
@@ -422,19 +434,19 @@ def test_lower_rates_replace_a_subset(sentences, seed, low, high):
             1
             for s, sub in zip(sentences, sub_low, strict=True)
             for i in sub
-            if J.feature_set(s.upos[i], s.feats[i]) == name
+            if feature_set(s.upos[i], s.feats[i]) == name
         )
 
 
 def test_rate_zero_and_bad_parameters(sentences):
-    subs, report = J.substitute(sentences, STEMS, seed=0, rate=0.0)
+    subs, report = substitute(sentences, STEMS, seed=0, rate=0.0)
     assert all(not s for s in subs) and report.as_dict()["replaced"] == 0
     with pytest.raises(ParameterError, match="'rate'"):
-        J.substitute(sentences, STEMS, seed=0, rate=1.5)
+        substitute(sentences, STEMS, seed=0, rate=1.5)
     with pytest.raises(ParameterError, match="'feature_sets'"):
-        J.substitute(sentences, STEMS, seed=0, feature_sets=["NOUN:Dual"])
+        substitute(sentences, STEMS, seed=0, feature_sets=["NOUN:Dual"])
     with pytest.raises(ParameterError, match="'pseudowords'"):
-        J.substitute(sentences, [], seed=0)
+        substitute(sentences, [], seed=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -452,7 +464,7 @@ def treebank_dir(tmp_path) -> Path:
 
 def _jabber(treebank_dir: Path, out: Path, seed: int, **kwargs) -> dict:
     kwargs.setdefault("n_pseudowords", 200)
-    return J.make_jabberwocky(treebank_dir, out, seed=seed, **kwargs)
+    return make_jabberwocky(treebank_dir, out, seed=seed, **kwargs)
 
 
 def test_make_jabberwocky_keeps_trees(treebank_dir, tmp_path):
@@ -570,11 +582,11 @@ def test_make_jabberwocky_parameter_errors(treebank_dir, tmp_path):
 
 def test_write_jabberwocky_checks_sentence_count(tmp_path):
     with pytest.raises(ParameterError, match="'substitutions'"):
-        J.write_jabberwocky(FIXTURE, tmp_path / "x.conllu", [{}] * 5, seed=0)
+        write_jabberwocky(FIXTURE, tmp_path / "x.conllu", [{}] * 5, seed=0)
     with pytest.raises(ParameterError, match="'substitutions'"):
-        J.write_jabberwocky(FIXTURE, tmp_path / "x.conllu", [{}] * 7, seed=0)
+        write_jabberwocky(FIXTURE, tmp_path / "x.conllu", [{}] * 7, seed=0)
     assert not (tmp_path / "x.conllu").exists()
-    J.write_jabberwocky(FIXTURE, tmp_path / "x.conllu", [{}] * 6, seed="s")
+    write_jabberwocky(FIXTURE, tmp_path / "x.conllu", [{}] * 6, seed="s")
     unchanged = [
         line
         for line in (tmp_path / "x.conllu").read_text().split("\n")
@@ -594,9 +606,9 @@ def test_free_comments_and_crlf_survive(tmp_path):
         "3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_",
     ]
     source.write_bytes(("\r\n".join(rows) + "\r\n\r\n").encode())
-    (subs,), _ = J.substitute(read_conllu(source), ["blorf", "snib"], seed=0)
+    (subs,), _ = substitute(read_conllu(source), ["blorf", "snib"], seed=0)
     assert set(subs) == {0, 1}
-    out = J.write_jabberwocky(source, tmp_path / "out.conllu", [subs], seed=9)
+    out = write_jabberwocky(source, tmp_path / "out.conllu", [subs], seed=9)
     lines = out.read_bytes().decode().split("\r\n")
     assert lines[1] == rows[1]
     # The double space of the original text is kept; the words are the new forms.

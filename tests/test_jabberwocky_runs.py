@@ -14,12 +14,50 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import jabberwocky_runs as JR
-from probekit import syntax as X
 from probekit import trees as T
 from probekit.cli import main
 from probekit.data import load_treebank, read_conllu
 from probekit.errors import ParameterError, ProbekitError
+from probekit.jabberwocky_runs.baselines import BASELINES, baseline_scores, best_baseline
+from probekit.jabberwocky_runs.comparisons import (
+    difference,
+    drops_table,
+    edge_comparison,
+    leads_table,
+)
+from probekit.jabberwocky_runs.corpus import aligned_pairs, corpus_dir, ensure_corpus, substituted
+from probekit.jabberwocky_runs.corpus_figures import (
+    coverage_figure,
+    length_figure,
+    parse_figure,
+    pick_parse_example,
+)
+from probekit.jabberwocky_runs.corpus_tables import (
+    coverage_table,
+    example_table,
+    part_table,
+    stem_table,
+    upos_coverage,
+)
+from probekit.jabberwocky_runs.probes import chapter12_configs, choose_layer, run_representation
+from probekit.jabberwocky_runs.representations import (
+    VectorSet,
+    short_model_name,
+    sinusoidal_positions,
+    type_level_vectors,
+    with_positions,
+)
+from probekit.jabberwocky_runs.results import (
+    CLAIM_PHRASES,
+    bars_figure,
+    overall_verdict,
+    relative_change,
+    scores_table,
+    summary_table,
+)
+from probekit.syntax.metrics import EvalSet, edge_outcomes, summarise
+from probekit.syntax.syntactic_distance import tree_path
+from probekit.syntax.training import KINDS
 
 matplotlib.use("Agg")
 
@@ -37,10 +75,10 @@ def source_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def corpus(source_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("jab") / "corpus"
-    path, report = JR.ensure_corpus(str(source_dir), seed=5, out_dir=out, n_pseudowords=200)
+    path, report = ensure_corpus(str(source_dir), seed=5, out_dir=out, n_pseudowords=200)
     original = load_treebank(source_dir, splits=("test",))["test"]
     jabber = load_treebank(path, splits=("test",))["test"]
-    return path, report, JR.aligned_pairs(original, jabber)
+    return path, report, aligned_pairs(original, jabber)
 
 
 def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -51,7 +89,7 @@ def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
     return heads
 
 
-def eval_set(heads_list, upos_list=None) -> X.EvalSet:
+def eval_set(heads_list, upos_list=None) -> EvalSet:
     sents = [
         SimpleNamespace(
             heads=np.asarray(h, dtype=np.int64),
@@ -59,7 +97,7 @@ def eval_set(heads_list, upos_list=None) -> X.EvalSet:
         )
         for h, u in zip(heads_list, upos_list or [None] * len(heads_list), strict=True)
     ]
-    return X.EvalSet.build(sents, exclude_punct=True)
+    return EvalSet.build(sents, exclude_punct=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,31 +106,31 @@ def eval_set(heads_list, upos_list=None) -> X.EvalSet:
 
 def test_corpus_pairs_keep_trees_and_counts_agree(corpus):
     _, report, pairs = corpus
-    replaced = sum(int(JR.substituted(o, j).sum()) for o, j in pairs)
+    replaced = sum(int(substituted(o, j).sum()) for o, j in pairs)
     assert replaced == report["replaced"] > 0
-    coverage = JR.coverage_table(report)
+    coverage = coverage_table(report)
     assert coverage["replaced"].sum() == replaced
-    by_upos = JR.upos_coverage(pairs)
+    by_upos = upos_coverage(pairs)
     assert by_upos["replaced"].sum() == replaced
     assert by_upos.loc["PUNCT", "replaced"] == 0
-    stems = JR.stem_table(pairs)
+    stems = stem_table(pairs)
     assert stems["tokens"].sum() == replaced
     assert (stems["onset"] + stems["nucleus"] + stems["coda"] == stems["stem"]).all()
 
 
 def test_ensure_corpus_reuses_and_rebuilds(source_dir, tmp_path):
     out = tmp_path / "c"
-    path, first = JR.ensure_corpus(str(source_dir), seed=1, out_dir=out, n_pseudowords=200)
+    path, first = ensure_corpus(str(source_dir), seed=1, out_dir=out, n_pseudowords=200)
     written = path / first["files"]["output"]["file"]
     stamp = written.stat().st_mtime_ns
-    _, again = JR.ensure_corpus(str(source_dir), seed=1, out_dir=out, n_pseudowords=200)
+    _, again = ensure_corpus(str(source_dir), seed=1, out_dir=out, n_pseudowords=200)
     assert written.stat().st_mtime_ns == stamp and again == first
     # A tampered output no longer matches its report and is rebuilt, byte for byte the same.
     original = written.read_bytes()
     written.write_bytes(original.replace(b"\t", b"\t", 1) + b"\n# tampered\n")
-    JR.ensure_corpus(str(source_dir), seed=1, out_dir=out, n_pseudowords=200)
+    ensure_corpus(str(source_dir), seed=1, out_dir=out, n_pseudowords=200)
     assert written.read_bytes() == original
-    _, other = JR.ensure_corpus(str(source_dir), seed=2, out_dir=out, n_pseudowords=200)
+    _, other = ensure_corpus(str(source_dir), seed=2, out_dir=out, n_pseudowords=200)
     assert other["seed"] == 2
 
 
@@ -111,17 +149,17 @@ def test_ensure_corpus_refuses_a_treebank_without_english_feature_sets(tmp_path)
     for split in ("train", "dev", "test"):
         (src / f"de_x-ud-{split}.conllu").write_text("\n".join(rows) + "\n\n")
     with pytest.raises(ProbekitError, match="English"):
-        JR.ensure_corpus(str(src), seed=0, out_dir=tmp_path / "out", n_pseudowords=50)
+        ensure_corpus(str(src), seed=0, out_dir=tmp_path / "out", n_pseudowords=50)
 
 
 def test_corpus_dir_names_settings(source_dir, tmp_path):
     words = tmp_path / "w.txt"
     words.write_text("blick\nfrop\n")
-    base = JR.corpus_dir("UD_English-EWT", 3, root=tmp_path)
+    base = corpus_dir("UD_English-EWT", 3, root=tmp_path)
     assert base == tmp_path / "UD_English-EWT-seed3"
-    assert JR.corpus_dir(str(source_dir), 3, root=tmp_path).name == f"{source_dir.name}-seed3"
-    assert "rate0.5" in JR.corpus_dir("x", 3, rate=0.5, root=tmp_path).name
-    assert "-list" in JR.corpus_dir("x", 3, pseudowords=str(words), root=tmp_path).name
+    assert corpus_dir(str(source_dir), 3, root=tmp_path).name == f"{source_dir.name}-seed3"
+    assert "rate0.5" in corpus_dir("x", 3, rate=0.5, root=tmp_path).name
+    assert "-list" in corpus_dir("x", 3, pseudowords=str(words), root=tmp_path).name
 
 
 def test_aligned_pairs_rejects_other_sentences(corpus, source_dir):
@@ -129,43 +167,43 @@ def test_aligned_pairs_rejects_other_sentences(corpus, source_dir):
     original = [o for o, _ in pairs]
     jabber = [j for _, j in pairs]
     with pytest.raises(ProbekitError):
-        JR.aligned_pairs(original, jabber[::-1])
+        aligned_pairs(original, jabber[::-1])
     with pytest.raises(ProbekitError):
-        JR.aligned_pairs(original, jabber[:-1])
+        aligned_pairs(original, jabber[:-1])
 
 
 def test_examples_and_parse_pick(corpus):
     _, _, pairs = corpus
-    table = JR.example_table(pairs, n=2, seed=0, min_len=2, max_len=50)
+    table = example_table(pairs, n=2, seed=0, min_len=2, max_len=50)
     assert len(table) == 2 and set(table.columns) >= {"original", "Jabberwocky"}
     assert (table["original"] != table["Jabberwocky"]).all()
-    o, j = JR.pick_parse_example(pairs, pairs[1][0].sent_id)
+    o, j = pick_parse_example(pairs, pairs[1][0].sent_id)
     assert o.sent_id == pairs[1][0].sent_id
     with pytest.raises(ParameterError):
-        JR.pick_parse_example(pairs, "no-such-id")
+        pick_parse_example(pairs, "no-such-id")
     # With no sentence in the length range, the examples come from all sentences.
-    assert len(JR.example_table(pairs, n=2, seed=0, min_len=200, max_len=300)) == 2
+    assert len(example_table(pairs, n=2, seed=0, min_len=200, max_len=300)) == 2
 
 
 def test_part_table(corpus):
     _, _, pairs = corpus
-    stems = JR.stem_table(pairs)
-    table = JR.part_table(stems, "nucleus", top=3)
+    stems = stem_table(pairs)
+    table = part_table(stems, "nucleus", top=3)
     assert len(table) <= 3
     assert table["stems"].is_monotonic_decreasing
     with pytest.raises(ParameterError):
-        JR.part_table(stems, "rhyme")
+        part_table(stems, "rhyme")
 
 
 def test_figures_render(corpus):
     import matplotlib.pyplot as plt
 
     _, report, pairs = corpus
-    stems = JR.stem_table(pairs)
+    stems = stem_table(pairs)
     for fig in (
-        JR.coverage_figure(JR.coverage_table(report), JR.upos_coverage(pairs)),
-        JR.length_figure(stems, pairs),
-        JR.parse_figure(*pairs[0]),
+        coverage_figure(coverage_table(report), upos_coverage(pairs)),
+        length_figure(stems, pairs),
+        parse_figure(*pairs[0]),
     ):
         assert fig.axes
         plt.close(fig)
@@ -191,8 +229,8 @@ def test_simple_baselines_score_identically_on_jabberwocky(corpus, source_dir):
     _, _, pairs = corpus
     train = load_treebank(source_dir, splits=("train",))["train"]
     majority = T.MajorityTree(min_count=1).fit([s.heads for s in train])
-    normal = JR.baseline_scores(majority, X.EvalSet.build([o for o, _ in pairs]))
-    jabber = JR.baseline_scores(majority, X.EvalSet.build([j for _, j in pairs]))
+    normal = baseline_scores(majority, EvalSet.build([o for o, _ in pairs]))
+    jabber = baseline_scores(majority, EvalSet.build([j for _, j in pairs]))
     pd.testing.assert_frame_equal(normal, jabber)
     # The majority tree of a length seen once is that very tree: it recovers every edge.
     lengths = pd.Series([len(s) for s in train]).value_counts()
@@ -207,11 +245,11 @@ def test_linear_chain_baseline_matches_trees(lengths, seed):
     rng = np.random.default_rng(seed)
     heads = [random_heads(rng, n) for n in lengths]
     gold = eval_set(heads)
-    scores = JR.baseline_scores(T.MajorityTree().fit(heads), gold)
+    scores = baseline_scores(T.MajorityTree().fit(heads), gold)
     chain = scores[scores["baseline"] == "linear chain"]
     dists = [T.tree_distances(T.linear_chain_heads(n)) for n in lengths]
-    assert X.summarise(chain)["uuas"] == pytest.approx(T.uuas(dists, heads))
-    assert JR.best_baseline(scores, "uuas") in JR.BASELINES
+    assert summarise(chain)["uuas"] == pytest.approx(T.uuas(dists, heads))
+    assert best_baseline(scores, "uuas") in BASELINES
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,11 +267,11 @@ def test_edge_outcomes_agree_with_uuas_counts(lengths, seed):
     for n in lengths:
         m = rng.random((n, n))
         preds.append(m + m.T)
-    outcomes = X.edge_outcomes(preds, gold)
+    outcomes = edge_outcomes(preds, gold)
     correct, total = T.uuas_counts(preds, gold.heads, gold.keep)
     assert outcomes.size == total.sum()
     assert outcomes.sum() == correct.sum()
-    assert X.edge_outcomes(gold.gold, gold).all()
+    assert edge_outcomes(gold.gold, gold).all()
 
 
 def per_sentence(values, lengths, totals, metric):
@@ -260,25 +298,25 @@ def test_difference_is_the_corpus_level_difference(seed):
     b_correct = rng.integers(0, totals + 1)
     a = per_sentence(a_correct / totals, lengths, totals, "uuas").assign(uuas_correct=a_correct)
     b = per_sentence(b_correct / totals, lengths, totals, "uuas").assign(uuas_correct=b_correct)
-    res = JR.difference(a, b, "uuas", "a", "b", n_boot=200, seed=0)
+    res = difference(a, b, "uuas", "a", "b", n_boot=200, seed=0)
     expected = a_correct.sum() / totals.sum() - b_correct.sum() / totals.sum()
     assert res.diff == pytest.approx(expected)
     da, db = rng.random(n), rng.random(n)
     a = a.assign(dspr=da, dspr_pfw=da)
     b = b.assign(dspr=db, dspr_pfw=db)
-    res = JR.difference(a, b, "dspr", "a", "b", n_boot=200, seed=0)
-    assert res.diff == pytest.approx(X.summarise(a)["dspr"] - X.summarise(b)["dspr"])
+    res = difference(a, b, "dspr", "a", "b", n_boot=200, seed=0)
+    assert res.diff == pytest.approx(summarise(a)["dspr"] - summarise(b)["dspr"])
 
 
 def test_difference_of_identical_rows_is_zero():
     lengths = np.arange(5, 25)
     values = np.linspace(0.2, 0.9, lengths.size)
     a = per_sentence(values, lengths, lengths - 1, "dspr")
-    res = JR.difference(a, a.copy(), "dspr", "normal", "Jabberwocky", n_boot=100, seed=0)
+    res = difference(a, a.copy(), "dspr", "normal", "Jabberwocky", n_boot=100, seed=0)
     assert res.diff == 0.0 and res.low == 0.0 and res.high == 0.0
     assert res.supports("normal") == "not shown (the interval includes 0)"
     with pytest.raises(ParameterError):
-        JR.difference(a, a, "accuracy", "a", "b", n_boot=10, seed=0)
+        difference(a, a, "accuracy", "a", "b", n_boot=10, seed=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,68 +333,68 @@ def test_choose_layer_rules():
             "dspr": [0.1, 0.2, 0.3, 0.6, 0.8, 0.7],
         }
     )
-    assert JR.choose_layer(scores, "perceptron", "loss") == 2
-    assert JR.choose_layer(scores, "perceptron", "metric") == 1
-    assert JR.choose_layer(scores, "structural", "loss") == 1  # tie: the lower layer
-    assert JR.choose_layer(scores, "structural", "metric") == 1
+    assert choose_layer(scores, "perceptron", "loss") == 2
+    assert choose_layer(scores, "perceptron", "metric") == 1
+    assert choose_layer(scores, "structural", "loss") == 1  # tie: the lower layer
+    assert choose_layer(scores, "structural", "metric") == 1
     with pytest.raises(ParameterError):
-        JR.choose_layer(scores, "perceptron", "median")
+        choose_layer(scores, "perceptron", "median")
 
 
 def test_chapter12_configs(tmp_path):
     path = tmp_path / "12.json"
-    assert JR.chapter12_configs(path, "m", "t", "mean") is None
+    assert chapter12_configs(path, "m", "t", "mean") is None
     saved = {"model": "m", "treebank": "t", "pooling": "mean"}
     for label in ("probe", "parser"):
         saved |= {f"{label}_rank": 32, f"{label}_lr": 0.001, f"{label}_dropout": 0.1}
     path.write_text(json.dumps(saved))
-    configs = JR.chapter12_configs(path, "m", "t", "mean")
+    configs = chapter12_configs(path, "m", "t", "mean")
     assert configs["structural"] == {"rank": 32, "lr": 0.001, "dropout": 0.1}
     assert set(configs) == {"structural", "perceptron"}
-    assert JR.chapter12_configs(path, "other-model", "t", "mean") is None
-    assert JR.chapter12_configs(path, "m", "t", "first") is None
+    assert chapter12_configs(path, "other-model", "t", "mean") is None
+    assert chapter12_configs(path, "m", "t", "first") is None
 
 
 def test_sinusoidal_positions():
-    pe = JR.sinusoidal_positions(50, 16)
+    pe = sinusoidal_positions(50, 16)
     assert pe.shape == (50, 16) and pe.dtype == np.float32
     assert np.allclose(pe[0, 0::2], 0.0) and np.allclose(pe[0, 1::2], 1.0)
     assert np.allclose(pe[7, 2], np.sin(7 / 10000 ** (2 / 16)), atol=1e-6)
     assert np.abs(pe).max() <= 1.0
     assert len({row.tobytes() for row in pe}) == 50  # every position is distinguishable
     with pytest.raises(ParameterError):
-        JR.sinusoidal_positions(3, 0)
+        sinusoidal_positions(3, 0)
 
 
 def test_with_positions_and_vector_set():
     vectors = [np.ones((3, 4)), np.zeros((5, 4))]
-    out = JR.with_positions(vectors, 6)
+    out = with_positions(vectors, 6)
     assert [v.shape for v in out] == [(3, 10), (5, 10)]
-    assert np.array_equal(out[1][:, 4:], JR.sinusoidal_positions(5, 6))
-    assert JR.with_positions(vectors, 0)[0].shape == (3, 4)
-    vs = JR.VectorSet(out)
+    assert np.array_equal(out[1][:, 4:], sinusoidal_positions(5, 6))
+    assert with_positions(vectors, 0)[0].shape == (3, 4)
+    vs = VectorSet(out)
     assert vs.n_layers == 1 and vs.dim == 10
     assert vs.offsets.tolist() == [0, 3, 8]
     assert np.array_equal(vs.layer(0)[3:], out[1])
     with pytest.raises(ParameterError):
         vs.layer(1)
     with pytest.raises(ParameterError):
-        JR.VectorSet([np.ones((2, 3)), np.ones((2, 4))])
+        VectorSet([np.ones((2, 3)), np.ones((2, 4))])
 
 
 def test_type_level_vectors_cover_pseudowords(corpus, source_dir):
     _, _, pairs = corpus
     train = load_treebank(source_dir, splits=("train",))["train"]
     sets = {"normal": [o for o, _ in pairs], "Jabberwocky": [j for _, j in pairs]}
-    out = JR.type_level_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
-    again = JR.type_level_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
+    out = type_level_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
+    again = type_level_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
     for name, sents in sets.items():
         assert [len(v) for v in out[name].vectors] == [len(s) for s in sents]
         assert out[name].dim == 12
         assert np.array_equal(out[name].layer(0), again[name].layer(0))
     o, j = pairs[0]
-    changed = np.flatnonzero(JR.substituted(o, j))
-    same = np.flatnonzero(~JR.substituted(o, j))
+    changed = np.flatnonzero(substituted(o, j))
+    same = np.flatnonzero(~substituted(o, j))
     assert not np.allclose(
         out["normal"].vectors[0][changed], out["Jabberwocky"].vectors[0][changed]
     )
@@ -374,7 +412,7 @@ class TwoLayers:
             n = len(s)
             rows0.append(rng.normal(size=(n, 6)))
             depth = np.array(
-                [len(X.tree_path(s.heads, k, int(np.argmin(s.heads)))) for k in range(n)]
+                [len(tree_path(s.heads, k, int(np.argmin(s.heads)))) for k in range(n)]
             )
             rows1.append(np.column_stack([np.arange(n), depth, rng.normal(size=(n, 4)) * 0.01]))
         self._layers = [np.concatenate(rows0), np.concatenate(rows1)]
@@ -386,10 +424,10 @@ class TwoLayers:
 
 def test_run_representation_tables(source_dir):
     sents = [s for s in read_conllu(FIXTURE) if len(s) >= 2]
-    gold = X.EvalSet.build(sents)
+    gold = EvalSet.build(sents)
     emb = TwoLayers(sents, 0)
-    configs = {kind: {"rank": 4, "lr": 0.01, "dropout": 0.0} for kind in X.KINDS}
-    run = JR.run_representation(
+    configs = {kind: {"rank": 4, "lr": 0.01, "dropout": 0.0} for kind in KINDS}
+    run = run_representation(
         "toy",
         emb,
         gold.heads,
@@ -404,39 +442,39 @@ def test_run_representation_tables(source_dir):
         max_epochs=2,
         patience=1,
     )
-    assert set(run.chosen) == set(X.KINDS) and set(run.chosen.values()) <= {0, 1}
+    assert set(run.chosen) == set(KINDS) and set(run.chosen.values()) <= {0, 1}
     df = run.per_sentence
     assert set(df["representation"]) == {"toy · best layer", "toy · layer 0"}
     assert set(df["dataset"]) == {"normal", "Jabberwocky"} and set(df["seed"]) == {1, 2}
     assert len(df) == 2 * 2 * 2 * 2 * len(sents)
     majority = T.MajorityTree(min_count=1).fit(gold.heads)
-    baselines = JR.baseline_scores(majority, gold)
-    scores = JR.scores_table(df, baselines)
-    base = scores[scores["representation"].isin(JR.BASELINES)]
+    baselines = baseline_scores(majority, gold)
+    scores = scores_table(df, baselines)
+    base = scores[scores["representation"].isin(BASELINES)]
     assert (base.groupby(["representation", "probe"])["score"].nunique() == 1).all()
-    drops = JR.drops_table(df, n_boot=50, seed=0)
-    leads = JR.leads_table(df, baselines, n_boot=50, seed=0)
+    drops = drops_table(df, n_boot=50, seed=0)
+    leads = leads_table(df, baselines, n_boot=50, seed=0)
     assert len(drops) == 4 and len(leads) == 8
     assert set(drops["claim"]) <= {"holds", "reversed", "not shown (the interval includes 0)"}
-    summary = JR.summary_table(scores, drops, leads)
+    summary = summary_table(scores, drops, leads)
     assert summary.loc[("perceptron probe", "linear chain"), "layer"] == "–"
-    order = ["toy · best layer", "toy · layer 0", *JR.BASELINES]
+    order = ["toy · best layer", "toy · layer 0", *BASELINES]
     import matplotlib.pyplot as plt
 
-    plt.close(JR.bars_figure(scores, order))
+    plt.close(bars_figure(scores, order))
     probe = run.probes[("perceptron", run.chosen["perceptron"], 1)]
     test = {"normal": emb, "Jabberwocky": emb}
-    same = JR.edge_comparison(probe, run.chosen["perceptron"], test, gold)
+    same = edge_comparison(probe, run.chosen["perceptron"], test, gold)
     assert same.verdict == "identical: both right on the same items"
 
 
 def test_relative_change_and_names():
-    assert JR.relative_change(10.0, 7.5) == "shrinks by 25 % of its size"
-    assert JR.relative_change(10.0, 12.0) == "grows by 20 % of its size"
-    assert JR.relative_change(10.0, -1.0) == "turns into a deficit"
-    assert "did not exist" in JR.relative_change(-2.0, 1.0)
-    assert JR.short_model_name("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
-    assert JR.short_model_name("bert-base-uncased") == "bert-base-uncased"
+    assert relative_change(10.0, 7.5) == "shrinks by 25 % of its size"
+    assert relative_change(10.0, 12.0) == "grows by 20 % of its size"
+    assert relative_change(10.0, -1.0) == "turns into a deficit"
+    assert "did not exist" in relative_change(-2.0, 1.0)
+    assert short_model_name("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
+    assert short_model_name("bert-base-uncased") == "bert-base-uncased"
 
 
 def test_overall_verdict_words():
@@ -455,14 +493,14 @@ def test_overall_verdict_words():
             "low": [0.1, 0.1, -0.2, 0.3],
         }
     )
-    text = JR.overall_verdict(drops, leads, "m")
+    text = overall_verdict(drops, leads, "m")
     assert text.startswith("only the structural probe does significantly worse")
     assert "only the perceptron probe keeps a significant lead" in text
     both = drops.assign(claim="holds")
-    assert JR.overall_verdict(both, leads.assign(low=1.0), "m") == (
+    assert overall_verdict(both, leads.assign(low=1.0), "m") == (
         "both probes do significantly worse on Jabberwocky, as the paper found, "
         "and both still beat the word-blind baselines there"
     )
     with pytest.raises(ParameterError):
-        JR.overall_verdict(drops, leads, "other")
-    assert set(JR.CLAIM_PHRASES) == {"holds", "reversed", "not shown (the interval includes 0)"}
+        overall_verdict(drops, leads, "other")
+    assert set(CLAIM_PHRASES) == {"holds", "reversed", "not shown (the interval includes 0)"}

@@ -12,9 +12,40 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import syntax as X
 from probekit import trees as T
 from probekit.errors import ParameterError
+from probekit.probes.threads import torch_threads
+from probekit.syntax.comparison import (
+    best_layer,
+    check_claims,
+    compare_models,
+    comparison_layer,
+    edge_comparison,
+    overall_verdict,
+    results_table,
+    seed_differences,
+    seed_scores,
+)
+from probekit.syntax.distance_figures import example_figure, linear_vs_syntactic_figure
+from probekit.syntax.metrics import (
+    METRICS,
+    EvalSet,
+    evaluate,
+    length_weights,
+    linear_baselines,
+    summarise,
+)
+from probekit.syntax.representations import layer_vectors, resolve_layer
+from probekit.syntax.syntactic_distance import (
+    distance_pairs,
+    distance_summary,
+    farthest_pair,
+    monotone_transform,
+    pick_example,
+    round_trip_counts,
+    tree_path,
+)
+from probekit.syntax.training import KINDS, per_sentence_scores, search, search_space, train_layers
 
 matplotlib.use("Agg")
 
@@ -90,16 +121,16 @@ def two_layer_corpus(n_sent: int, seed: int, n_max: int = 8):
 
 def test_pick_example(tiny):
     dev = tiny["dev"]
-    assert X.pick_example(dev, "tiny-dev-2").sent_id == "tiny-dev-2"
-    assert len(X.pick_example(dev, "", 7)) == 7
+    assert pick_example(dev, "tiny-dev-2").sent_id == "tiny-dev-2"
+    assert len(pick_example(dev, "", 7)) == 7
     # No sentence of 100 words: the nearest length wins.
-    assert X.pick_example(dev, "", 100) is max(dev, key=len)
+    assert pick_example(dev, "", 100) is max(dev, key=len)
     with pytest.raises(ParameterError, match="example_id"):
-        X.pick_example(dev, "nope")
+        pick_example(dev, "nope")
     with pytest.raises(ParameterError, match="example_length"):
-        X.pick_example(dev, "", 1)
+        pick_example(dev, "", 1)
     with pytest.raises(ParameterError):
-        X.pick_example([], "", 5)
+        pick_example([], "", 5)
 
 
 @settings(max_examples=60, deadline=None)
@@ -108,7 +139,7 @@ def test_tree_path_has_distance_plus_one_words(heads, data):
     n = heads.size
     i = data.draw(st.integers(0, n - 1))
     j = data.draw(st.integers(0, n - 1))
-    path = X.tree_path(heads, i, j)
+    path = tree_path(heads, i, j)
     dist = T.tree_distances(heads)
     assert path[0] == i and path[-1] == j
     assert path.size == dist[i, j] + 1
@@ -120,19 +151,19 @@ def test_tree_path_has_distance_plus_one_words(heads, data):
 
 def test_tree_path_and_farthest_pair_on_a_chain():
     heads = np.array([0, 1, 2, 3])
-    assert X.tree_path(heads, 3, 0).tolist() == [3, 2, 1, 0]
-    assert X.farthest_pair(T.tree_distances(heads)) == (0, 3)
+    assert tree_path(heads, 3, 0).tolist() == [3, 2, 1, 0]
+    assert farthest_pair(T.tree_distances(heads)) == (0, 3)
     with pytest.raises(ParameterError):
-        X.tree_path(heads, 0, 4)
+        tree_path(heads, 0, 4)
     with pytest.raises(ParameterError):
-        X.farthest_pair(np.zeros((1, 1)))
+        farthest_pair(np.zeros((1, 1)))
 
 
 @settings(max_examples=60, deadline=None)
 @given(trees_st, st.integers(0, 1000))
 def test_monotone_transform_keeps_the_order_and_prim_recovers_the_tree(heads, seed):
     dist = T.tree_distances(heads)
-    out = X.monotone_transform(dist, np.random.default_rng(seed))
+    out = monotone_transform(dist, np.random.default_rng(seed))
     assert np.all(np.diag(out) == 0)
     a, b = dist.ravel(), out.ravel()
     assert np.array_equal(np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :]))
@@ -142,35 +173,35 @@ def test_monotone_transform_keeps_the_order_and_prim_recovers_the_tree(heads, se
 def test_round_trip_counts_on_random_trees():
     rng = np.random.default_rng(0)
     sentences = [sent(random_heads(rng, int(n))) for n in rng.integers(1, 30, size=40)]
-    counts = X.round_trip_counts(sentences, seed=1)
+    counts = round_trip_counts(sentences, seed=1)
     assert counts == {"trees": 40, "round_trip": 40, "ordering_only": 40, "floyd_warshall": 40}
 
 
 def test_distance_pairs_by_hand():
     chain = sent([0, 1, 2])  # w0 - w1 - w2
     star = sent([2, 0, 2])  # w1 is the head of w0 and w2
-    df = X.distance_pairs([chain, star])
+    df = distance_pairs([chain, star])
     got = {(r.linear, r.syntactic): r.pairs for r in df.itertuples()}
     assert got == {(1, 1): 4, (2, 2): 2}
     assert df["pairs"].sum() == 6
-    summary = X.distance_summary(df, far=2)
+    summary = distance_summary(df, far=2)
     assert summary["adjacent_arc_share"] == 100.0
     assert summary["mean_syntactic_far"] == 2.0
-    assert np.isnan(X.distance_summary(df, far=5)["mean_syntactic_far"])
+    assert np.isnan(distance_summary(df, far=5)["mean_syntactic_far"])
 
 
 def test_figures_draw_every_arc(tiny):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Arc
 
-    s = X.pick_example(tiny["dev"], "", 7)
+    s = pick_example(tiny["dev"], "", 7)
     dist = T.tree_distances(s.heads)
-    path = X.tree_path(s.heads, *X.farthest_pair(dist))
-    fig = X.example_figure(s, dist, path)
+    path = tree_path(s.heads, *farthest_pair(dist))
+    fig = example_figure(s, dist, path)
     arcs = [p for p in fig.axes[0].patches if isinstance(p, Arc)]
     assert len(arcs) == len(s) - 1
     plt.close(fig)
-    fig = X.linear_vs_syntactic_figure(X.distance_pairs(tiny["dev"]))
+    fig = linear_vs_syntactic_figure(distance_pairs(tiny["dev"]))
     assert fig.axes[0].get_xlabel().startswith("linear distance")
     plt.close(fig)
 
@@ -181,27 +212,27 @@ def test_figures_draw_every_arc(tiny):
 
 def test_torch_threads_restores():
     before = torch.get_num_threads()
-    with X.torch_threads(1):
+    with torch_threads(1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
-    with pytest.raises(ParameterError), X.torch_threads(0):
+    with pytest.raises(ParameterError), torch_threads(0):
         pass
 
 
 def test_layer_vectors_and_resolve_layer():
     emb, sentences = two_layer_corpus(5, seed=0)
-    vecs = X.layer_vectors(emb, 1)
+    vecs = layer_vectors(emb, 1)
     assert [v.shape[0] for v in vecs] == [len(s) for s in sentences]
     assert all(v.dtype == np.float32 for v in vecs)
-    assert X.resolve_layer(-1, 7) == 3 and X.resolve_layer(6, 7) == 6
+    assert resolve_layer(-1, 7) == 3 and resolve_layer(6, 7) == 6
     with pytest.raises(ParameterError, match="search_layer"):
-        X.resolve_layer(7, 7, "search_layer")
+        resolve_layer(7, 7, "search_layer")
 
 
 def test_evalset_punctuation_mask(tiny):
-    s = X.pick_example(tiny["dev"], "tiny-dev-1")
-    with_punct = X.EvalSet.build([s], exclude_punct=False)
-    without = X.EvalSet.build([s], exclude_punct=True)
+    s = pick_example(tiny["dev"], "tiny-dev-1")
+    with_punct = EvalSet.build([s], exclude_punct=False)
+    without = EvalSet.build([s], exclude_punct=True)
     assert with_punct.keep[0].all()
     assert without.keep[0].tolist() == (s.upos != "PUNCT").tolist()
     assert np.array_equal(without.gold[0], T.tree_distances(s.heads))
@@ -210,8 +241,8 @@ def test_evalset_punctuation_mask(tiny):
 def test_gold_distances_score_perfectly():
     rng = np.random.default_rng(1)
     sentences = [sent(random_heads(rng, int(n))) for n in rng.integers(2, 20, size=30)]
-    gold = X.EvalSet.build(sentences)
-    scores = X.summarise(X.evaluate([g.astype(float) for g in gold.gold], gold))
+    gold = EvalSet.build(sentences)
+    scores = summarise(evaluate([g.astype(float) for g in gold.gold], gold))
     assert scores == pytest.approx({"uuas": 1.0, "dspr": 1.0, "dspr_pfw": 1.0})
 
 
@@ -223,15 +254,15 @@ def test_summarise_matches_the_trees_metrics(seed):
         sent(random_heads(rng, int(n)), upos=rng.choice(["NOUN", "PUNCT"], size=int(n)))
         for n in rng.integers(1, 14, size=12)
     ]
-    gold = X.EvalSet.build(sentences, exclude_punct=True)
+    gold = EvalSet.build(sentences, exclude_punct=True)
     preds = []
     for n in gold.lengths:
         a = rng.random((n, n))
         p = a + a.T
         np.fill_diagonal(p, 0)
         preds.append(p)
-    per_sentence = X.evaluate(preds, gold)
-    got = X.summarise(per_sentence)
+    per_sentence = evaluate(preds, gold)
+    got = summarise(per_sentence)
     assert got["uuas"] == pytest.approx(T.uuas(preds, gold.heads, gold.keep), nan_ok=True)
     assert got["dspr"] == pytest.approx(T.dspr(preds, gold.gold), nan_ok=True)
     assert got["dspr_pfw"] == pytest.approx(T.dspr_prim_fw(preds, gold.gold), nan_ok=True)
@@ -239,7 +270,7 @@ def test_summarise_matches_the_trees_metrics(seed):
 
 def test_length_weights():
     lengths = np.array([3, 5, 5, 7, 60, 7, 7])
-    w = X.length_weights(lengths)
+    w = length_weights(lengths)
     assert w.tolist() == [0, 0.5, 0.5, 1 / 3, 0, 1 / 3, 1 / 3]
     values = np.array([9.0, 0.2, 0.4, 0.1, 9.0, 0.2, 0.3])
     by_len = T.dspr_by_length(values, lengths)
@@ -249,22 +280,22 @@ def test_length_weights():
 def test_linear_baseline_is_the_chain():
     rng = np.random.default_rng(3)
     sentences = [sent(random_heads(rng, int(n))) for n in rng.integers(2, 15, size=20)]
-    gold = X.EvalSet.build(sentences, exclude_punct=False)
+    gold = EvalSet.build(sentences, exclude_punct=False)
     chain = [T.tree_distances(T.linear_chain_heads(n)).astype(float) for n in gold.lengths]
-    base = X.linear_baselines(gold)
+    base = linear_baselines(gold)
     assert base["uuas"] == pytest.approx(T.uuas(chain, gold.heads))
     assert base["dspr"] == pytest.approx(T.dspr(chain, gold.gold))
     assert base["dspr"] == pytest.approx(base["dspr_pfw"])
 
 
 def test_search_space():
-    space = X.search_space([0, 16, 999], d=64, lr_min=1e-4, lr_max=1e-2, dropout_max=0.3)
+    space = search_space([0, 16, 999], d=64, lr_min=1e-4, lr_max=1e-2, dropout_max=0.3)
     assert space.ranks == (16, 64)
     assert space.dropout_max == 0.3
     with pytest.raises(ParameterError, match="ranks"):
-        X.search_space([], 64, 1e-4, 1e-2, 0.3)
+        search_space([], 64, 1e-4, 1e-2, 0.3)
     with pytest.raises(ParameterError, match="ranks"):
-        X.search_space([-1], 64, 1e-4, 1e-2, 0.3)
+        search_space([-1], 64, 1e-4, 1e-2, 0.3)
 
 
 # --------------------------------------------------------------------------------------------
@@ -277,13 +308,13 @@ def trained():
     dev_emb, dev_s = two_layer_corpus(16, seed=11)
     test_emb, test_s = two_layer_corpus(24, seed=12)
     train_heads = [s.heads for s in train_s]
-    dev, test = X.EvalSet.build(dev_s), X.EvalSet.build(test_s)
-    space = X.search_space([4, 0], train_emb.dim, 1e-2, 5e-2, 0.1)
-    configs, trials = X.search(
-        X.layer_vectors(train_emb, 1), train_heads, X.layer_vectors(dev_emb, 1), dev.heads,
+    dev, test = EvalSet.build(dev_s), EvalSet.build(test_s)
+    space = search_space([4, 0], train_emb.dim, 1e-2, 5e-2, 0.1)
+    configs, trials = search(
+        layer_vectors(train_emb, 1), train_heads, layer_vectors(dev_emb, 1), dev.heads,
         space, n_trials=2, seed=0, max_epochs=4, patience=2,
     )  # fmt: skip
-    scores, probes = X.train_layers(
+    scores, probes = train_layers(
         train_emb, train_heads, dev_emb, dev, configs, [0, 1], [1, 2], max_epochs=6, patience=3
     )
     return configs, trials, scores, probes, test_emb, test
@@ -291,64 +322,64 @@ def trained():
 
 def test_search_table(trained):
     configs, trials, *_ = trained
-    assert set(configs) == set(X.KINDS)
+    assert set(configs) == set(KINDS)
     assert len(trials) == 4 and trials.groupby("kind")["chosen"].sum().tolist() == [1, 1]
     for kind, config in configs.items():
         chosen = trials[(trials["kind"] == kind) & trials["chosen"]].iloc[0]
         assert chosen["dev_loss"] == trials[trials["kind"] == kind]["dev_loss"].min()
         assert config == {k: chosen[k] for k in ("rank", "lr", "dropout")}
     # Both kinds draw the same configurations.
-    a, b = (trials[trials["kind"] == k][["rank", "lr", "dropout"]] for k in X.KINDS)
+    a, b = (trials[trials["kind"] == k][["rank", "lr", "dropout"]] for k in KINDS)
     assert a.to_numpy().tolist() == b.to_numpy().tolist()
 
 
 def test_train_layers_finds_the_tree_layer(trained):
     _, _, scores, probes, *_ = trained
     assert len(scores) == 2 * 2 * 2 and set(probes) == {
-        (k, layer, s) for k in X.KINDS for layer in (0, 1) for s in (1, 2)
+        (k, layer, s) for k in KINDS for layer in (0, 1) for s in (1, 2)
     }
     means = scores.groupby("layer")["uuas"].mean()
     assert means[1] > means[0] + 0.2
-    assert X.best_layer(scores) == 1
-    assert X.comparison_layer(-1, scores, 2) == 1
-    assert X.comparison_layer(0, scores, 2) == 0
+    assert best_layer(scores) == 1
+    assert comparison_layer(-1, scores, 2) == 1
+    assert comparison_layer(0, scores, 2) == 0
     with pytest.raises(ParameterError, match="compare_layer"):
-        X.comparison_layer(2, scores, 3)
+        comparison_layer(2, scores, 3)
 
 
 def test_per_sentence_and_comparison(trained):
     *_, probes, test_emb, test = trained
-    per_sentence = X.per_sentence_scores(probes, test_emb, test, layer=1)
+    per_sentence = per_sentence_scores(probes, test_emb, test, layer=1)
     assert len(per_sentence) == 2 * 2 * len(test)
-    per_seed = X.seed_scores(per_sentence)
-    mean = per_seed.groupby("kind")[list(X.METRICS)].mean()
-    for metric in X.METRICS:
-        res = X.compare_models(per_sentence, metric, "perceptron", "structural", n_boot=200)
+    per_seed = seed_scores(per_sentence)
+    mean = per_seed.groupby("kind")[list(METRICS)].mean()
+    for metric in METRICS:
+        res = compare_models(per_sentence, metric, "perceptron", "structural", n_boot=200)
         # Seeds share the sentences, so the seed-averaged weighted difference is the difference
         # of the seed-averaged corpus metrics.
         expected = mean.loc["perceptron", metric] - mean.loc["structural", metric]
         assert res.diff == pytest.approx(expected)
         assert (res.name_a, res.name_b) == ("parser", "probe")
-    verdicts = X.check_claims(per_sentence, n_boot=200, seed=0)
+    verdicts = check_claims(per_sentence, n_boot=200, seed=0)
     assert verdicts["metric"].tolist() == ["uuas", "dspr", "dspr_pfw"]
     assert verdicts.loc[0, "estimate"] == pytest.approx(
         100 * (mean.loc["perceptron", "uuas"] - mean.loc["structural", "uuas"])
     )
-    table = X.results_table(per_seed, X.linear_baselines(test))
+    table = results_table(per_seed, linear_baselines(test))
     assert table.index.tolist() == ["parser", "probe", "linear-chain baseline"]
     assert table.loc["probe", "UUAS (%)"] == pytest.approx(100 * mean.loc["structural", "uuas"])
-    diffs = X.seed_differences(per_seed)
+    diffs = seed_differences(per_seed)
     assert diffs.index.tolist() == [1, 2]
     with pytest.raises(ParameterError):
-        X.per_sentence_scores(probes, test_emb, test, layer=5)
+        per_sentence_scores(probes, test_emb, test, layer=5)
     with pytest.raises(ParameterError, match="metric"):
-        X.compare_models(per_sentence, "las", "perceptron", "structural")
+        compare_models(per_sentence, "las", "perceptron", "structural")
 
 
 def test_edge_comparison_counts_the_uuas_edges(trained):
     *_, probes, test_emb, test = trained
-    result = X.edge_comparison(probes, test_emb, test, layer=1, seed=2)
-    per_sentence = X.per_sentence_scores(probes, test_emb, test, layer=1)
+    result = edge_comparison(probes, test_emb, test, layer=1, seed=2)
+    per_sentence = per_sentence_scores(probes, test_emb, test, layer=1)
     rows = per_sentence[per_sentence["seed"] == 2].set_index("kind")
     for kind, acc in (("perceptron", result.acc_a), ("structural", result.acc_b)):
         one = rows.loc[kind]
@@ -372,9 +403,9 @@ def test_compare_models_weights_by_hand():
         rows, columns=["kind", "seed", "sentence", "length", "uuas_correct", "uuas_total", "dspr"]
     )
     df["uuas"] = df["uuas_correct"] / df["uuas_total"]
-    res = X.compare_models(df, "uuas", "perceptron", "structural", n_boot=50)
+    res = compare_models(df, "uuas", "perceptron", "structural", n_boot=50)
     assert res.diff == pytest.approx(10 / 20 - 9 / 20)
-    res = X.compare_models(df, "dspr", "perceptron", "structural", n_boot=50)
+    res = compare_models(df, "dspr", "perceptron", "structural", n_boot=50)
     # Length 5: 0.9 vs 0.8; length 9: mean 0.6 vs 0.6; mean over lengths: 0.75 vs 0.7.
     assert res.diff == pytest.approx(0.05)
 
@@ -383,7 +414,7 @@ def test_overall_verdict():
     def frame(uuas: str, dspr: str) -> pd.DataFrame:
         return pd.DataFrame({"metric": ["uuas", "dspr", "dspr_pfw"], "verdict": [uuas, dspr, "x"]})
 
-    assert X.overall_verdict(frame("holds", "holds")).startswith("both claims hold")
-    assert X.overall_verdict(frame("reversed", "not shown")).startswith("neither claim")
-    assert "UUAS claim" in X.overall_verdict(frame("holds", "reversed"))
-    assert "DSpr claim" in X.overall_verdict(frame("not shown", "holds"))
+    assert overall_verdict(frame("holds", "holds")).startswith("both claims hold")
+    assert overall_verdict(frame("reversed", "not shown")).startswith("neither claim")
+    assert "UUAS claim" in overall_verdict(frame("holds", "reversed"))
+    assert "DSpr claim" in overall_verdict(frame("not shown", "holds"))

@@ -83,7 +83,7 @@ def _cmd_assignments(args: argparse.Namespace) -> None:
 
 def _cmd_jabberwocky(args: argparse.Namespace) -> None:
     from probekit.data import load_treebank
-    from probekit.jabberwocky import make_jabberwocky
+    from probekit.jabberwocky.treebank import make_jabberwocky
 
     report = make_jabberwocky(
         args.treebank,

@@ -24,9 +24,9 @@ def is_vowel_letter(word: str, j: int) -> bool:
     Hall Maudslay & Cotterell 2021, §3 (our spelling rules): a, e, i, o, u are vowels; y is a
     vowel except at the start of a word (*yes*); the u of *qu* is a consonant.
     """
-    from probekit.jabberwocky import _is_vowel_letter
+    from probekit.jabberwocky.graphotactics import is_vowel_letter as reference
 
-    return _is_vowel_letter(word, j)
+    return reference(word, j)
 
 
 def syllables(word: str) -> int:
@@ -34,9 +34,9 @@ def syllables(word: str) -> int:
 
     Hall Maudslay & Cotterell 2021, §3 (our spelling rules, as :mod:`probekit.jabberwocky`).
     """
-    from probekit.jabberwocky import _vowel_groups
+    from probekit.jabberwocky.graphotactics import vowel_groups
 
-    return _vowel_groups(word)
+    return vowel_groups(word)
 
 
 _ONSETS = (
@@ -128,7 +128,7 @@ def _inflection_check(
     args_of: Callable[[str, np.random.Generator], tuple],
     feature_set_of: Callable[[tuple], str],
 ) -> None:
-    from probekit.jabberwocky import inflect_set
+    from probekit.jabberwocky.inflection import inflect_set
 
     seed, n_cases = check_options(seed, n_cases)
     rng = np.random.default_rng(seed + 1)
@@ -159,7 +159,7 @@ def _inflection_check(
 
 def check_add_s(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
     """Check the -s rule of plural nouns and 3rd-person verbs against
-    :func:`probekit.jabberwocky.inflect_set` (``NOUN:Plur``, ``VERB:Pres3Sg``).
+    :func:`probekit.jabberwocky.inflection.inflect_set` (``NOUN:Plur``, ``VERB:Pres3Sg``).
 
     Hall Maudslay & Cotterell 2021, §3 and footnote 4. ``student_fn(stem, verb)`` takes a
     lower-case stem and a bool (True: the verb's 3rd person singular; False: the noun plural)
@@ -177,7 +177,8 @@ def check_add_s(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
 
 
 def check_add_ing(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
-    """Check the -ing rule against :func:`probekit.jabberwocky.inflect_set` (``VERB:PresPart``).
+    """Check the -ing rule against :func:`probekit.jabberwocky.inflection.inflect_set`
+    (``VERB:PresPart``).
 
     Hall Maudslay & Cotterell 2021, §3 and footnote 4. ``student_fn(stem)`` takes a lower-case
     stem and returns its present participle: e-deletion, ie -> y, and consonant doubling.
@@ -194,8 +195,8 @@ def check_add_ing(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> Non
 
 
 def check_add_degree(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
-    """Check comparatives and superlatives against :func:`probekit.jabberwocky.inflect_set`
-    (``ADJ:Cmp``, ``ADJ:Sup``).
+    """Check comparatives and superlatives against
+    :func:`probekit.jabberwocky.inflection.inflect_set` (``ADJ:Cmp``, ``ADJ:Sup``).
 
     Hall Maudslay & Cotterell 2021, §3 and footnote 4. ``student_fn(stem, suffix)`` takes a
     lower-case stem and ``"er"`` or ``"est"``: e-deletion, y -> i and consonant doubling.
@@ -218,8 +219,8 @@ def rule_coverage(
 
     Hall Maudslay & Cotterell 2021, §3: the pseudowords are inflected with regular rules, so a
     rule set is only as good as the regular part of the language. For every word whose (UPOS,
-    FEATS) is a feature set in ``rules`` (names as :data:`probekit.jabberwocky.FEATURE_SETS`)
-    and whose lemma and form are alphabetic, ``rules[name](lemma.lower())`` is compared with
+    FEATS) is a feature set in ``rules`` (names as
+    :data:`probekit.jabberwocky.feature_sets.FEATURE_SETS`) and whose lemma and form are alphabetic, ``rules[name](lemma.lower())`` is compared with
     ``form.lower()``. Words inside multiword tokens are skipped, as in the substitution.
 
     Args:
@@ -234,7 +235,7 @@ def rule_coverage(
     """
     import pandas as pd
 
-    from probekit.jabberwocky import feature_set
+    from probekit.jabberwocky.feature_sets import feature_set
 
     alpha = re.compile(r"^[A-Za-z]+$")
     totals: Counter = Counter()

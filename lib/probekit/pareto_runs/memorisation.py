@@ -21,8 +21,9 @@ from probekit import pareto
 from probekit.errors import ParameterError
 from probekit.pareto_runs.mlps import TrainingSet, train_mlps
 from probekit.pareto_runs.representations import Representation, TaskData, check_names
-from probekit.pareto_runs.runs import ParetoRun, torch_threads
+from probekit.pareto_runs.runs import ParetoRun
 from probekit.probes import linear
+from probekit.probes.threads import torch_threads
 
 CONDITIONS = ("normal", "label_shuffled", "fully_shuffled")
 

@@ -12,8 +12,9 @@ import pandas as pd
 
 from probekit.errors import ParameterError
 from probekit.pareto_runs.representations import SPLITS, Representation, TaskData
-from probekit.pareto_runs.runs import ParetoRun, torch_threads
+from probekit.pareto_runs.runs import ParetoRun
 from probekit.probes import linear
+from probekit.probes.threads import torch_threads
 
 FAMILIES = ("nuclear", "rank")
 

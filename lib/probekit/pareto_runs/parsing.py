@@ -25,8 +25,9 @@ from probekit.pareto_runs.memorisation import (
 )
 from probekit.pareto_runs.parametric import alpha_values
 from probekit.pareto_runs.representations import SPLITS, Representation, Splits
-from probekit.pareto_runs.runs import ParetoRun, torch_threads
+from probekit.pareto_runs.runs import ParetoRun
 from probekit.probes import biaffine, linear
+from probekit.probes.threads import torch_threads
 
 
 def _heads(sentences: Sequence[pkdata.Sentence]) -> list[np.ndarray]:

@@ -1,5 +1,4 @@
-"""The record of one probe family's run in Part III (Pimentel et al. 2020, §3), and how runs
-use the CPU.
+"""The record of one probe family's run in Part III (Pimentel et al. 2020, §3).
 
 Every run (:mod:`.parametric`, :mod:`.memorisation`, :mod:`.parsing`) returns a
 :class:`ParetoRun`: one (complexity, accuracy) point per probe, the points that
@@ -9,36 +8,11 @@ paired tests. :func:`combine` stacks the tables of several runs.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import torch
-
-from probekit.errors import ParameterError
-
-
-@contextlib.contextmanager
-def torch_threads(n: int | None) -> Iterator[None]:
-    """Run a block with ``n`` torch threads (None: leave the setting alone); the probe runs of
-    §6 and §7.2 train under it.
-
-    The probes here are small matmuls: on the shared 2-core machine one thread is several
-    times faster than two as soon as another process competes for a core.
-    """
-    if n is None:
-        yield
-        return
-    if n < 1:
-        raise ParameterError("threads", f"must be >= 1, got {n}")
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,4 +6,5 @@
 - ``linear``: nuclear-norm and rank-constrained linear probes (Pimentel et al. 2020).
 - ``biaffine``: the biaffine dependency-parsing probe (Pimentel et al. 2020, §7.2).
 - ``training``: the stacked Adam + early-stopping loop shared by ``linear`` and ``biaffine``.
+- ``threads``: the torch thread count every probe trains under (Parts I and III).
 """
