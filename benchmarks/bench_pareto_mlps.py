@@ -26,7 +26,7 @@ import torch
 
 from probekit import pareto
 from probekit.pareto_runs import memorisation, mlps
-from probekit.probes.linear import TrainOptions
+from probekit.probes.training import TrainOptions
 
 
 def data(n: int, d: int, C: int, seed: int):

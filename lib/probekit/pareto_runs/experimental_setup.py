@@ -27,7 +27,7 @@ from probekit.pareto_runs.representations import (
     load_splits,
     shuffled_contextual,
 )
-from probekit.probes.linear import TrainOptions
+from probekit.probes.training import TrainOptions
 
 # Parameters every chapter declares; "tasks", "families", "controls", "n_configs" and
 # "max_hidden" are read only where a chapter declares them.

@@ -31,10 +31,6 @@ import torch
 
 from probekit.errors import ParameterError
 from probekit.pareto import OneHotEmbedding, nuclear_norm, numerical_rank
-
-# The protocol lives in probekit.probes.training; StackAdam stays importable from here for the
-# callers that build their own loop (probekit.pareto_runs).
-from probekit.probes.training import StackAdam as StackAdam
 from probekit.probes.training import StackedEarlyStopping, TrainOptions, derived_seeds, fit_stack
 
 LN2 = math.log(2.0)
