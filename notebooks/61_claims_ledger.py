@@ -27,11 +27,12 @@
 # A claim is tested in one of four ways, each fixed before we looked at any result:
 #
 # - **bootstrap**: the chapter's 95 % paired-bootstrap interval over test sentences.
-#   The claim is *reproduced* when the interval lies wholly on the claimed side of zero.
-#   It is *not reproduced* when the interval lies on the other side, or when it excludes the
-#   effect size the paper reports.
-#   It is *underpowered* when the interval covers both zero and the paper's effect: this many
-#   sentences cannot tell the two apart.
+#   The claim is *reproduced* when the interval lies wholly on the claimed side of zero; the
+#   claims are directional, so a smaller effect than the paper's still counts.
+#   It is *not reproduced* when the interval lies wholly on the other side, or when it covers
+#   zero but excludes the effect size the paper reports.
+#   It is *underpowered* when the interval covers both zero and the paper's effect (or zero, where
+#   the paper gives no effect size): this many sentences cannot tell them apart.
 # - **equivalence**: the same interval against a margin around zero, for claims that two things
 #   hardly differ.
 # - **McNemar**: the exact test on the items both configurations were scored on, with its power

@@ -5,13 +5,14 @@ Every chapter writes its glued values to ``build/results/<slug>.json`` (:meth:`G
 and one of four tests, each fixed before any result was seen:
 
 - ``bootstrap``: a 95 % paired-bootstrap interval over test sentences (:mod:`probekit.stats`);
-  reproduced when it lies wholly on the claimed side of zero, not reproduced when it lies on
-  the other side or excludes the paper's own effect size, underpowered when it covers zero and
-  (if the paper gives one) the paper's effect too;
+  reproduced when it lies wholly on the claimed side of zero (a directional claim: a smaller
+  effect than the paper's still reproduces it), not reproduced when it lies wholly on the other
+  side, or covers zero but excludes the paper's own effect size; otherwise underpowered;
 - ``equivalence``: the same interval against a margin around zero, stated with the claim;
 - ``mcnemar``: the exact McNemar test and its power at the observed effect (Zhu et al. 2022,
-  §3.5; :func:`probekit.power.comparison.compare`); reproduced when significant in the claimed direction
-  with power >= 0.8, underpowered when the power is below 0.8, otherwise not reproduced;
+  §3.5; :func:`probekit.power.comparison.compare`); reproduced when significant in the claimed
+  direction with power >= 0.8, underpowered when the power is below 0.8, otherwise not
+  reproduced;
 - ``threshold``: a rule on a saved quantity, stated with the claim.
 
 A claim whose chapter has not saved the values it needs is "not tested", never guessed.
