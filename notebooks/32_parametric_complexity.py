@@ -152,12 +152,6 @@ hv = paper_comparison(
 )
 
 
-def hv_of(task, family, name):
-    """Our hypervolume of one (task, family, representation), or NaN if not run."""
-    row = hv[(hv["task"] == task) & (hv["family"] == family) & (hv["representation"] == name)]
-    return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
-
-
 def frontier_figure(family, xlabel):
     """The Pareto curves of one family, or a placeholder when it was not run."""
     if family not in families:
@@ -293,7 +287,8 @@ display(pd.DataFrame(lead_rows).drop(columns="winner").set_index(["task", "famil
 for task in TASKS:
     for family in ("nuclear", "rank"):
         for name in REPRESENTATIONS:
-            g(f"hv_{task}_{family}_{name}", hv_of(task, family, name))
+            value = frontiers.hypervolume_of(hv, task=task, family=family, representation=name)
+            g(f"hv_{task}_{family}_{name}", value)
             g(f"paper_{task}_{family}_{name}", PAPER["table3"][(task, family)][name])
 for name in REPRESENTATIONS:
     g(f"released_posl_nuclear_{name}", PAPER["released_posl_nuclear"][name])

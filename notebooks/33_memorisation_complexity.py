@@ -191,18 +191,13 @@ hv = paper_comparison(
 hv = hv[hv["n_probes"] > 0]
 
 
-def hv_of(task, control, name):
-    """Our hypervolume of one (task, control, representation), or NaN if not run."""
-    row = hv[(hv["task"] == task) & (hv["family"] == control) & (hv["representation"] == name)]
-    return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
-
-
 for task in TASKS:
     for control in CONDITIONS[1:]:
         for name in REPRESENTATIONS:
             if control == "fully_shuffled" and name != "contextual":
                 continue
-            g(f"hv_{task}_{control}_{name}", hv_of(task, control, name))
+            value = frontiers.hypervolume_of(hv, task=task, family=control, representation=name)
+            g(f"hv_{task}_{control}_{name}", value)
             g(f"paper_{task}_{control}_{name}", PAPER["table3"][(task, control)][name])
 shown = (
     hv.assign(task=hv["task"].map(task_titles), representation=hv["representation"].map(labels))
@@ -284,10 +279,11 @@ else:
 g.figure("fig_full", fig)
 g("full_minus_label_mean", 100 * diff)
 for task in TASKS:
-    g(
-        f"hv_full_minus_label_{task}",
-        hv_of(task, "fully_shuffled", "contextual") - hv_of(task, "label_shuffled", "contextual"),
+    full, label = (
+        frontiers.hypervolume_of(hv, task=task, family=c, representation="contextual")
+        for c in ("fully_shuffled", "label_shuffled")
     )
+    g(f"hv_full_minus_label_{task}", full - label)
 
 # %% [markdown]
 # ```{glue:figure} ch33_fig_full
@@ -405,8 +401,12 @@ for task in TASKS:
     )
     g(key, c.summary())
 for task in TASKS:
-    others = [hv_of(task, "label_shuffled", n) for n in NON_CONTEXTUAL if n in reps]
-    ctx_hv = hv_of(task, "label_shuffled", "contextual")
+    label_hv = {
+        name: frontiers.hypervolume_of(hv, task=task, family="label_shuffled", representation=name)
+        for name in REPRESENTATIONS
+    }
+    others = [label_hv[n] for n in NON_CONTEXTUAL if n in reps]
+    ctx_hv = label_hv["contextual"]
     g(f"hv_gap_{task}", ctx_hv - max(others) if others else float("nan"))
 g("model", model)
 g("layer", layer)

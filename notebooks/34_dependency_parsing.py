@@ -61,15 +61,12 @@ max_steps: int = 400  # upper bound on minibatches per parser trained on the gol
 n_boot: int = 2000  # bootstrap resamples of test sentences
 
 # %% tags=["remove-cell"]
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 from IPython.display import display
 
 from probekit import plots, stats
-from probekit.book import Glue
+from probekit.book import Glue, load_results
 from probekit.pareto_runs import experimental_setup, frontiers, parsing
 from probekit.pareto_runs.paper import PAPER, paper_comparison
 from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS
@@ -181,15 +178,9 @@ g.figure("fig_label", fig)
 hv = paper_comparison(frontiers.hypervolume_table(mlp.assign(family=x), x, 1.0), key="table2")
 
 
-def hv_of(name):
-    """Our memorisation hypervolume of one representation, or NaN if not run."""
-    row = hv[hv["representation"] == name]
-    return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
-
-
 best = mlp.groupby("representation")["accuracy"].max()
 for name in REPRESENTATIONS:
-    g(f"hv_{name}", hv_of(name))
+    g(f"hv_{name}", frontiers.hypervolume_of(hv, representation=name))
     g(f"paper_{name}", PAPER["table2"][name])
     g(f"best_{name}", 100 * float(best.get(name, np.nan)))
     g(f"best_paper_{name}", 100 * PAPER["best_mlp"]["parse"][name])
@@ -372,13 +363,15 @@ else:
 # (95 % interval {glue:text}`ch34_uas_gap_low:.1f` to {glue:text}`ch34_uas_gap_high:.1f`).
 
 # %% tags=["remove-cell"]
-others = [hv_of(n) for n in non_ctx]
-parse_gap = hv_of("contextual") - max(others) if others else float("nan")
+others = [frontiers.hypervolume_of(hv, representation=n) for n in non_ctx]
+ctx_hv = frontiers.hypervolume_of(hv, representation="contextual")
+parse_gap = ctx_hv - max(others) if others else float("nan")
 g("hv_gap_parse", parse_gap)
 toy = {}
-saved_path = Path("build/results/33_memorisation_complexity.json")
-if saved_path.is_file():
-    saved = json.loads(saved_path.read_text())
+saved = load_results("build/results", ["33_memorisation_complexity"]).get(
+    "33_memorisation_complexity"
+)
+if saved is not None:
     settings = {"model": model, "layer": layer, "pooling": pooling, "treebank": tb.name}
     if all(saved.get(k) == v for k, v in settings.items()):
         for t in ("posl", "dal"):

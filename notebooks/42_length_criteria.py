@@ -42,7 +42,7 @@ from probekit import extrapolation_runs as xr
 from probekit.book import Glue
 
 g = Glue("ch42")
-chapter = xr.run_chapter(
+chapter = xr.run_criteria(
     treebank, model, pooling, n_train, n_eval, sample_seed, layers, seeds, epochs, order_seed,
     {
         "pos": ["sentence_length_linguistic", "sentence_length_pos"],

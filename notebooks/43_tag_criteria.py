@@ -44,7 +44,7 @@ from probekit import extrapolation_runs as xr
 from probekit.book import Glue
 
 g = Glue("ch43")
-chapter = xr.run_chapter(
+chapter = xr.run_criteria(
     treebank, model, pooling, n_train, n_eval, sample_seed, layers, seeds, epochs, order_seed,
     {"pos": ["most_frequent_tag", "tag_proportion"]},
 )  # fmt: skip

@@ -45,7 +45,7 @@ from probekit.book import Glue
 
 g = Glue("ch44")
 names = ["speed_of_learning", "sample_loss"]
-chapter = xr.run_chapter(
+chapter = xr.run_criteria(
     treebank, model, pooling, n_train, n_eval, sample_seed, layers, seeds, epochs, order_seed,
     {"pos": names, "deprel": names}, ensemble_seeds,
 )  # fmt: skip
@@ -284,14 +284,12 @@ display(gaps.set_index(["split", "layer"]).round(1))
 # profile are left out: {glue:text}`ch44_stale`).
 
 # %% tags=["remove-input"]
-import json
-from pathlib import Path
+from probekit.book import load_results
 
-results = {"44_learning_criteria": dict(g.values)}
-for slug in ("42_length_criteria", "43_tag_criteria"):
-    path = Path("build/results") / f"{slug}.json"
-    if path.exists():
-        results[slug] = json.loads(path.read_text())
+results = {
+    "44_learning_criteria": dict(g.values),
+    **load_results("build/results", ["42_length_criteria", "43_tag_criteria"]),
+}
 ledger, stale = xr.gap_ledger(results, "44_learning_criteria")
 g("stale", ", ".join(stale) or "none")
 for task in ("T1", "T2"):

@@ -53,11 +53,11 @@ import pandas as pd
 from IPython.display import HTML, display
 
 from probekit import ledger, plots
-from probekit.book import Glue
+from probekit.book import Glue, load_results
 
 plots.use_style()
 g = Glue("ch61")
-results = ledger.load_results(results_dir)
+results = load_results(results_dir)
 table = ledger.evaluate(results)
 g("n_claims", len(table))
 g("n_papers", table["paper"].nunique())

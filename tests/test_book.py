@@ -305,7 +305,7 @@ def test_quick_book_renders_every_chapter(quick_book, ewt):
     assert len(rows) == len(ledger.CLAIMS) >= 20
     verdicts = [r.find_all("td")[-1].get_text(strip=True) for r in rows]
     assert set(verdicts) <= set(ledger.VERDICTS)
-    table = ledger.evaluate(ledger.load_results(quick_book / "build" / "results"))
+    table = ledger.evaluate(book.load_results(quick_book / "build" / "results"))
     assert verdicts == list(table["verdict"])
     assert (table["verdict"] != ledger.NOT_TESTED).sum() >= 20, table.to_string()
     for number, p in enumerate(ledger.PAPERS, start=1):

@@ -353,6 +353,9 @@ def test_chapter12_configs(tmp_path):
     assert set(configs) == {"structural", "perceptron"}
     assert chapter12_configs(path, "other-model", "t", "mean") is None
     assert chapter12_configs(path, "m", "t", "first") is None
+    path.write_text('{"model": "m",')
+    with pytest.raises(ProbekitError, match=r"12\.json:1: not valid JSON"):
+        chapter12_configs(path, "m", "t", "mean")
 
 
 def test_sinusoidal_positions():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from probekit import book, ledger
-from probekit.errors import ParameterError
+from probekit.errors import ParameterError, ProbekitError
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -153,13 +153,13 @@ def test_the_ledger_reads_the_files_the_chapters_saved(tmp_path):
     """End to end through JSON files: edit one saved result and the verdict follows."""
     for slug, values in SAVED.items():
         (tmp_path / f"{slug}.json").write_text(json.dumps(values))
-    table = ledger.evaluate(ledger.load_results(tmp_path))
+    table = ledger.evaluate(book.load_results(tmp_path))
     assert set(table["verdict"]) == {R}
     saved = tmp_path / "12_probe_vs_parser.json"
     values = json.loads(saved.read_text())
     values.update(uuas_estimate=-4.0, uuas_low=-6.0, uuas_high=-2.0)
     saved.write_text(json.dumps(values))
-    table = ledger.evaluate(ledger.load_results(tmp_path)).set_index("id")
+    table = ledger.evaluate(book.load_results(tmp_path)).set_index("id")
     assert table.loc["I.2", "verdict"] == NR
     assert "-4.0 points" in table.loc["I.2", "measured"]
 
@@ -242,12 +242,16 @@ def test_saved_comparison_keys_match_what_the_ledger_reads():
 
 def test_load_results_names_a_broken_file(tmp_path):
     (tmp_path / "12_probe_vs_parser.json").write_text('{"uuas_estimate": 1.0,\n oops}')
-    with pytest.raises(ParameterError, match=r"12_probe_vs_parser\.json:2: not valid JSON"):
-        ledger.load_results(tmp_path)
+    with pytest.raises(ProbekitError, match=r"12_probe_vs_parser\.json:2: not valid JSON"):
+        book.load_results(tmp_path)
     (tmp_path / "12_probe_vs_parser.json").write_text("[1, 2]")
-    with pytest.raises(ParameterError, match="expected a JSON object"):
-        ledger.load_results(tmp_path)
-    assert ledger.load_results(tmp_path / "absent") == {}
+    with pytest.raises(ProbekitError, match="expected a JSON object"):
+        book.load_results(tmp_path, ["12_probe_vs_parser"])
+    assert book.load_results(tmp_path / "absent") == {}
+    (tmp_path / "12_probe_vs_parser.json").write_text('{"uuas_estimate": 1.0}')
+    assert book.load_results(tmp_path, ["12_probe_vs_parser", "99_absent"]) == {
+        "12_probe_vs_parser": {"uuas_estimate": 1.0}
+    }
 
 
 def test_views_link_each_claim_to_its_chapter():

@@ -472,7 +472,7 @@ def ledger_pages(paths: Paths) -> dict[str, str]:
     table of parts with this build's verdicts."""
     from probekit import ledger
 
-    table = ledger.evaluate(ledger.load_results(paths.root / "build" / "results"))
+    table = ledger.evaluate(load_results(paths.root / "build" / "results"))
     pages = {f"overview_{p.part}.md": ledger.overview_markdown(table, p.key) for p in ledger.PAPERS}
     rows = ["| part | paper | question | verdicts on this build |", "|---|---|---|---|"]
     for p in ledger.PAPERS:
@@ -547,6 +547,36 @@ def render_book(paths: Paths | None = None, log: Any = print) -> Path:
     html = paths.root / "_build" / "html"
     log(f"book: {html / 'index.html'}")
     return html
+
+
+# --------------------------------------------------------------------------------------------
+# Saved results
+
+
+def load_results(
+    directory: str | Path, slugs: list[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The chapters' saved glue values (``<directory>/<slug>.json``, written by
+    :meth:`Glue.save`), by slug: those of ``slugs`` that exist, or every file when None.
+
+    A file that is not a JSON object is an error naming the file, not a silently empty chapter.
+    """
+    d = Path(directory)
+    files = (
+        [d / f"{slug}.json" for slug in slugs] if slugs is not None else sorted(d.glob("*.json"))
+    )
+    out: dict[str, dict[str, Any]] = {}
+    for f in files:
+        if not f.is_file():
+            continue
+        try:
+            values = json.loads(f.read_text())
+        except json.JSONDecodeError as exc:
+            raise ProbekitError(f"{f}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        if not isinstance(values, dict):
+            raise ProbekitError(f"{f}: expected a JSON object of saved values")
+        out[f.stem] = values
+    return out
 
 
 # --------------------------------------------------------------------------------------------

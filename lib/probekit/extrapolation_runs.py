@@ -7,7 +7,7 @@ The chapters share one sample (S_train, S_test), embedded once with all layers
 chapters pay for it once). :func:`run_splits` trains the standard, control and extrapolation
 probes of several splits of the same task in one batched pass, so probes that several splits
 share (the standard/control probes on all training examples) are trained once. The remaining
-functions turn a run into tables, figures and paired comparisons; :func:`run_chapter` does the
+functions turn a run into tables, figures and paired comparisons; :func:`run_criteria` does the
 setup every chapter shares, from the chapter parameters to the combined tables.
 """
 
@@ -705,7 +705,7 @@ class ChapterRun:
     gaps: pd.DataFrame
 
 
-def run_chapter(
+def run_criteria(
     treebank: str,
     model: str,
     pooling: str,

@@ -23,11 +23,9 @@ them.
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -508,26 +506,6 @@ PAPERS_BY_KEY = {p.key: p for p in PAPERS}
 # Reading results and showing the ledger
 
 
-def load_results(directory: str | Path) -> dict[str, dict[str, Any]]:
-    """Every ``<slug>.json`` under ``directory`` (the chapters' saved glue values), by slug.
-
-    A file that is not a JSON object is an error naming the file, not a silently empty chapter.
-    """
-    out: dict[str, dict[str, Any]] = {}
-    d = Path(directory)
-    for f in sorted(d.glob("*.json")) if d.is_dir() else []:
-        try:
-            values = json.loads(f.read_text())
-        except json.JSONDecodeError as exc:
-            raise ParameterError(
-                "results", f"{f}:{exc.lineno}: not valid JSON ({exc.msg})"
-            ) from None
-        if not isinstance(values, dict):
-            raise ParameterError("results", f"{f}: expected a JSON object of saved values")
-        out[f.stem] = values
-    return out
-
-
 def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
     """One row per claim: id, part, paper, section, chapter, anchor, claim, quantity, test,
     rule, measured, verdict."""
@@ -564,7 +542,7 @@ TEST_NAMES = {
 }
 
 
-def test_text(test: str, rule: str) -> str:
+def describe_test(test: str, rule: str) -> str:
     """The test's name, with its rule where the ledger's page does not already state it."""
     return TEST_NAMES[test] if test in ("bootstrap", "mcnemar") else f"{TEST_NAMES[test]}: {rule}"
 
@@ -584,7 +562,7 @@ def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> 
             f"<td>{html.escape(PAPERS_BY_KEY[r.paper].short)}, {html.escape(r.section)}; "
             f'<a href="{link}">chapter {html.escape(r.chapter[:2])}</a></td>'
             f"<td>{html.escape(r.quantity)}: {html.escape(r.measured)}</td>"
-            f"<td>{html.escape(test_text(r.test, r.rule))}</td>"
+            f"<td>{html.escape(describe_test(r.test, r.rule))}</td>"
             f'<td style="color: {colour}; font-weight: bold">{html.escape(r.verdict)}</td>'
             "</tr>"
         )

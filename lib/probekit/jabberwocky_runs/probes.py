@@ -5,7 +5,6 @@ dev-chosen layer, and its per-sentence test scores on every representation.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from probekit.book import load_results
 from probekit.errors import ParameterError
 from probekit.syntax.metrics import EvalSet
 from probekit.syntax.representations import layer_vectors
@@ -32,13 +32,11 @@ def chapter12_configs(
     Reads chapter 12's saved results (``build/results/12_probe_vs_parser.json``). Returns
     ``{"structural": {...}, "perceptron": {...}}`` when the file exists and was made with the
     same resolved ``model`` name, ``treebank`` name and ``pooling``; else None (search again).
+    A file that is not valid JSON is an error naming it (:func:`probekit.book.load_results`).
     """
     p = Path(path)
-    if not p.is_file():
-        return None
-    try:
-        saved = json.loads(p.read_text())
-    except (OSError, ValueError):
+    saved = load_results(p.parent, [p.stem]).get(p.stem)
+    if saved is None:
         return None
     if (saved.get("model"), saved.get("treebank"), saved.get("pooling")) != (
         model,

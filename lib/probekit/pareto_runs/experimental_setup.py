@@ -13,7 +13,7 @@ import numpy as np
 
 from probekit import data as pkdata
 from probekit import pareto
-from probekit.errors import ParameterError
+from probekit.params import require
 from probekit.pareto_runs.memorisation import CONDITIONS
 from probekit.pareto_runs.mlps import sample_configs
 from probekit.pareto_runs.parametric import FAMILIES
@@ -88,9 +88,7 @@ def prepare(params: Mapping[str, Any], *, eval_batch_size: int | None = None) ->
     ``eval_batch_size`` overrides the training options' default (parsing scores whole
     sentences, so it needs smaller batches).
     """
-    for name in REQUIRED:
-        if name not in params:
-            raise ParameterError(name, "is not set", "declare it in the chapter's parameters cell")
+    require(params, REQUIRED)
     p = params
     # Checked before anything is loaded, so a bad list fails at once.
     check_names("representations", p["representations"], REPRESENTATIONS)

@@ -80,6 +80,19 @@ def hypervolume_table(
     return pd.DataFrame(rows)
 
 
+def hypervolume_of(hv: pd.DataFrame, **group: str) -> float:
+    """The hypervolume of the one row of :func:`hypervolume_table`'s output that matches
+    ``group`` (e.g. ``task="posl", family="nuclear", representation="onehot"``), or NaN when
+    that group was not run."""
+    mask = np.ones(len(hv), dtype=bool)
+    for column, value in group.items():
+        mask &= (hv[column] == value).to_numpy()
+    row = hv[mask]
+    if len(row) > 1:
+        raise ParameterError("group", f"{group} matches {len(row)} rows, not one")
+    return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
+
+
 def _height(x_steps: np.ndarray, h_steps: np.ndarray, at: np.ndarray) -> np.ndarray:
     """A frontier staircase (§3; steps (S,), heights (S,)) read at budgets ``at`` (B,) -> (B,),
     -inf below its first step."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from probekit import data as pkdata
-from probekit.errors import ParameterError
+from probekit.params import require
 from probekit.syntax.metrics import EvalSet
 
 # Sentences of one word have no edge to score and the paper leaves out those of more than
@@ -51,9 +51,7 @@ def prepare(params: Mapping[str, Any]) -> ExperimentalSetup:
     Papermill injects a chapter's parameters as the notebook's globals, so the chapters pass
     ``globals()``; reading them here keeps one copy of this set-up instead of one per chapter.
     """
-    for name in REQUIRED:
-        if name not in params:
-            raise ParameterError(name, "is not set", "declare it in the chapter's parameters cell")
+    require(params, REQUIRED)
     p = params
     tb = pkdata.load_treebank(p["treebank"])
     sizes = {"train": p["n_train"], "dev": p["n_dev"], "test": p["n_test"]}
