@@ -1,6 +1,6 @@
 """Benchmark: many logistic-regression probes over subsets and seeds (Zhu et al. 2022, §4).
 
-Ours: ``probekit.datasize.logreg.train_logreg``, which trains K softmax-regression probes (each
+Ours: ``probekit.probes.logreg.train_logreg``, which trains K softmax-regression probes (each
 with its own training subset, view, initialisation and data order) in one batched pass: one
 gather, one batched matmul and a hand-written gradient per step, one fused Adam over the stacked
 weights.
@@ -27,7 +27,7 @@ import time
 import numpy as np
 import torch
 
-from probekit.datasize.logreg import train_logreg
+from probekit.probes.logreg import train_logreg
 from probekit.probes.mlp import ProbeSpec, epoch_orders
 
 

@@ -1,8 +1,8 @@
 """Embedding extraction throughput against the raw model forward pass.
 
 Baseline: the model's forward pass alone (``output_hidden_states=True``) over exactly the batches
-that ``probekit.embed`` builds, with tokenisation done beforehand and outputs discarded. Ours: a
-cold ``probekit.embed.embed`` call: tokenisation, word alignment, the same forward passes, pooling,
+that ``probekit.io.embeddings`` builds, with tokenisation done beforehand and outputs discarded. Ours: a
+cold ``probekit.io.embeddings.embed`` call: tokenisation, word alignment, the same forward passes, pooling,
 float16 conversion and the checksummed, atomic write of every layer into a fresh cache.
 
 Prints ``throughput ratio = baseline time / our time`` (1.0 means no overhead; aim >= 0.8).
@@ -29,9 +29,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
 
-    from probekit.cache import Cache
-    from probekit.data import load_treebank
-    from probekit.embed import embed, get_encoder
+    from probekit.io.cache import Cache
+    from probekit.io.embeddings import embed, get_encoder
+    from probekit.io.treebanks import load_treebank
 
     sentences = load_treebank("UD_English-EWT", ["dev"])["dev"]
     if args.quick:
@@ -58,7 +58,7 @@ def main() -> None:
         f"torch threads: {torch.get_num_threads()}"
     )
     print(f"raw forward:        {t_raw:7.2f} s  ({n_pieces / t_raw:8.0f} wordpieces/s)")
-    print(f"probekit.embed:     {t_ours:7.2f} s  ({n_pieces / t_ours:8.0f} wordpieces/s)")
+    print(f"probekit.io.embeddings:     {t_ours:7.2f} s  ({n_pieces / t_ours:8.0f} wordpieces/s)")
     print(f"throughput ratio (raw time / embed time): {t_raw / t_ours:.2f}")
 
 

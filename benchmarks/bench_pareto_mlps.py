@@ -1,6 +1,6 @@
 """Benchmark: the stacked random-MLP trainer of Pimentel et al. 2020, §6.2 (pareto_runs.mlps).
 
-Workload: K random MLP architectures (:func:`probekit.pareto_runs.mlps.sample_configs`, several of
+Workload: K random MLP architectures (:func:`probekit.methods.pareto.architectures.sample_configs`, several of
 them with zero hidden layers) x 3 conditions (normal, label-shuffled, fully shuffled), each
 trained for a fixed number of updates on synthetic 384-d inputs with 17 classes.
 
@@ -8,10 +8,10 @@ Baselines:
 
 - **plain**: one ``torch.nn.Sequential`` per (architecture, condition) with its own
   ``torch.optim.Adam`` and minibatch loop, as the released code trains its probes one by one;
-- **one-by-one**: :func:`probekit.pareto_runs.mlps.train_mlps` called once per (architecture,
+- **one-by-one**: :func:`probekit.probes.mlp_stack.train_mlps` called once per (architecture,
   condition), so that nothing is stacked.
 
-Ours: one :func:`probekit.pareto_runs.mlps.train_mlps` call for everything (architectures of one
+Ours: one :func:`probekit.probes.mlp_stack.train_mlps` call for everything (architectures of one
 shape and all their conditions share a stack and every minibatch). Prints wall times and the
 ratios baseline / ours. ``--quick`` shrinks the workload to a few seconds.
 """
@@ -24,8 +24,9 @@ import time
 import numpy as np
 import torch
 
-from probekit import pareto
-from probekit.pareto_runs import memorisation, mlps
+from probekit.experiments.part3_pareto import memorisation
+from probekit.methods.pareto import architectures
+from probekit.probes import mlp_stack
 from probekit.probes.training import TrainOptions
 
 
@@ -75,12 +76,12 @@ def main() -> None:
     Xs, _ = data(n, d, C, 1)
     shuffled = memorisation.control_labels(y, seed=0)
     sets = [
-        mlps.TrainingSet("normal", X, y, X[:512], y[:512]),
-        mlps.TrainingSet("label_shuffled", X, shuffled["label_shuffled"], X[:512], y[:512]),
-        mlps.TrainingSet("fully_shuffled", Xs, shuffled["fully_shuffled"], Xs[:512], y[:512]),
+        mlp_stack.TrainingSet("normal", X, y, X[:512], y[:512]),
+        mlp_stack.TrainingSet("label_shuffled", X, shuffled["label_shuffled"], X[:512], y[:512]),
+        mlp_stack.TrainingSet("fully_shuffled", Xs, shuffled["fully_shuffled"], Xs[:512], y[:512]),
     ]
-    configs = mlps.sample_configs(K, seed=0, max_hidden=256)
-    configs[: K // 3] = [pareto.MLPConfig(0, 0, 0.1 * k) for k in range(K // 3)]
+    configs = architectures.sample_configs(K, seed=0, max_hidden=256)
+    configs[: K // 3] = [mlp_stack.MLPConfig(0, 0, 0.1 * k) for k in range(K // 3)]
     opts = TrainOptions(
         batch_size=batch, lr=lr, eval_every=steps, patience=steps + 1, max_steps=steps
     )
@@ -92,16 +93,16 @@ def main() -> None:
 
     # Warm-up: torch's first calls pay one-off costs that would fall on whichever runs first.
     warm = TrainOptions(batch_size=batch, lr=lr, eval_every=2, patience=3, max_steps=2)
-    mlps.train_mlps(configs[:2], sets[:2], n_classes=C, seed=0, options=warm)
+    mlp_stack.train_mlps(configs[:2], sets[:2], n_classes=C, seed=0, options=warm)
     plain(configs[:1], sets[:1], C, 2, batch, lr)
 
     t = time.perf_counter()
-    mlps.train_mlps(configs, sets, n_classes=C, seed=0, options=opts)
+    mlp_stack.train_mlps(configs, sets, n_classes=C, seed=0, options=opts)
     ours = time.perf_counter() - t
     t = time.perf_counter()
     for c in configs:
         for s in sets:
-            mlps.train_mlps([c], [s], n_classes=C, seed=0, options=opts)
+            mlp_stack.train_mlps([c], [s], n_classes=C, seed=0, options=opts)
     alone = time.perf_counter() - t
     t = time.perf_counter()
     plain(configs, sets, C, steps, batch, lr)

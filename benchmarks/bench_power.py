@@ -1,6 +1,6 @@
 """Benchmark: power by simulation (Zhu et al. 2022, §3.5), 5 seeds x 1000 simulations.
 
-Ours: ``probekit.power.simulation.power``, which draws all simulated 2x2 tables of a seed in one
+Ours: ``probekit.stats.power.power``, which draws all simulated 2x2 tables of a seed in one
 ``Generator.multinomial`` call and computes every exact McNemar p-value with one vectorised
 ``scipy.stats.binom.cdf``.
 
@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
-from probekit.power.simulation import power
+from probekit.stats.power import power
 
 PROPS = np.array([[0.10, 0.08], [0.12, 0.70]])  # effect acc_a - acc_b = 0.04
 SEEDS = (0, 1, 2, 3, 4)

@@ -24,7 +24,7 @@ def main() -> None:
     profile = "quick" if args.quick else "book"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from probekit.book import run_chapter
+    from probekit.book.runner import run_chapter
 
     with tempfile.TemporaryDirectory() as cache:
         os.environ["PROBEKIT_CACHE"] = cache

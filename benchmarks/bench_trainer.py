@@ -27,7 +27,8 @@ import time
 import numpy as np
 import torch
 
-from probekit.extrapolation import linguistic_split_points, probe_grid, setups
+from probekit.methods.extrapolation.grid import probe_grid
+from probekit.methods.extrapolation.splits import linguistic_split_points, setups
 from probekit.probes.mlp import ProbeSpec, train_batched, train_reference
 
 SETUP_NAMES = ("standard", "control", "extrapolation")

@@ -8,12 +8,12 @@ Baselines, both run sentence by sentence as a user would without this library:
       undirected) on the tree;
   (b) networkx: ``minimum_spanning_tree`` of the complete graph then
       ``all_pairs_shortest_path_length``.
-Ours: ``probekit.trees.prim_fw_distances`` (Prim then tree distances, in length-sorted padded
+Ours: ``probekit.trees.metrics.prim_fw_distances`` (Prim then tree distances, in length-sorted padded
 chunks).
 
 Sentence lengths: by default 2000 synthetic lengths, lognormal with mean ~16 clipped to 1..60
 (like UD English EWT dev); ``--treebank DIR`` uses the dev split of a treebank through
-``probekit.data``; ``--quick`` uses 200 sentences. Distances are random symmetric matrices.
+``probekit.io.treebanks``; ``--quick`` uses 200 sentences. Distances are random symmetric matrices.
 Each timing is the minimum over ``--repeat`` runs (default 3). Prints plain ``name: value``
 lines; ratios are baseline time / our time.
 
@@ -29,7 +29,7 @@ import networkx as nx
 import numpy as np
 import scipy.sparse.csgraph as csgraph
 
-from probekit import trees as T
+from probekit.trees import distances, metrics, spanning, structure
 
 
 def synthetic_lengths(n: int, seed: int) -> np.ndarray:
@@ -41,7 +41,7 @@ def synthetic_lengths(n: int, seed: int) -> np.ndarray:
 
 
 def treebank_lengths(directory: str) -> np.ndarray:
-    from probekit.data import load_treebank
+    from probekit.io.treebanks import load_treebank
 
     return np.array([len(s) for s in load_treebank(directory, splits=("dev",))["dev"]])
 
@@ -57,7 +57,7 @@ def random_distances(lengths: np.ndarray, seed: int) -> list[np.ndarray]:
 
 
 def ours(dists: list[np.ndarray]) -> list[np.ndarray]:
-    return T.prim_fw_distances(dists)
+    return metrics.prim_fw_distances(dists)
 
 
 def scipy_loop(dists: list[np.ndarray]) -> list[np.ndarray]:
@@ -115,8 +115,8 @@ def main() -> None:
     )
 
     # Tree distances alone, from heads (the gold-distance workload of every probe chapter).
-    gold_heads = [T.heads_from_parents(p) for p in T.prim_mst_all(dists)]
-    _, t_td = timed(T.tree_distances_all, gold_heads, repeat=args.repeat)
+    gold_heads = [structure.heads_from_parents(p) for p in spanning.prim_mst_all(dists)]
+    _, t_td = timed(distances.tree_distances_all, gold_heads, repeat=args.repeat)
     _, t_td_scipy = timed(scipy_tree_distances, gold_heads, repeat=args.repeat)
 
     print(f"sentences: {len(lengths)}")

@@ -37,14 +37,15 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, embed, plots
-from probekit.book import Glue
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.io import embeddings, treebanks
 from probekit.probes.softmax import layerwise_pos
 
 plots.use_style()
 g = Glue("ch01")
-tb = data.load_treebank(treebank)
-summary = data.split_summary(tb)
+tb = treebanks.load_treebank(treebank)
+summary = treebanks.split_summary(tb)
 
 # %% [markdown]
 # ## The treebank
@@ -83,8 +84,8 @@ display(summary.style.format({"mean length": "{:.1f}"}))
 import matplotlib.pyplot as plt
 
 train = tb["train"]
-lengths = data.sentence_lengths(train)
-arcs = data.arc_lengths(train)
+lengths = treebanks.sentence_lengths(train)
+arcs = treebanks.arc_lengths(train)
 g("arc_len1_share", 100 * float((arcs == 1).mean()))
 g("arc_len_median", float(np.median(arcs)))
 g("len_median", float(np.median(lengths)))
@@ -121,8 +122,8 @@ g.figure("fig_lengths", fig)
 # median arc spans {glue:text}`ch01_arc_len_median:.0f` words.
 
 # %% tags=["remove-cell"]
-upos = pd.Series(data.flat(train, "upos")).value_counts()
-rels = pd.Series([r.split(":")[0] for r in data.flat(train, "deprel")]).value_counts()
+upos = pd.Series(treebanks.flat(train, "upos")).value_counts()
+rels = pd.Series([r.split(":")[0] for r in treebanks.flat(train, "deprel")]).value_counts()
 g("noun_share", 100 * float(upos.get("NOUN", 0) / upos.sum()))
 g("top_rel", str(rels.index[0]))
 g("top_rel_share", 100 * float(rels.iloc[0] / rels.sum()))
@@ -159,9 +160,9 @@ g.figure("fig_labels", fig)
 
 # %% tags=["remove-input"]
 g("pooling", pooling)
-spec = embed.resolve_model(model)
-encoder = embed.get_encoder(model)
-pieces, examples = embed.wordpiece_statistics(encoder, tb["dev"])
+spec = embeddings.resolve_model(model)
+encoder = embeddings.get_encoder(model)
+pieces, examples = embeddings.wordpiece_statistics(encoder, tb["dev"])
 g("model", spec.name)
 g("n_layers", encoder.n_layers - 1)
 g("dim", encoder.dim)
@@ -198,8 +199,8 @@ display(examples.set_index("word"))
 # reports its best epoch.
 
 # %% tags=["remove-cell"]
-train_sample = data.sample_sentences(tb["train"], n_train or None, seed=sample_seed)
-eval_sample = data.sample_sentences(tb["dev"], n_eval or None, seed=sample_seed)
+train_sample = treebanks.sample_sentences(tb["train"], n_train or None, seed=sample_seed)
+eval_sample = treebanks.sample_sentences(tb["dev"], n_eval or None, seed=sample_seed)
 scores, majority = layerwise_pos(
     train_sample,
     eval_sample,

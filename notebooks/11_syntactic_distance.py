@@ -38,14 +38,15 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, plots
-from probekit import trees as T
-from probekit.book import Glue
-from probekit.syntax import distance_figures, metrics, syntactic_distance
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part1_probe_parser import distance_figures, syntactic_distance
+from probekit.io import treebanks
+from probekit.trees import distances, evaluation
 
 plots.use_style()
 g = Glue("ch11")
-tb = data.load_treebank(treebank)
+tb = treebanks.load_treebank(treebank)
 sentences = tb[split]
 g("treebank", tb.name)
 g("split", split)
@@ -66,7 +67,7 @@ g("split", split)
 
 # %% tags=["remove-cell"]
 example = syntactic_distance.pick_example(sentences, example_id, example_length)
-dist = T.tree_distances(example.heads)
+dist = distances.tree_distances(example.heads)
 i, j = syntactic_distance.farthest_pair(dist)
 path = syntactic_distance.tree_path(example.heads, i, j)
 g("example_id", example.sent_id)
@@ -171,7 +172,7 @@ pairs = syntactic_distance.distance_pairs(sentences)
 for key, value in syntactic_distance.distance_summary(pairs, far=10).items():
     g(key, value)
 g.figure("fig_linear", distance_figures.linear_vs_syntactic_figure(pairs))
-baseline = metrics.linear_baselines(metrics.EvalSet.build(sentences, exclude_punct=True))
+baseline = evaluation.linear_baselines(evaluation.EvalSet.build(sentences, exclude_punct=True))
 g("chain_uuas", 100 * baseline["uuas"])
 g("chain_dspr", baseline["dspr"])
 g.save("build/results/11_syntactic_distance.json")

@@ -52,26 +52,27 @@ boot_seed: int = 0  # seed of the bootstrap
 # %% tags=["remove-cell"]
 from IPython.display import display
 
-from probekit import embed, plots
-from probekit.book import Glue
-from probekit.syntax import (
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part1_probe_parser import (
     comparison,
     experimental_setup,
     figures,
-    metrics,
-    representations,
     training,
 )
+from probekit.io import embeddings
+from probekit.representations import layers as representations
+from probekit.trees import evaluation
 
 plots.use_style()
 g = Glue("ch12")
 setup = experimental_setup.prepare(globals())
 tb, samples, gold = setup.treebank, setup.samples, setup.gold
-embs = {split: embed.embed(s, model, pooling, progress=False) for split, s in samples.items()}
+embs = {split: embeddings.embed(s, model, pooling, progress=False) for split, s in samples.items()}
 n_layers, dim = embs["train"].n_layers, embs["train"].dim
 layer_list = [representations.resolve_layer(k, n_layers, "layers") for k in layers] or list(range(n_layers))
 g("treebank", tb.name)
-g("model", embed.resolve_model(model).name)
+g("model", embeddings.resolve_model(model).name)
 g("pooling", pooling)
 g("dim", dim)
 g("n_blocks", n_layers - 1)
@@ -227,11 +228,11 @@ scores, probes = training.train_layers(
     max_epochs=max_epochs,
     patience=patience,
 )
-dev_chain = metrics.linear_baselines(gold["dev"])
+dev_chain = evaluation.linear_baselines(gold["dev"])
 g.figure("fig_layers", figures.layer_figure(scores, dev_chain))
 g.figure("fig_pfw", figures.pfw_figure(scores, dev_chain))
 capped = scores.assign(capped=scores["epochs"] >= max_epochs).groupby("kind")["capped"].mean()
-means = scores.groupby(["kind", "layer"])[list(metrics.METRICS)].mean()
+means = scores.groupby(["kind", "layer"])[list(evaluation.METRICS)].mean()
 probe_mean, parser_mean = means.loc["structural"], means.loc["perceptron"]
 g("parser_capped", 100 * float(capped["perceptron"]))
 g("probe_capped", 100 * float(capped["structural"]))
@@ -291,7 +292,7 @@ g("compare_layer", at)
 g("layer_rule", "the best dev layer by mean UUAS" if compare_layer == -1 else "set by parameter")
 per_sentence = training.per_sentence_scores(probes, embs["test"], gold["test"], at)
 per_seed = comparison.seed_scores(per_sentence)
-table = comparison.results_table(per_seed, metrics.linear_baselines(gold["test"]))
+table = comparison.results_table(per_seed, evaluation.linear_baselines(gold["test"]))
 for name, key in (("probe", "probe"), ("parser", "parser"), ("linear-chain baseline", "chain")):
     g(f"test_{key}_uuas", table.loc[name, "UUAS (%)"])
     g(f"test_{key}_dspr", table.loc[name, "DSpr"])

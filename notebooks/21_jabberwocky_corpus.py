@@ -38,18 +38,19 @@ example_id: str = ""  # sent_id of the test sentence drawn as a tree; empty pick
 import numpy as np
 from IPython.display import display
 
-from probekit import data, plots
-from probekit.book import Glue
-from probekit.jabberwocky_runs import corpus_figures, corpus_tables
-from probekit.jabberwocky_runs.corpus import aligned_pairs, ensure_corpus, substituted
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part2_jabberwocky import corpus_figures, corpus_tables
+from probekit.experiments.part2_jabberwocky.corpus import aligned_pairs, ensure_corpus, substituted
+from probekit.io import treebanks
 
 plots.use_style()
 g = Glue("ch21")
 corpus, report = ensure_corpus(
     treebank, seed, rate=rate, pseudowords=pseudowords, n_pseudowords=n_pseudowords
 )
-original = data.load_treebank(treebank, splits=("test",))["test"]
-jabber = data.load_treebank(corpus, splits=("test",))["test"]
+original = treebanks.load_treebank(treebank, splits=("test",))["test"]
+jabber = treebanks.load_treebank(corpus, splits=("test",))["test"]
 pairs = aligned_pairs(original, jabber)
 g("seed", seed)
 g("rate", rate)
@@ -62,7 +63,7 @@ g("pool_size", int(report["pseudowords"]["n"]))
 g("pool_kind", "generated" if report["pseudowords"]["kind"] == "generated" else "read from a file")
 g("corpus_dir", str(corpus))
 g("corpus_sha", str(report["files"]["output"]["sha256"])[:12])
-g("treebank", data.load_treebank(treebank, splits=("test",)).name)
+g("treebank", treebanks.load_treebank(treebank, splits=("test",)).name)
 stems = corpus_tables.stem_table(pairs)
 g("n_stems", len(stems))
 coverage = corpus_tables.coverage_table(report)
@@ -76,7 +77,7 @@ by_upos = corpus_tables.upos_coverage(pairs)
 # Its pseudowords are monosyllables from the ARC Nonword Database, filtered and hand-validated
 # for plausibility, and inflected with hand-written rules of English spelling.
 # Neither that list nor the paper's code was released (the announced repository holds only a
-# README), so we build every step ourselves in `probekit.jabberwocky`; a user with the original
+# README), so we build every step ourselves in `probekit.methods.jabberwocky`; a user with the original
 # list can pass it as the `pseudowords` parameter.
 #
 # **Pseudowords.**

@@ -63,30 +63,31 @@ boot_seed: int = 0  # seed of the bootstrap
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, embed, plots
-from probekit import trees as T
-from probekit.book import Glue
-from probekit.jabberwocky_runs import comparisons, probes, representations, results
-from probekit.jabberwocky_runs.baselines import BASELINES, baseline_scores
-from probekit.jabberwocky_runs.corpus import aligned_pairs, ensure_corpus, substituted
-from probekit.syntax import experimental_setup
-from probekit.syntax.metrics import summarise
-from probekit.syntax.representations import resolve_layer
-from probekit.syntax.training import search_space
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part1_probe_parser import experimental_setup
+from probekit.experiments.part1_probe_parser.training import search_space
+from probekit.experiments.part2_jabberwocky import comparisons, probes, representations, results
+from probekit.experiments.part2_jabberwocky.baselines import BASELINES, baseline_scores
+from probekit.experiments.part2_jabberwocky.corpus import aligned_pairs, ensure_corpus, substituted
+from probekit.io import embeddings, treebanks
+from probekit.representations.layers import resolve_layer
+from probekit.trees import baselines as tree_baselines
+from probekit.trees.evaluation import summarise
 
 plots.use_style()
 g = Glue("ch22")
 setup = experimental_setup.prepare(globals())
 tb, samples, gold = setup.treebank, setup.samples, setup.gold
 corpus, report = ensure_corpus(treebank, jabberwocky_seed, rate=rate, pseudowords=pseudowords)
-jabberwocky = data.load_treebank(corpus, splits=("test",))["test"]
+jabberwocky = treebanks.load_treebank(corpus, splits=("test",))["test"]
 jab_test = experimental_setup.sample(jabberwocky, n_test, sample_seed)
 pairs = aligned_pairs(samples["test"], jab_test)
-majority = T.MajorityTree(majority_min_count).fit([s.heads for s in tb["train"]])
+majority = tree_baselines.MajorityTree(majority_min_count).fit([s.heads for s in tb["train"]])
 baselines = baseline_scores(majority, gold["test"])
 train_kwargs = {"max_epochs": max_epochs, "patience": patience}
-names = list(dict.fromkeys(embed.resolve_model(m).name for m in [model, *models]))
-main_name = embed.resolve_model(model).name
+names = list(dict.fromkeys(embeddings.resolve_model(m).name for m in [model, *models]))
+main_name = embeddings.resolve_model(model).name
 g("treebank", tb.name)
 g("model", main_name)
 g("n_models", len(names))
@@ -155,8 +156,8 @@ g("majority_min", majority_min_count)
 runs, embs_by_model, pieces, sources = {}, {}, {}, {}
 for name in names:
     short = representations.short_model_name(name)
-    embs = {split: embed.embed(s, name, pooling, progress=False) for split, s in samples.items()}
-    embs["Jabberwocky"] = embed.embed(jab_test, name, pooling, progress=False)
+    embs = {split: embeddings.embed(s, name, pooling, progress=False) for split, s in samples.items()}
+    embs["Jabberwocky"] = embeddings.embed(jab_test, name, pooling, progress=False)
     n_layers = embs["train"].n_layers
     layer_list = [resolve_layer(k, n_layers, "layers") for k in layers] or list(
         range(n_layers)

@@ -39,14 +39,15 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, plots
-from probekit.book import Glue
-from probekit.pareto_runs import toy_tasks
-from probekit.pareto_runs.paper import PAPER
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part3_pareto import toy_tasks
+from probekit.experiments.part3_pareto.paper import PAPER
+from probekit.io import treebanks
 
 plots.use_style()
 g = Glue("ch31")
-tb = data.load_treebank(treebank)
+tb = treebanks.load_treebank(treebank)
 g("treebank", tb.name)
 g("train_sentences", len(tb["train"]))
 g("train_words", int(sum(len(s) for s in tb["train"])))
@@ -140,7 +141,7 @@ display(
 # %% tags=["remove-cell"]
 rows = []
 for n in lookup_sizes:
-    train = data.sample_sentences(tb["train"], n or None, seed=sample_seed)
+    train = treebanks.sample_sentences(tb["train"], n or None, seed=sample_seed)
     res = toy_tasks.lookup_baselines(train, tb["test"])
     words = int(sum(len(s) for s in train))
     rows.append({"sentences": len(train), "words": words, "POSL": res["posl"], "DAL": res["dal"]})

@@ -61,13 +61,18 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import plots
-from probekit.book import Glue
-from probekit.pareto_runs import experimental_setup, frontiers, parametric
-from probekit.pareto_runs.paper import PAPER, paper_comparison
-from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS, TASKS, task_data
-from probekit.pareto_runs.runs import combine
-from probekit.power.comparison import compare
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part3_pareto import experimental_setup, frontiers, parametric
+from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
+from probekit.experiments.part3_pareto.representations import (
+    NON_CONTEXTUAL,
+    REPRESENTATIONS,
+    TASKS,
+    task_data,
+)
+from probekit.experiments.part3_pareto.runs import combine
+from probekit.stats.comparison import compare
 
 plots.use_style()
 g = Glue("ch32")

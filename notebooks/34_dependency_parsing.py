@@ -65,13 +65,15 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import plots, stats
-from probekit.book import Glue, load_results
-from probekit.pareto_runs import experimental_setup, frontiers, parsing
-from probekit.pareto_runs.paper import PAPER, paper_comparison
-from probekit.pareto_runs.representations import NON_CONTEXTUAL, REPRESENTATIONS
-from probekit.pareto_runs.runs import combine
-from probekit.power.comparison import compare
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part3_pareto import experimental_setup, frontiers, parsing
+from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
+from probekit.experiments.part3_pareto.representations import NON_CONTEXTUAL, REPRESENTATIONS
+from probekit.experiments.part3_pareto.runs import combine
+from probekit.io.results import load_results
+from probekit.stats import bootstrap
+from probekit.stats.comparison import compare
 
 plots.use_style()
 g = Glue("ch34")
@@ -336,7 +338,7 @@ if "contextual" in reps and non_ctx:
     comparison = compare(a, b, labels["contextual"], labels[rival])
     groups = mlp_runs["contextual"].groups
     lengths = np.bincount(groups)
-    boot = stats.paired_bootstrap(
+    boot = bootstrap.paired_bootstrap(
         np.bincount(groups, weights=a) / lengths,
         np.bincount(groups, weights=b) / lengths,
         n_boot=n_boot,

@@ -48,9 +48,9 @@ n_examples: int = 5  # easy and hard examples shown per split
 import pandas as pd
 from IPython.display import display
 
-from probekit import extrapolation as ex
-from probekit import extrapolation_runs as xr
-from probekit.book import Glue
+from probekit.book.glue import Glue
+from probekit.experiments.part4_extrapolation import runs as xr
+from probekit.methods.extrapolation import splits
 
 g = Glue("ch41")
 sample = xr.load_sample(treebank, model, pooling, n_train, n_eval, sample_seed)
@@ -223,10 +223,10 @@ for task, name in (
     ts, es = xr.split_scores(name, train, evaluation, learned[task], pos)
     p = points[(task, name)]
     easy = xr.example_items(
-        sample.train, train, ts, ex.easy_mask(ts, p), n_examples, seed=sample_seed
+        sample.train, train, ts, splits.easy_mask(ts, p), n_examples, seed=sample_seed
     )
     hard = xr.example_items(
-        sample.eval, evaluation, es, ex.hard_mask(es, p), n_examples, seed=sample_seed
+        sample.eval, evaluation, es, splits.hard_mask(es, p), n_examples, seed=sample_seed
     )
     both = pd.concat([easy.assign(set="easy (train)"), hard.assign(set="hard (eval)")])
     print(f"{label[task]} {name}")

@@ -38,8 +38,8 @@ compare_layer: int = -1  # layer of the paired control-extrapolation test; -1 me
 import pandas as pd
 from IPython.display import display
 
-from probekit import extrapolation_runs as xr
-from probekit.book import Glue
+from probekit.book.glue import Glue
+from probekit.experiments.part4_extrapolation import runs as xr
 
 g = Glue("ch42")
 chapter = xr.run_criteria(

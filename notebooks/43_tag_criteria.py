@@ -39,9 +39,9 @@ compare_layer: int = -1  # layer of the paired control-extrapolation test; -1 me
 import pandas as pd
 from IPython.display import display
 
-from probekit import extrapolation as ex
-from probekit import extrapolation_runs as xr
-from probekit.book import Glue
+from probekit.book.glue import Glue
+from probekit.experiments.part4_extrapolation import runs as xr
+from probekit.methods.extrapolation import splits
 
 g = Glue("ch43")
 chapter = xr.run_criteria(
@@ -104,7 +104,7 @@ if "tag_proportion" not in t1.points:
     for key in ("claim_tp_easier", "claim_tp_shrinks"):
         g(key, "cannot be tested (split skipped)")
 if "tag_proportion" in t1.points:
-    tp_hard = ex.hard_mask(tp_eval, t1.points["tag_proportion"])
+    tp_hard = splits.hard_mask(tp_eval, t1.points["tag_proportion"])
     g("tp_hard_share", 100 * float(tp_hard.mean()))
     g("tp_hard_is_mft", 100 * float((mft_eval[tp_hard] == 0).mean()))
     g("tp_m1", t1.points["tag_proportion"].m1)

@@ -40,8 +40,8 @@ compare_layer: int = -1  # layer of the paired control-extrapolation test; -1 me
 import pandas as pd
 from IPython.display import display
 
-from probekit import extrapolation_runs as xr
-from probekit.book import Glue
+from probekit.book.glue import Glue
+from probekit.experiments.part4_extrapolation import runs as xr
 
 g = Glue("ch44")
 names = ["speed_of_learning", "sample_loss"]
@@ -284,7 +284,7 @@ display(gaps.set_index(["split", "layer"]).round(1))
 # profile are left out: {glue:text}`ch44_stale`).
 
 # %% tags=["remove-input"]
-from probekit.book import load_results
+from probekit.io.results import load_results
 
 results = {
     "44_learning_criteria": dict(g.values),

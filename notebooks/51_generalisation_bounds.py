@@ -53,25 +53,27 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, embed, plots
-from probekit.book import Glue
-from probekit.datasize.bounds import (
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part5_datasize.bound_tables import (
     bound_table,
     n_params,
     paper_examples,
     paper_recommendations,
     requirement_grid,
 )
-from probekit.datasize.encoders import layer_encoder, resolve_layer
-from probekit.datasize.figures import plot_bound
-from probekit.datasize.pools import tense_overview
-from probekit.datasize.runs import Config, Training, run_tasks
-from probekit.datasize.splits import max_size
-from probekit.power.bounds import finite_class_bound, n_for_bound
+from probekit.experiments.part5_datasize.encoders import layer_encoder, resolve_layer
+from probekit.experiments.part5_datasize.figures import plot_bound
+from probekit.experiments.part5_datasize.runs import Config, Training, run_tasks
+from probekit.io import embeddings as embed
+from probekit.io import treebanks
+from probekit.methods.datasize.pools import tense_overview
+from probekit.methods.datasize.subsets import max_size
+from probekit.stats.bounds import finite_class_bound, n_for_bound
 
 plots.use_style()
 g = Glue("ch51")
-tb = data.load_treebank(treebank)
+tb = treebanks.load_treebank(treebank)
 g("treebank", tb.name)
 TASK_NAMES = {"past_present": "tense (past vs present)", "pos": "part of speech"}
 CLF_NAMES = {"logreg": "LogReg", "mlp20": "MLP-20"}
@@ -272,7 +274,7 @@ display(
 )
 
 # %% tags=["remove-cell"]
-embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in data.SPLITS}
+embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in treebanks.SPLITS}
 layer_k = resolve_layer(layer, embeddings["train"].n_layers)
 g("layer", layer_k)
 training = Training(epochs=epochs, min_updates=min_updates, lr=lr, lr_mlp=lr,

@@ -49,20 +49,26 @@ import pandas as pd
 from IPython.display import display
 from scipy import stats
 
-from probekit import data, embed, plots
-from probekit.book import Glue
-from probekit.datasize.comparisons import comparison_table, needed_test_size, prospective_power
-from probekit.datasize.encoders import layer_encoder, resolve_layer
-from probekit.datasize.figures import plot_accuracies, plot_power
-from probekit.datasize.pools import build_pool
-from probekit.datasize.runs import Config, Training, run_sizes
-from probekit.datasize.splits import choose_sizes
-from probekit.power.comparison import compare
-from probekit.power.simulation import POWER_THRESHOLD
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part5_datasize.comparisons import (
+    comparison_table,
+    needed_test_size,
+    prospective_power,
+)
+from probekit.experiments.part5_datasize.encoders import layer_encoder, resolve_layer
+from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_power
+from probekit.experiments.part5_datasize.runs import Config, Training, run_sizes
+from probekit.io import embeddings as embed
+from probekit.io import treebanks
+from probekit.methods.datasize.pools import build_pool
+from probekit.methods.datasize.subsets import choose_sizes
+from probekit.stats.comparison import compare
+from probekit.stats.power import POWER_THRESHOLD
 
 plots.use_style()
 g = Glue("ch52")
-tb = data.load_treebank(treebank)
+tb = treebanks.load_treebank(treebank)
 g("treebank", tb.name)
 TASK_NAMES = {"past_present": "tense (past vs present)", "pos": "part of speech"}
 g("task", TASK_NAMES[task])
@@ -106,7 +112,7 @@ g("eta", eta)
 # For each seed one noise draw is scaled to every σ, so the noise levels differ only in scale.
 
 # %% tags=["remove-cell"]
-embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in data.SPLITS}
+embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in treebanks.SPLITS}
 layer_k = resolve_layer(layer, embeddings["train"].n_layers)
 g("layer", layer_k)
 pool = build_pool(tb, task)

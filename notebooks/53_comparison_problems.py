@@ -66,24 +66,36 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import data, embed, pareto, plots
-from probekit.book import Glue
-from probekit.datasize.bounds import n_params
-from probekit.datasize.collapse import check_collapse, collapse_verdict
-from probekit.datasize.comparisons import comparison_table, needed_test_size, prospective_power
-from probekit.datasize.encoders import fasttext_table, layer_encoder, resolve_layer, type_encoder
-from probekit.datasize.figures import plot_accuracies, plot_power
-from probekit.datasize.runs import Config, Training, run_tasks
-from probekit.datasize.splits import fold_splits, max_size, pilot_splits
-from probekit.power.comparison import compare
-from probekit.power.simulation import POWER_THRESHOLD
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.experiments.part5_datasize.bound_tables import n_params
+from probekit.experiments.part5_datasize.collapse_checks import check_collapse, collapse_verdict
+from probekit.experiments.part5_datasize.comparisons import (
+    comparison_table,
+    needed_test_size,
+    prospective_power,
+)
+from probekit.experiments.part5_datasize.encoders import (
+    fasttext_table,
+    layer_encoder,
+    resolve_layer,
+    type_encoder,
+)
+from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_power
+from probekit.experiments.part5_datasize.runs import Config, Training, run_tasks
+from probekit.io import embeddings as embed
+from probekit.io import treebanks
+from probekit.methods.datasize.subsets import fold_splits, max_size, pilot_splits
+from probekit.representations import types
+from probekit.stats.comparison import compare
+from probekit.stats.power import POWER_THRESHOLD
 
 plots.use_style()
 g = Glue("ch53")
-tb = data.load_treebank(treebank)
+tb = treebanks.load_treebank(treebank)
 g("treebank", tb.name)
 TASK_NAMES = {"past_present": "tense", "pos": "part of speech"}
-embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in data.SPLITS}
+embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in treebanks.SPLITS}
 n_layers = embeddings["train"].n_layers
 layer_a, layer_bk = resolve_layer(layer, n_layers), resolve_layer(layer_b, n_layers)
 g("layer_a", layer_a)
@@ -93,7 +105,7 @@ g("type_dim", type_dim)
 g("n_seeds", len(seeds))
 
 if type_vectors == "fasttext":
-    vocab = np.unique(np.concatenate([data.flat(tb[k], "forms") for k in data.SPLITS]))
+    vocab = np.unique(np.concatenate([treebanks.flat(tb[k], "forms") for k in treebanks.SPLITS]))
     table = fasttext_table(vocab.tolist(), tb["train"], type_dim, 0, fasttext_epochs)
 
     def vectors(words):
@@ -101,7 +113,7 @@ if type_vectors == "fasttext":
 elif type_vectors == "random":
 
     def vectors(words):
-        return pareto.random_type_vectors(words, type_dim, 0)
+        return types.random_type_vectors(words, type_dim, 0)
 else:
     raise ValueError(f"type_vectors must be fasttext or random, got {type_vectors!r}")
 

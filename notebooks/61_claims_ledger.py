@@ -52,8 +52,10 @@ results_dir: str = "build/results"  # directory of the chapters' saved results (
 import pandas as pd
 from IPython.display import HTML, display
 
-from probekit import ledger, plots
-from probekit.book import Glue, load_results
+from probekit.book import ledger
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.io.results import load_results
 
 plots.use_style()
 g = Glue("ch61")

@@ -52,8 +52,11 @@ import pandas as pd
 from IPython.display import display
 from scipy.spatial.distance import pdist, squareform
 
-from probekit import assignments, data, embed, plots, trees
-from probekit.book import Glue
+from probekit import teaching
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.io import embeddings, treebanks
+from probekit.trees import distances
 
 plots.use_style()
 g = Glue("a1")
@@ -114,7 +117,7 @@ def prim(dist: np.ndarray) -> np.ndarray:
 
 
 # %%
-assignments.check_prim(prim, seed=seed, n_cases=n_cases)
+teaching.check_prim(prim, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 2: UUAS
@@ -155,7 +158,7 @@ def uuas(pred_dists: list[np.ndarray], gold_heads: list[np.ndarray]) -> float:
 
 
 # %%
-assignments.check_uuas(uuas, seed=seed, n_cases=n_cases)
+teaching.check_uuas(uuas, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 3: the perceptron loss
@@ -188,7 +191,7 @@ def perceptron_loss(dist: np.ndarray, heads: np.ndarray) -> float:
 
 
 # %%
-assignments.check_perceptron_loss(perceptron_loss, seed=seed, n_cases=n_cases)
+teaching.check_perceptron_loss(perceptron_loss, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 4: run and interpret
@@ -207,20 +210,20 @@ assignments.check_perceptron_loss(perceptron_loss, seed=seed, n_cases=n_cases)
 # Read the numbers, then answer the questions below them.
 
 # %%
-tb = data.load_treebank(treebank)
-dev = data.sample_sentences(tb["dev"], n_sentences or None, seed=seed, min_len=2)
+tb = treebanks.load_treebank(treebank)
+dev = treebanks.sample_sentences(tb["dev"], n_sentences or None, seed=seed, min_len=2)
 heads = [s.heads for s in dev]
 rng = np.random.default_rng(seed)
 positions = [np.arange(len(s)) for s in dev]
 chain = [np.abs(np.subtract.outer(p, p)).astype(float) for p in positions]
 noise = [rng.random((len(s), len(s))) for s in dev]
 predictions = {
-    "gold": [trees.gold_distance_matrix(h).astype(float) for h in heads],
+    "gold": [distances.gold_distance_matrix(h).astype(float) for h in heads],
     "linear chain": chain,
     "random": [(m + m.T) / 2 for m in noise],
 }
 scores = {name: uuas(dists, heads) for name, dists in predictions.items()}
-emb = embed.embed(dev, model, pooling, progress=False)
+emb = embeddings.embed(dev, model, pooling, progress=False)
 for layer in range(emb.n_layers):
     vectors = [emb.sentence(layer, k).astype(np.float64) for k in range(len(dev))]
     scores[f"raw layer {layer}"] = uuas([squareform(pdist(v)) for v in vectors], heads)
@@ -244,7 +247,7 @@ g("layer0_uuas", raw.iloc[0])
 g("raw_beats_chain", "beats" if raw.max() > scores.loc["linear chain", "UUAS"] else "does not beat")
 g("chain_loss", chain_loss)
 g("excess_arc", excess)
-g("adjacent_share", 100 * float(np.mean(data.arc_lengths(dev) == 1)))
+g("adjacent_share", 100 * float(np.mean(treebanks.arc_lengths(dev) == 1)))
 
 # %% [markdown]
 # **Questions.**

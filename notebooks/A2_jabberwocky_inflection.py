@@ -21,7 +21,7 @@
 # English spelling: *a blick*, *two blicks*, *she is blicking*, *blicker than ever*.
 #
 # **You will** write those rules for the three regular suffixes (*-s*, *-ing*, *-er/-est*), check
-# them against `probekit.jabberwocky`, and then measure how much of real English they cover: how
+# them against `probekit.methods.jabberwocky`, and then measure how much of real English they cover: how
 # often your rules turn a treebank lemma into the form the treebank actually has.
 #
 # **You will learn** how much care "regular morphology" takes, and what a substitution corpus
@@ -48,9 +48,10 @@ top: int = 12  # most frequent mismatches listed in the last task
 # %%
 from IPython.display import display
 
-from probekit import assignments, data
-from probekit.assignments import is_vowel_letter, syllables
-from probekit.book import Glue
+from probekit import teaching
+from probekit.book.glue import Glue
+from probekit.io import treebanks
+from probekit.teaching import is_vowel_letter, syllables
 
 g = Glue("a2")
 
@@ -102,7 +103,7 @@ def add_s(stem: str, verb: bool) -> str:
 
 
 # %%
-assignments.check_add_s(add_s, seed=seed, n_cases=n_cases)
+teaching.check_add_s(add_s, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 2: the present participle (*-ing*) and consonant doubling
@@ -163,7 +164,7 @@ def add_ing(stem: str) -> str:
 
 
 # %%
-assignments.check_add_ing(add_ing, seed=seed, n_cases=n_cases)
+teaching.check_add_ing(add_ing, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 3: comparatives and superlatives (*-er*, *-est*)
@@ -195,7 +196,7 @@ def add_degree(stem: str, suffix: str) -> str:
 
 
 # %%
-assignments.check_add_degree(add_degree, seed=seed, n_cases=n_cases)
+teaching.check_add_degree(add_degree, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 4: run and interpret
@@ -218,8 +219,8 @@ rules = {
     "ADV:Cmp": lambda stem: add_degree(stem, "er"),
     "ADV:Sup": lambda stem: add_degree(stem, "est"),
 }
-tb = data.load_treebank(treebank)
-by_set, misses = assignments.rule_coverage(tb[split], rules)
+tb = treebanks.load_treebank(treebank)
+by_set, misses = teaching.rule_coverage(tb[split], rules)
 display(by_set.style.format({"reproduced": "{:.1%}"}))
 display(misses.head(top))
 

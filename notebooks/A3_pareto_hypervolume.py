@@ -22,7 +22,7 @@
 # $[0, 1]$.
 #
 # **You will** implement the frontier and the bounded, normalised hypervolume, check them
-# against `probekit.pareto`, and then apply them to a family of probes you can train in a
+# against `probekit.methods.pareto`, and then apply them to a family of probes you can train in a
 # second: part-of-speech lookup tables whose complexity is their number of entries.
 #
 # **You will learn** what a frontier keeps and discards, and how strongly the cap on complexity
@@ -52,8 +52,11 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import assignments, data, pareto, plots
-from probekit.book import Glue
+from probekit import teaching
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.io import treebanks
+from probekit.methods.pareto import frontier
 
 plots.use_style()
 g = Glue("a3")
@@ -96,7 +99,7 @@ def pareto_frontier(complexity: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
 
 
 # %%
-assignments.check_pareto_frontier(pareto_frontier, seed=seed, n_cases=n_cases)
+teaching.check_pareto_frontier(pareto_frontier, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 2: the bounded, normalised hypervolume
@@ -145,7 +148,7 @@ def hypervolume(
 
 
 # %%
-assignments.check_hypervolume(hypervolume, seed=seed, n_cases=n_cases)
+teaching.check_hypervolume(hypervolume, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 3: run and interpret
@@ -163,16 +166,16 @@ assignments.check_hypervolume(hypervolume, seed=seed, n_cases=n_cases)
 # `max_complexity` and at the largest table size.
 
 # %%
-tb = data.load_treebank(treebank)
-train_forms = data.flat(tb["train"], "forms")
-train_tags = data.flat(tb["train"], "upos")
-dev_forms = data.flat(tb["dev"], "forms")
-dev_tags = data.flat(tb["dev"], "upos")
+tb = treebanks.load_treebank(treebank)
+train_forms = treebanks.flat(tb["train"], "forms")
+train_tags = treebanks.flat(tb["train"], "upos")
+dev_forms = treebanks.flat(tb["dev"], "forms")
+dev_tags = treebanks.flat(tb["dev"], "upos")
 views = {"cased": lambda w: w, "lower-cased": np.char.lower}
 families = []
 for name, view in views.items():
     for order in ("frequency", "random"):
-        points = assignments.lookup_family(
+        points = teaching.lookup_family(
             view(train_forms), train_tags, view(dev_forms), dev_tags, sizes, order=order, seed=seed
         )
         families.append(points.assign(representation=name, tables=order))
@@ -201,7 +204,7 @@ for (name, group), colour in zip(
     probes.groupby("representation", sort=False), ("C0", "C1"), strict=True
 ):
     c, a = group["complexity"].to_numpy(float), group["accuracy"].to_numpy()
-    x, h = pareto.frontier_staircase(c, a, full_cap)
+    x, h = frontier.frontier_staircase(c, a, full_cap)
     ax.step(x, 100 * h, where="post", color=colour, label=f"{name} frontier")
     for tables, marker in (("frequency", "o"), ("random", "x")):
         sel = group["tables"] == tables

@@ -25,7 +25,7 @@
 #
 # **You will** add a scoring function the paper does not have, word frequency (rare words are
 # hard), implement the paper's percentile and split rules, check them against
-# `probekit.extrapolation`, and run the three setups with a dictionary-lookup tagger.
+# `probekit.methods.extrapolation`, and run the three setups with a dictionary-lookup tagger.
 #
 # **You will learn** how the details of a split (which percentile, which data, strict or not)
 # change the sets, and what an extrapolation gap does and does not measure.
@@ -54,8 +54,10 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from probekit import assignments, data, pareto
-from probekit.book import Glue
+from probekit import teaching
+from probekit.book.glue import Glue
+from probekit.io import treebanks
+from probekit.methods.pareto import lookups
 
 g = Glue("a4")
 
@@ -82,7 +84,7 @@ def percentile(scores: np.ndarray, q: float) -> float:
 
 
 # %%
-assignments.check_percentile(percentile, seed=seed, n_cases=n_cases)
+teaching.check_percentile(percentile, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 2: a frequency scoring function
@@ -110,7 +112,7 @@ def frequency_score(train_forms: np.ndarray, forms: np.ndarray) -> np.ndarray:
 
 
 # %%
-assignments.check_frequency_score(frequency_score, seed=seed, n_cases=n_cases)
+teaching.check_frequency_score(frequency_score, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 3: easy and hard sets
@@ -140,7 +142,7 @@ def extrapolation_split(
 
 
 # %%
-assignments.check_extrapolation_split(extrapolation_split, seed=seed, n_cases=n_cases)
+teaching.check_extrapolation_split(extrapolation_split, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 4: run and interpret
@@ -153,10 +155,10 @@ assignments.check_extrapolation_split(extrapolation_split, seed=seed, n_cases=n_
 # The code trains the tagger in the three setups of the paper and reports its accuracy.
 
 # %%
-tb = data.load_treebank(treebank)
-train = data.sample_sentences(tb["train"], n_train or None, seed=seed)
-train_forms, train_tags = data.flat(train, "forms"), data.flat(train, "upos")
-dev_forms, dev_tags = data.flat(tb["dev"], "forms"), data.flat(tb["dev"], "upos")
+tb = treebanks.load_treebank(treebank)
+train = treebanks.sample_sentences(tb["train"], n_train or None, seed=seed)
+train_forms, train_tags = treebanks.flat(train, "forms"), treebanks.flat(train, "upos")
+dev_forms, dev_tags = treebanks.flat(tb["dev"], "forms"), treebanks.flat(tb["dev"], "upos")
 train_scores = frequency_score(train_forms, train_forms)
 dev_scores = frequency_score(train_forms, dev_forms)
 easy, hard = extrapolation_split(train_scores, dev_scores)
@@ -167,8 +169,8 @@ def lookup_accuracy(train_mask: np.ndarray, eval_mask: np.ndarray) -> float:
     """Accuracy of the lookup tagger fitted on train_mask, on the evaluation tokens in eval_mask."""
     if not train_mask.any() or not eval_mask.any():
         return float("nan")
-    tagger = pareto.fit_posl_lookup(train_forms[train_mask], train_tags[train_mask])
-    predicted = pareto.predict_posl_lookup(tagger, dev_forms[eval_mask])
+    tagger = lookups.fit_posl_lookup(train_forms[train_mask], train_tags[train_mask])
+    predicted = lookups.predict_posl_lookup(tagger, dev_forms[eval_mask])
     return float(np.mean(predicted == dev_tags[eval_mask]))
 
 
@@ -208,7 +210,7 @@ g("unseen_hard_share", 100 * float(np.mean(dev_scores[hard] == 1.0)) if hard.any
 g("unseen_share", 100 * float(np.mean(dev_scores == 1.0)))
 g(
     "easy_default",
-    str(pareto.fit_posl_lookup(train_forms[easy], train_tags[easy]).default) if easy.any() else "",
+    str(lookups.fit_posl_lookup(train_forms[easy], train_tags[easy]).default) if easy.any() else "",
 )
 g("acc_standard", 100 * results["accuracy"].iloc[0])
 g("acc_control", 100 * results["accuracy"].iloc[1])

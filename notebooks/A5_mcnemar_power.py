@@ -22,7 +22,7 @@
 # observed proportions and asks for a power of at least 0.8.
 #
 # **You will** implement McNemar's exact test and power by simulation, check them against
-# `probekit.power`, and use them to compare two part-of-speech taggers on the treebank: how many
+# `probekit.stats`, and use them to compare two part-of-speech taggers on the treebank: how many
 # test tokens does it take to tell them apart?
 #
 # **You will learn** to read a non-significant result together with its power, and to size a
@@ -56,11 +56,14 @@ import pandas as pd
 from IPython.display import display
 from scipy import stats
 
-from probekit import assignments, data, pareto, plots
-from probekit.book import Glue
-from probekit.power.comparison import compare
-from probekit.power.mcnemar import mcnemar_table
-from probekit.power.simulation import POWER_THRESHOLD
+from probekit import teaching
+from probekit.book.glue import Glue
+from probekit.experiments import plots
+from probekit.io import treebanks
+from probekit.methods.pareto import lookups
+from probekit.stats.comparison import compare
+from probekit.stats.mcnemar import mcnemar_table
+from probekit.stats.power import POWER_THRESHOLD
 
 plots.use_style()
 g = Glue("a5")
@@ -100,7 +103,7 @@ def mcnemar_p(correct_a: np.ndarray, correct_b: np.ndarray) -> float:
 
 
 # %%
-assignments.check_mcnemar(mcnemar_p, seed=seed, n_cases=n_cases)
+teaching.check_mcnemar(mcnemar_p, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 2: power by simulation
@@ -140,7 +143,7 @@ def simulated_power(joint_props: np.ndarray, n: int, alpha: float, n_sim: int, s
 
 
 # %%
-assignments.check_power(simulated_power, seed=seed, n_cases=n_cases)
+teaching.check_power(simulated_power, seed=seed, n_cases=n_cases)
 
 # %% [markdown]
 # ## Task 3: run and interpret
@@ -154,14 +157,14 @@ assignments.check_power(simulated_power, seed=seed, n_cases=n_cases)
 # the power of the comparison at several test sizes with your simulation.
 
 # %%
-tb = data.load_treebank(treebank)
-train_forms, train_tags = data.flat(tb["train"], "forms"), data.flat(tb["train"], "upos")
-dev_forms, dev_tags = data.flat(tb["dev"], "forms"), data.flat(tb["dev"], "upos")
-part = data.sample_sentences(tb["train"], round(fraction * len(tb["train"])), seed=seed)
-tagger_a = pareto.fit_posl_lookup(train_forms, train_tags)
-tagger_b = pareto.fit_posl_lookup(data.flat(part, "forms"), data.flat(part, "upos"))
-correct_a = pareto.predict_posl_lookup(tagger_a, dev_forms) == dev_tags
-correct_b = pareto.predict_posl_lookup(tagger_b, dev_forms) == dev_tags
+tb = treebanks.load_treebank(treebank)
+train_forms, train_tags = treebanks.flat(tb["train"], "forms"), treebanks.flat(tb["train"], "upos")
+dev_forms, dev_tags = treebanks.flat(tb["dev"], "forms"), treebanks.flat(tb["dev"], "upos")
+part = treebanks.sample_sentences(tb["train"], round(fraction * len(tb["train"])), seed=seed)
+tagger_a = lookups.fit_posl_lookup(train_forms, train_tags)
+tagger_b = lookups.fit_posl_lookup(treebanks.flat(part, "forms"), treebanks.flat(part, "upos"))
+correct_a = lookups.predict_posl_lookup(tagger_a, dev_forms) == dev_tags
+correct_b = lookups.predict_posl_lookup(tagger_b, dev_forms) == dev_tags
 table = mcnemar_table(correct_a, correct_b)
 joint = table / table.sum()
 pilot_items = np.random.default_rng(seed).choice(

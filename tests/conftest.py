@@ -34,8 +34,8 @@ def ewt():
     Tests that need it skip, with the reason shown, where it cannot be resolved, except when
     PROBEKIT_REQUIRE_DATA=1 (set by .ci/run), where a missing treebank fails them.
     """
-    from probekit.data import load_treebank
     from probekit.errors import DataNotFoundError
+    from probekit.io.treebanks import load_treebank
 
     try:
         return load_treebank("UD_English-EWT")
@@ -47,7 +47,7 @@ def ewt():
 
 @pytest.fixture(scope="session")
 def tiny():
-    from probekit.data import load_treebank
+    from probekit.io.treebanks import load_treebank
 
     return load_treebank(FIXTURES / "tiny")
 
@@ -61,7 +61,7 @@ def quick_book(tmp_path_factory, ewt):
     """
     import shutil
 
-    from probekit import book
+    from probekit.book import build, runner
 
     root = tmp_path_factory.mktemp("book")
     for name in ("_config.yml", "_toc.yml", "constraints.txt"):
@@ -72,5 +72,5 @@ def quick_book(tmp_path_factory, ewt):
         )
     (root / "lib").mkdir()
     (root / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
-    book.build_book("quick", paths=book.Paths(root), log=lambda message: None)
+    build.build_book("quick", paths=runner.Paths(root), log=lambda message: None)
     return root

@@ -1,4 +1,4 @@
-"""Tests of probekit.assignments: the checks, their references, and the student-copy writer.
+"""Tests of probekit.teaching: the checks, their references, and the student-copy writer.
 
 For every check: it passes on the library's implementation and on the notebook's own solution,
 and fails with a helpful AssertionError on plausible wrong implementations. Student copies keep
@@ -22,15 +22,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from probekit import assignments as A
-from probekit import pareto, trees
-from probekit.assignments import a2_jabberwocky_inflection as A2
-from probekit.assignments import a4_extrapolation_split as A4
+from probekit import teaching as A
 from probekit.cli import main as cli_main
 from probekit.errors import ParameterError, ProbekitError
-from probekit.jabberwocky.feature_sets import FEATURE_SETS
-from probekit.jabberwocky.inflection import inflect_set
-from probekit.power import mcnemar, simulation
+from probekit.methods.jabberwocky.feature_sets import FEATURE_SETS
+from probekit.methods.jabberwocky.inflection import inflect_set
+from probekit.methods.pareto import frontier
+from probekit.stats import mcnemar, power
+from probekit.teaching import a2_jabberwocky_inflection as A2
+from probekit.teaching import a4_extrapolation_split as A4
+from probekit.trees import distances, metrics, spanning, structure
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("A[0-9]*_*.py"))
@@ -82,16 +83,16 @@ def test_first_failure_is_the_smallest_case():
 
 def test_bad_options_raise_parameter_errors():
     with pytest.raises(ParameterError, match="seed"):
-        A.check_prim(trees.prim_mst, seed=-1)
+        A.check_prim(spanning.prim_mst, seed=-1)
     with pytest.raises(ParameterError, match="n_cases"):
-        A.check_prim(trees.prim_mst, n_cases=0)
+        A.check_prim(spanning.prim_mst, n_cases=0)
     with pytest.raises(ParameterError, match="student_fn"):
         A.check_prim("prim")
 
 
 def test_student_inputs_are_copies():
     def vandal(dist):
-        parents = trees.prim_mst(dist)
+        parents = spanning.prim_mst(dist)
         dist[:] = 0
         return parents
 
@@ -117,8 +118,8 @@ def kruskal(dist):
         if find(i) != find(j):
             root[find(i)] = find(j)
             edges.append((i, j))
-    heads = trees.heads_from_tree_distances(trees.floyd_warshall(_adjacency(n, edges)).astype(int))
-    return trees.parents_from_heads(heads)
+    heads = distances.heads_from_tree_distances(distances.floyd_warshall(_adjacency(n, edges)).astype(int))
+    return structure.parents_from_heads(heads)
 
 
 def _adjacency(n, edges):
@@ -162,7 +163,7 @@ def greedy_path(dist):
 
 
 def test_check_prim(capsys):
-    ok(A.check_prim, trees.prim_mst, capsys)
+    ok(A.check_prim, spanning.prim_mst, capsys)
     fails(A.check_prim, kruskal, "tie rule", "lowest-index")
     fails(A.check_prim, prim_strict_update, "tie rule")
     fails(A.check_prim, nearest_neighbour, "not a spanning tree")
@@ -177,18 +178,18 @@ def test_check_prim(capsys):
 
 
 def uuas_macro(pred, gold):
-    correct, total = trees.uuas_counts(pred, gold)
+    correct, total = metrics.uuas_counts(pred, gold)
     keep = total > 0
     return float(np.mean(correct[keep] / total[keep]))
 
 
 def uuas_per_word(pred, gold):
-    correct, _ = trees.uuas_counts(pred, gold)
+    correct, _ = metrics.uuas_counts(pred, gold)
     return float(correct.sum() / sum(len(h) for h in gold))
 
 
 def test_check_uuas(capsys):
-    ok(A.check_uuas, trees.uuas, capsys)
+    ok(A.check_uuas, metrics.uuas, capsys)
     fails(A.check_uuas, uuas_macro, "micro average")
     fails(A.check_uuas, uuas_per_word, "n - 1 per sentence")
 
@@ -210,10 +211,10 @@ def test_check_perceptron_loss(capsys):
 
     def squared(dist, heads):
         sq = dist**2
-        return _weight(sq, trees.parents_from_heads(heads)) - _weight(sq, trees.prim_mst(sq))
+        return _weight(sq, structure.parents_from_heads(heads)) - _weight(sq, spanning.prim_mst(sq))
 
     def gold_only(dist, heads):
-        return _weight(dist, trees.parents_from_heads(heads))
+        return _weight(dist, structure.parents_from_heads(heads))
 
     ok(A.check_perceptron_loss, library, capsys)
     fails(A.check_perceptron_loss, squared, "not their squares")
@@ -308,7 +309,7 @@ def inflect_as(stem, name):
 
 
 def test_rule_coverage_on_the_fixture():
-    from probekit.data import read_conllu
+    from probekit.io.treebanks import read_conllu
 
     sentences = read_conllu(FIXTURES / "jabberwocky_src.conllu")
     rules = {name: functools.partial(inflect_as, name=name) for name in FEATURE_SETS}
@@ -339,18 +340,18 @@ def frontier_strict_both(c, a):
 
 
 def test_check_pareto_frontier(capsys):
-    ok(A.check_pareto_frontier, pareto.pareto_frontier, capsys)
+    ok(A.check_pareto_frontier, frontier.pareto_frontier, capsys)
     fails(A.check_pareto_frontier, frontier_drops_copies, "exact copies")
     fails(A.check_pareto_frontier, frontier_strict_both, "is dominated by probe")
 
 
 def lib_hypervolume(c, a, cap, floor):
-    return pareto.hypervolume(c, a, cap, min_accuracy=floor)
+    return frontier.hypervolume(c, a, cap, min_accuracy=floor)
 
 
 def hypervolume_no_cap(c, a, cap, floor):
     c, a = np.asarray(c), np.asarray(a)
-    front = pareto.pareto_frontier(c, a)
+    front = frontier.pareto_frontier(c, a)
     if not len(front):
         return 0.0
     x = np.r_[c[front], cap]
@@ -362,7 +363,7 @@ def test_check_hypervolume(capsys):
     fails(A.check_hypervolume, hypervolume_no_cap, "beyond the cap")
     fails(
         A.check_hypervolume,
-        lambda c, a, cap, floor: pareto.hypervolume(c, a, cap, min_accuracy=floor, normalise=False),
+        lambda c, a, cap, floor: frontier.hypervolume(c, a, cap, min_accuracy=floor, normalise=False),
         "normalise",
     )
 
@@ -384,7 +385,7 @@ def test_lookup_family():
 
 
 def test_check_percentile(capsys):
-    from probekit.extrapolation import percentile
+    from probekit.methods.extrapolation.splits import percentile
 
     ok(A.check_percentile, percentile, capsys)
     fails(A.check_percentile, lambda s, q: float(np.percentile(s, 100 * q)), "interpolate")
@@ -457,14 +458,14 @@ def test_check_mcnemar(capsys):
 
 
 def lib_power(props, n, alpha, n_sim, seed):
-    return simulation.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).power
+    return power.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).power
 
 
 def test_check_power(capsys):
     ok(A.check_power, lib_power, capsys, n_cases=12)
 
     def either_sign(props, n, alpha, n_sim, seed):
-        return simulation.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).rejection_rate
+        return power.power(props, n, alpha=alpha, n_sim=n_sim, seeds=(seed,)).rejection_rate
 
     def one_sided(props, n, alpha, n_sim, seed):
         counts = np.random.default_rng(seed).multinomial(n, props.ravel(), size=n_sim)
@@ -513,7 +514,7 @@ def test_exact_power_equals_brute_force_enumeration(weights, n, alpha):
 def test_exact_power_agrees_with_the_library_simulation():
     props = np.array([[0.1, 0.08], [0.14, 0.68]])
     exact = A.exact_power(props, 250)
-    simulated = simulation.power(props, 250, n_sim=4000, seeds=(0,)).power
+    simulated = power.power(props, 250, n_sim=4000, seeds=(0,)).power
     assert abs(simulated - exact) < 4.5 * math.sqrt(exact * (1 - exact) / 4000)
     assert A.exact_power(np.array([[0.3, 0.1], [0.1, 0.5]]), 100) == 0.0
     with pytest.raises(ParameterError, match="joint_props"):
@@ -703,7 +704,7 @@ def test_student_copy_checks_raise_not_implemented(path, capsys):
     namespace: dict = {}
     checks = 0
     for source in _task_cells(A.student_source(path.read_text()), {"n_cases": 3}):
-        if "assignments.check_" in source:
+        if "teaching.check_" in source:
             checks += 1
             with pytest.raises(NotImplementedError, match="your code here"):
                 exec(source, namespace)

@@ -1,4 +1,4 @@
-"""probekit.params and probekit.book: parameters, profiles, the runner, and a book smoke test."""
+"""probekit.book.params and probekit.book: parameters, profiles, the runner, and a book smoke test."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from probekit import book, params
+from probekit.book import build, glue, params, runner
 from probekit.errors import ParameterError, ProbekitError
+from probekit.io import results as saved_results
 
 REPO = Path(__file__).resolve().parents[1]
 CH01 = REPO / "notebooks" / "01_data_and_representations.py"
@@ -90,7 +91,7 @@ def test_profiles_layer_over_defaults(tmp_path):
 
 def test_shipped_profiles_are_valid():
     for profile in params.PROFILES:
-        for slug in book.toc_chapters(REPO):
+        for slug in runner.toc_chapters(REPO):
             params.effective_parameters(REPO / "notebooks" / f"{slug}.py", profile)
 
 
@@ -143,7 +144,7 @@ x: int = 1  # a number
 fail: bool = False  # raise in the second cell
 
 # %%
-from probekit.book import Glue
+from probekit.book.glue import Glue
 g = Glue("dummy")
 g("double", 2 * x)
 assert not fail, "asked to fail"
@@ -160,11 +161,11 @@ def project(tmp_path):
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
     (tmp_path / "constraints.txt").write_text("pinned==1\n")
-    return book.Paths(tmp_path)
+    return runner.Paths(tmp_path)
 
 
 def test_runner_promotes_hides_parameters_and_adds_provenance(project):
-    result = book.run_chapter("90_dummy", None, {"x": "21"}, paths=project, log=lambda m: None)
+    result = runner.run_chapter("90_dummy", None, {"x": "21"}, paths=project, log=lambda m: None)
     assert result.status == "ran" and result.output == project.chapters / "90_dummy.ipynb"
     nb = nbformat.read(result.output, as_version=4)
     tags = [c.metadata.get("tags", []) for c in nb.cells]
@@ -185,15 +186,15 @@ def test_runner_promotes_hides_parameters_and_adds_provenance(project):
 
 def test_runner_reruns_only_when_inputs_change(project):
     quiet = {"paths": project, "log": lambda m: None}
-    assert book.run_chapter("90_dummy", None, {"x": "2"}, **quiet).status == "ran"
-    assert book.run_chapter("90_dummy", None, {"x": "2"}, **quiet).status == "up to date"
-    assert book.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
+    assert runner.run_chapter("90_dummy", None, {"x": "2"}, **quiet).status == "ran"
+    assert runner.run_chapter("90_dummy", None, {"x": "2"}, **quiet).status == "up to date"
+    assert runner.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
     (project.root / "constraints.txt").write_text("pinned==2\n")
-    assert book.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
+    assert runner.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
     nb = project.notebooks / "90_dummy.py"
     nb.write_text(nb.read_text().replace("# # Dummy", "# # Dummy, edited"))
-    assert book.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
-    assert book.run_chapter("90_dummy", None, {"x": "3"}, force=True, **quiet).status == "ran"
+    assert runner.run_chapter("90_dummy", None, {"x": "3"}, **quiet).status == "ran"
+    assert runner.run_chapter("90_dummy", None, {"x": "3"}, force=True, **quiet).status == "ran"
 
 
 def test_declared_upstream_results_enter_the_digest(project):
@@ -201,32 +202,32 @@ def test_declared_upstream_results_enter_the_digest(project):
     reader = project.notebooks / "91_reader.py"
     header = "# jupyter:\n#   probekit:\n#     reads: [90_dummy]\n"
     reader.write_text(DUMMY.replace("# jupyter:\n", header))
-    assert book.declared_reads(reader, project.root) == ["90_dummy"]
-    before = book.run_digest(reader, {}, {}, project.root)
+    assert runner.declared_reads(reader, project.root) == ["90_dummy"]
+    before = runner.run_digest(reader, {}, {}, project.root)
     saved = project.root / "build" / "results" / "90_dummy.json"
     saved.parent.mkdir(parents=True)
     saved.write_text('{"double": 2}')
-    first = book.run_digest(reader, {}, {}, project.root)
+    first = runner.run_digest(reader, {}, {}, project.root)
     saved.write_text('{"double": 4}')
-    second = book.run_digest(reader, {}, {}, project.root)
+    second = runner.run_digest(reader, {}, {}, project.root)
     assert len({before, first, second}) == 3
-    assert book.run_digest(reader, {}, {}, project.root) == second
+    assert runner.run_digest(reader, {}, {}, project.root) == second
     # "all": every chapter before it in the table of contents.
     (project.root / "_toc.yml").write_text(
         "format: jb-book\nroot: intro\nchapters:\n"
         + "".join(f"  - file: book/chapters/{s}\n" for s in ("90_dummy", "91_reader", "92_x"))
     )
     reader.write_text(DUMMY.replace("# jupyter:\n", header.replace("[90_dummy]", "all")))
-    assert book.declared_reads(reader, project.root) == ["90_dummy"]
+    assert runner.declared_reads(reader, project.root) == ["90_dummy"]
     reader.write_text(DUMMY.replace("# jupyter:\n", header.replace("[90_dummy]", "3")))
     with pytest.raises(ProbekitError, match="probekit.reads must be 'all' or a list"):
-        book.declared_reads(reader, project.root)
+        runner.declared_reads(reader, project.root)
 
 
 def test_ledger_pages_without_results_mark_claims_not_tested(project):
-    from probekit import ledger
+    from probekit.book import ledger
 
-    pages = book.ledger_pages(project)
+    pages = build.ledger_pages(project)
     assert set(pages) == {"answers.md"} | {f"overview_{p.part}.md" for p in ledger.PAPERS}
     assert "4 not tested" in pages["overview_I.md"]
     rows = [ln for ln in pages["answers.md"].splitlines() if ln.startswith("| {ref}")]
@@ -236,10 +237,10 @@ def test_ledger_pages_without_results_mark_claims_not_tested(project):
 
 def test_failed_run_is_kept_aside_and_not_promoted(project):
     quiet = {"paths": project, "log": lambda m: None}
-    book.run_chapter("90_dummy", None, {"x": "5"}, **quiet)
+    runner.run_chapter("90_dummy", None, {"x": "5"}, **quiet)
     before = (project.chapters / "90_dummy.ipynb").read_bytes()
     with pytest.raises(ProbekitError) as info:
-        book.run_chapter("90_dummy", None, {"x": "6", "fail": "true"}, **quiet)
+        runner.run_chapter("90_dummy", None, {"x": "6", "fail": "true"}, **quiet)
     failed = project.failed / "90_dummy.ipynb"
     assert "AssertionError: asked to fail" in str(info.value) and str(failed) in str(info.value)
     assert failed.is_file()
@@ -251,10 +252,10 @@ def test_failed_run_is_kept_aside_and_not_promoted(project):
 def test_glue_casts_numpy_scalars():
     import numpy as np
 
-    g = book.Glue("t")
+    g = glue.Glue("t")
     assert type(g("a", np.float64(1.5))) is float and type(g("b", np.int64(3))) is int
     with pytest.raises(ValueError):
-        book.Glue("Bad-Prefix")
+        glue.Glue("Bad-Prefix")
 
 
 # ------------------------------------------------------------------------------ smoke test
@@ -268,7 +269,7 @@ def test_quick_book_renders_every_chapter(quick_book, ewt):
 
     html_dir = quick_book / "_build" / "html"
     assert (html_dir / "index.html").is_file() and (html_dir / "book" / "rerun.html").is_file()
-    for slug in book.toc_chapters(quick_book):
+    for slug in runner.toc_chapters(quick_book):
         page = html_dir / "book" / "chapters" / f"{slug}.html"
         assert page.is_file(), slug
         raw = page.read_text()
@@ -297,7 +298,7 @@ def test_quick_book_renders_every_chapter(quick_book, ewt):
     assert "profile <strong>quick</strong>" in landing
 
     # The claims ledger judged every claim from the results the chapters just saved.
-    from probekit import ledger
+    from probekit.book import ledger
 
     page = (html_dir / "book" / "chapters" / "61_claims_ledger.html").read_text()
     soup = BeautifulSoup(page, "html.parser")
@@ -305,7 +306,7 @@ def test_quick_book_renders_every_chapter(quick_book, ewt):
     assert len(rows) == len(ledger.CLAIMS) >= 20
     verdicts = [r.find_all("td")[-1].get_text(strip=True) for r in rows]
     assert set(verdicts) <= set(ledger.VERDICTS)
-    table = ledger.evaluate(book.load_results(quick_book / "build" / "results"))
+    table = ledger.evaluate(saved_results.load_results(quick_book / "build" / "results"))
     assert verdicts == list(table["verdict"])
     assert (table["verdict"] != ledger.NOT_TESTED).sum() >= 20, table.to_string()
     for number, p in enumerate(ledger.PAPERS, start=1):
@@ -333,7 +334,7 @@ def test_chapter_01_runs_on_another_treebank_and_a_model_path(tmp_path):
         "seeds": "3",
         "epochs": "1",
     }
-    result = book.run_chapter("01", None, overrides, paths=book.Paths(tmp_path), log=lambda m: None)
+    result = runner.run_chapter("01", None, overrides, paths=runner.Paths(tmp_path), log=lambda m: None)
     nb = nbformat.read(result.output, as_version=4)
     info = nb.metadata["probekit"]
     assert info["parameters"]["layers"] == [1, 6] and info["parameters"]["seeds"] == [3]
@@ -348,14 +349,14 @@ def test_chapter_01_runs_on_another_treebank_and_a_model_path(tmp_path):
 
 def _record(args):
     root, slug = args
-    book._record_run(book.Paths(Path(root)), slug, {"digest": slug})
+    runner._record_run(runner.Paths(Path(root)), slug, {"digest": slug})
 
 
 def test_concurrent_runs_keep_every_manifest_entry(tmp_path):
     """Chapters run in parallel each add their entry; none is lost to a read-modify-write race."""
     from multiprocessing import get_context
 
-    paths = book.Paths(tmp_path)
+    paths = runner.Paths(tmp_path)
     paths.chapters.mkdir(parents=True)
     slugs = [f"{i:02d}_chapter" for i in range(24)]
     with get_context("fork").Pool(6) as pool:

@@ -100,7 +100,7 @@ def _toc_links(driver) -> list[str]:
 def test_walk_the_table_of_contents(site, browser, quick_book):
     from selenium.webdriver.common.by import By
 
-    from probekit.book import toc_chapters
+    from probekit.book.runner import toc_chapters
 
     base, _ = site
     browser.get(base)

@@ -1,4 +1,4 @@
-"""probekit.cache: atomic entries, checksums, corruption and killed writers."""
+"""probekit.io.cache: atomic entries, checksums, corruption and killed writers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from probekit.cache import Cache, cached_json, key_digest
+from probekit.io.cache import Cache, cached_json, key_digest
 
 
 def _build(values):
@@ -58,7 +58,7 @@ def test_failed_build_leaves_nothing(tmp_path):
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "manifest"])
 def test_corrupt_entry_is_detected_and_rebuilt(tmp_path, damage):
-    from probekit import cache as cache_module
+    from probekit.io import cache as cache_module
 
     cache = Cache(tmp_path)
     key = {"kind": "t", "damage": damage}
@@ -97,8 +97,8 @@ def test_sigkill_during_extraction_leaves_no_valid_entry(tmp_path, ewt):
     script = textwrap.dedent(f"""
         import os
         os.environ["PROBEKIT_CACHE"] = {str(tmp_path)!r}
-        from probekit.data import load_treebank
-        from probekit.embed import embed
+        from probekit.io.treebanks import load_treebank
+        from probekit.io.embeddings import embed
         tb = load_treebank("UD_English-EWT", ["dev"])
         embed(tb["dev"][:600], pooling="mean", max_tokens=512, progress=False)
         print("finished")
@@ -124,8 +124,8 @@ def test_sigkill_during_extraction_leaves_no_valid_entry(tmp_path, ewt):
     assert proc.returncode == -signal.SIGKILL
     assert not [p for p in kind.iterdir() if not p.name.startswith(".")], "entry promoted"
 
-    from probekit.data import load_treebank
-    from probekit.embed import embed
+    from probekit.io.embeddings import embed
+    from probekit.io.treebanks import load_treebank
 
     sentences = load_treebank("UD_English-EWT", ["dev"])["dev"][:600]
     cache = Cache(tmp_path)

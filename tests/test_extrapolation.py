@@ -1,4 +1,4 @@
-"""Scoring functions, split points and setups of Kunz & Kuhlmann 2021 (probekit.extrapolation)."""
+"""Scoring functions, split points and setups of Kunz & Kuhlmann 2021 (probekit.methods.extrapolation)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import extrapolation as ex
-from probekit.data import Sentence, read_conllu
 from probekit.errors import ParameterError
+from probekit.io.tasks import deprel_examples, gather_layers, pos_examples
+from probekit.io.treebanks import UPOS_TAGS, Sentence, read_conllu
+from probekit.methods.extrapolation import grid as extrapolation_grid
+from probekit.methods.extrapolation import scores, splits
 from probekit.probes.mlp import train_batched
-from probekit.tasks import UPOS_TAGS, deprel_examples, gather_layers, pos_examples
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_tagging.conllu"
 
@@ -77,59 +78,59 @@ def tagged():
 def test_sentence_and_arc_length():
     sents = [chain(3, "a"), sentence([("x", "NOUN", 3), ("y", "NOUN", 3), ("z", "VERB", 0)], "b")]
     pos, dep = pos_examples(sents), deprel_examples(sents)
-    np.testing.assert_array_equal(ex.sentence_length(pos), [3, 3, 3, 3, 3, 3])
-    np.testing.assert_array_equal(ex.sentence_length(dep), [3, 3, 3, 3])
-    np.testing.assert_array_equal(ex.arc_length(dep), [1, 1, 2, 1])
+    np.testing.assert_array_equal(scores.sentence_length(pos), [3, 3, 3, 3, 3, 3])
+    np.testing.assert_array_equal(scores.sentence_length(dep), [3, 3, 3, 3])
+    np.testing.assert_array_equal(scores.arc_length(dep), [1, 1, 2, 1])
     with pytest.raises(ParameterError, match="deprel"):
-        ex.arc_length(pos)
+        scores.arc_length(pos)
 
 
 def test_tag_proportion_is_one_minus_relative_frequency(tagged):
     train, evaluation = tagged
     # run/NOUN: 1 - 1/4; run/VERB: 1 - 3/4; saw/VERB: 1 - 1/2; blorp is unseen: 1 (hardest)
-    np.testing.assert_allclose(ex.tag_proportion(train, evaluation), [0.75, 0.25, 0.5, 1, 1])
+    np.testing.assert_allclose(scores.tag_proportion(train, evaluation), [0.75, 0.25, 0.5, 1, 1])
     np.testing.assert_allclose(
-        ex.tag_proportion(train, train), [0.25, 0.5, 0, 0.25, 0.75, 0.5, 0.25, 0]
+        scores.tag_proportion(train, train), [0.25, 0.5, 0, 0.25, 0.75, 0.5, 0.25, 0]
     )
 
 
 def test_most_frequent_tag_counts_and_ties(tagged):
     train, evaluation = tagged
-    vocab, mft, global_mft = ex.most_frequent_tags(train)
+    vocab, mft, global_mft = scores.most_frequent_tags(train)
     table = dict(zip(vocab.tolist(), (UPOS_TAGS[t] for t in mft), strict=True))
     assert table == {"run": "VERB", "saw": "NOUN", "the": "DET"}  # saw: tie, NOUN seen first
     assert UPOS_TAGS[global_mft] == "VERB"  # VERB 4, NOUN 2, DET 2
     # Unseen 'blorp' compares with the global mft (VERB) by default, or is always hard.
-    np.testing.assert_array_equal(ex.most_frequent_tag(train, evaluation), [1, 0, 1, 0, 1])
+    np.testing.assert_array_equal(scores.most_frequent_tag(train, evaluation), [1, 0, 1, 0, 1])
     np.testing.assert_array_equal(
-        ex.most_frequent_tag(train, evaluation, oov="hard"), [1, 0, 1, 1, 1]
+        scores.most_frequent_tag(train, evaluation, oov="hard"), [1, 0, 1, 1, 1]
     )
-    points = ex.mft_split_points()
-    np.testing.assert_array_equal(ex.hard_mask([1, 0, 1, 0, 1], points), [1, 0, 1, 0, 1])
-    np.testing.assert_array_equal(ex.easy_mask([1, 0, 1, 0, 1], points), [0, 1, 0, 1, 0])
+    points = splits.mft_split_points()
+    np.testing.assert_array_equal(splits.hard_mask([1, 0, 1, 0, 1], points), [1, 0, 1, 0, 1])
+    np.testing.assert_array_equal(splits.easy_mask([1, 0, 1, 0, 1], points), [0, 1, 0, 1, 0])
     with pytest.raises(ParameterError, match="oov"):
-        ex.most_frequent_tag(train, evaluation, oov="skip")
+        scores.most_frequent_tag(train, evaluation, oov="skip")
 
 
 def test_tag_scores_need_pos_examples(tagged):
     train, _ = tagged
     dep = deprel_examples([chain(3)])
     with pytest.raises(ParameterError, match="pos"):
-        ex.tag_proportion(train, dep)
+        scores.tag_proportion(train, dep)
 
 
 def test_learning_based_scores():
     loss = np.array([[[0.1, 2.0, 1.0], [0.3, 4.0, 1.0]]])  # (layers=1, ensemble=2, N=3)
-    np.testing.assert_allclose(ex.sample_loss(loss), [[0.2, 3.0, 1.0]])
+    np.testing.assert_allclose(scores.sample_loss(loss), [[0.2, 3.0, 1.0]])
     correct = np.zeros((2, 7, 3), dtype=bool)  # ensemble 2, 7 checkpoints, 3 examples
     correct[:, :, 0] = True  # always correct: c = 14
     correct[0, 3:, 1] = True  # c = 4
-    np.testing.assert_allclose(ex.speed_of_learning(correct), [1 / 15, 1 / 5, 1.0])
-    assert ex.SPEED_CHECKPOINTS == (1, 2, 4, 8, 16, 32, 64)
+    np.testing.assert_allclose(scores.speed_of_learning(correct), [1 / 15, 1 / 5, 1.0])
+    assert scores.SPEED_CHECKPOINTS == (1, 2, 4, 8, 16, 32, 64)
     with pytest.raises(ParameterError):
-        ex.speed_of_learning(np.zeros((7, 3), bool))
+        scores.speed_of_learning(np.zeros((7, 3), bool))
     with pytest.raises(ParameterError):
-        ex.sample_loss(np.zeros(3))
+        scores.sample_loss(np.zeros(3))
 
 
 @settings(max_examples=80, deadline=None)
@@ -137,18 +138,18 @@ def test_learning_based_scores():
     st.lists(st.integers(-50, 50), min_size=1, max_size=40), st.sampled_from([0.0, 0.25, 0.5, 0.75])
 )
 def test_percentile_is_the_sorted_list_convention(values, q):
-    assert ex.percentile(np.array(values), q) == sorted(values)[int(q * len(values))]
+    assert splits.percentile(np.array(values), q) == sorted(values)[int(q * len(values))]
 
 
 def test_percentile_errors():
     with pytest.raises(ParameterError, match="empty"):
-        ex.percentile(np.array([]), 0.5)
+        splits.percentile(np.array([]), 0.5)
     with pytest.raises(ParameterError, match="q"):
-        ex.percentile(np.array([1.0]), 1.0)
+        splits.percentile(np.array([1.0]), 1.0)
 
 
 def test_linguistic_split_is_strict():
-    points = ex.linguistic_split_points()
+    points = splits.linguistic_split_points()
     assert (points.m1, points.m2, points.m1_from, points.m2_from) == (
         17,
         29,
@@ -156,39 +157,39 @@ def test_linguistic_split_is_strict():
         "constant",
     )
     lengths = np.array([5, 16, 17, 18, 29, 30, 40])
-    np.testing.assert_array_equal(ex.easy_mask(lengths, points), [1, 1, 0, 0, 0, 0, 0])
-    np.testing.assert_array_equal(ex.hard_mask(lengths, points), [0, 0, 0, 0, 0, 1, 1])
+    np.testing.assert_array_equal(splits.easy_mask(lengths, points), [1, 1, 0, 0, 0, 0, 0])
+    np.testing.assert_array_equal(splits.hard_mask(lengths, points), [0, 0, 0, 0, 0, 1, 1])
 
 
 def test_distributional_split_records_its_sources():
     train = np.array([1, 1, 2, 2, 3, 4, 5, 9])  # sorted()[4] = 3 at 50 %
     evaluation = np.array([1, 2, 3, 4, 5, 6, 7, 8])  # sorted()[6] = 7 at 75 %
-    p = ex.distributional_split_points(train, evaluation)
+    p = splits.distributional_split_points(train, evaluation)
     assert (p.m1, p.m2, p.m1_from, p.m2_from, p.rule) == (3, 7, "train", "eval", "distributional")
-    np.testing.assert_array_equal(np.flatnonzero(ex.easy_mask(train, p)), [0, 1, 2, 3])
-    np.testing.assert_array_equal(np.flatnonzero(ex.hard_mask(evaluation, p)), [7])
-    q = ex.distributional_split_points(
-        train, evaluation, *ex.RELEASED_THRESHOLD_SOURCES["sentence_length_pos"]
+    np.testing.assert_array_equal(np.flatnonzero(splits.easy_mask(train, p)), [0, 1, 2, 3])
+    np.testing.assert_array_equal(np.flatnonzero(splits.hard_mask(evaluation, p)), [7])
+    q = splits.distributional_split_points(
+        train, evaluation, *splits.RELEASED_THRESHOLD_SOURCES["sentence_length_pos"]
     )
     assert (q.m1, q.m2, q.m2_from) == (3, 5, "train")
     with pytest.raises(ParameterError, match="m1_from"):
-        ex.distributional_split_points(train, evaluation, m1_from="dev")
+        splits.distributional_split_points(train, evaluation, m1_from="dev")
 
 
 def test_modified_arc_length_split():
     evaluation = np.array([1, 1, 1, 2, 2, 3, 4, 6])  # sorted()[6] = 4
-    p = ex.modified_arc_length_split_points(np.array([1, 2]), evaluation)
+    p = splits.modified_arc_length_split_points(np.array([1, 2]), evaluation)
     assert (p.m1, p.m2, p.m1_from, p.m2_from) == (3, 4, "constant", "eval")
-    np.testing.assert_array_equal(ex.easy_mask(np.array([1, 2, 3, 4]), p), [1, 1, 0, 0])
-    np.testing.assert_array_equal(np.flatnonzero(ex.hard_mask(evaluation, p)), [7])
+    np.testing.assert_array_equal(splits.easy_mask(np.array([1, 2, 3, 4]), p), [1, 1, 0, 0])
+    np.testing.assert_array_equal(np.flatnonzero(splits.hard_mask(evaluation, p)), [7])
 
 
 def test_setups_masks_and_size_control():
     train_scores = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], dtype=float)
     eval_scores = np.array([1, 5, 9, 10], dtype=float)
-    points = ex.SplitPoints(4, 8, "constant", "constant", "test")
-    s = ex.setups(train_scores, eval_scores, points, seed=3)
-    assert list(s) == list(ex.SETUPS)
+    points = splits.SplitPoints(4, 8, "constant", "constant", "test")
+    s = splits.setups(train_scores, eval_scores, points, seed=3)
+    assert list(s) == list(splits.SETUPS)
     assert s["standard"].train.all() and s["standard"].eval.all()
     np.testing.assert_array_equal(s["control"].eval, [0, 0, 1, 1])
     assert s["control"].train.all()
@@ -196,25 +197,25 @@ def test_setups_masks_and_size_control():
     np.testing.assert_array_equal(s["extrapolation"].eval, s["control"].eval)
     half = s["size_control"]
     assert half.train.sum() == 5 and half.eval.all()
-    again = ex.setups(train_scores, eval_scores, points, seed=3)["size_control"].train
-    other = ex.setups(train_scores, eval_scores, points, seed=4)["size_control"].train
+    again = splits.setups(train_scores, eval_scores, points, seed=3)["size_control"].train
+    other = splits.setups(train_scores, eval_scores, points, seed=4)["size_control"].train
     np.testing.assert_array_equal(half.train, again)
     assert not np.array_equal(half.train, other)
 
 
 def test_setups_refuse_an_empty_hard_set():
-    points = ex.SplitPoints(2, 5, "constant", "constant", "test")
+    points = splits.SplitPoints(2, 5, "constant", "constant", "test")
     with pytest.raises(ParameterError, match="hard set is empty"):
-        ex.setups(np.array([1.0, 3.0]), np.array([5.0, 5.0]), points, seed=0)
-    only = ex.setups(np.array([1.0, 3.0]), np.array([5.0, 5.0]), points, seed=0, names=["standard"])
+        splits.setups(np.array([1.0, 3.0]), np.array([5.0, 5.0]), points, seed=0)
+    only = splits.setups(np.array([1.0, 3.0]), np.array([5.0, 5.0]), points, seed=0, names=["standard"])
     assert list(only) == ["standard"]
     with pytest.raises(ParameterError, match="unknown"):
-        ex.setups(np.array([1.0]), np.array([1.0]), points, seed=0, names=["interpolation"])
+        splits.setups(np.array([1.0]), np.array([1.0]), points, seed=0, names=["interpolation"])
 
 
 def test_probe_grid_and_summary():
-    s = ex.setups(np.arange(10.0), np.arange(8.0), ex.SplitPoints(5, 5, "c", "c", "t"), seed=0)
-    specs, index = ex.probe_grid(s, layers=[0, 6], seeds=[1, 2, 3])
+    s = splits.setups(np.arange(10.0), np.arange(8.0), splits.SplitPoints(5, 5, "c", "c", "t"), seed=0)
+    specs, index = extrapolation_grid.probe_grid(s, layers=[0, 6], seeds=[1, 2, 3])
     assert len(specs) == 2 * 3 * 4 and len(index) == len(specs)
     assert {sp.view for sp in specs} == {0, 1}
     assert index.loc[(index.layer == 6)].shape[0] == 12
@@ -222,14 +223,14 @@ def test_probe_grid_and_summary():
     spec = specs[row.index[0]]
     assert spec.view == 1 and spec.seed == 2 and spec.train.sum() == 5 and spec.eval.sum() == 2
     with pytest.raises(ParameterError, match="entries"):
-        ex.probe_grid([s], layers=[0, 6])
+        extrapolation_grid.probe_grid([s], layers=[0, 6])
 
     class Fake:  # best_acc is all summarise reads
         def __init__(self, acc):
             self.specs, self.best_acc = specs, acc
 
     acc = np.arange(len(specs), dtype=float)
-    table = ex.summarise(Fake(acc), index)
+    table = extrapolation_grid.summarise(Fake(acc), index)
     got = table[(table.layer == 0) & (table.setup == "control")].iloc[0]
     picks = acc[(index.layer == 0) & (index.setup == "control")]
     assert got.acc_mean == pytest.approx(picks.mean()) and got.acc_sd == pytest.approx(
@@ -240,12 +241,12 @@ def test_probe_grid_and_summary():
 
 def test_sample_split_is_seeded():
     sents = read_conllu(FIXTURE) * 5
-    a = ex.sample_split(sents, 6, seed=1)
-    assert len(a) == 6 and a == ex.sample_split(sents, 6, seed=1)
-    assert any(ex.sample_split(sents, 6, seed=k) != a for k in range(2, 6))
-    assert len(ex.sample_split(sents, None, seed=0)) == len(sents)
+    a = splits.sample_split(sents, 6, seed=1)
+    assert len(a) == 6 and a == splits.sample_split(sents, 6, seed=1)
+    assert any(splits.sample_split(sents, 6, seed=k) != a for k in range(2, 6))
+    assert len(splits.sample_split(sents, None, seed=0)) == len(sents)
     with pytest.raises(ParameterError, match="n"):
-        ex.sample_split(sents, 0, seed=0)
+        splits.sample_split(sents, 0, seed=0)
 
 
 @pytest.fixture
@@ -264,21 +265,21 @@ def test_learning_scores_end_to_end_on_the_fixture(one_thread):
     noise = rng.normal(size=(2, len(train), 20))
     noise[1, :, : len(UPOS_TAGS)] += 2 * np.eye(len(UPOS_TAGS))[train.y]  # layer 1 knows POS
     X = gather_layers(list(noise.astype(np.float16)), train.rows)
-    specs = ex.ensemble_specs(2, seeds=[1, 2])
-    ckpts = ex.SPEED_CHECKPOINTS[:6]  # 9 batches per epoch x 8 epochs = 72 updates
+    specs = extrapolation_grid.ensemble_specs(2, seeds=[1, 2])
+    ckpts = scores.SPEED_CHECKPOINTS[:6]  # 9 batches per epoch x 8 epochs = 72 updates
     result = train_batched(
         X, train.y, X, train.y, len(UPOS_TAGS), specs, epochs=8, checkpoints=ckpts, record_loss=True
     )
-    speed = ex.speed_of_learning(result.ckpt_correct_train.reshape(2, 2, len(ckpts), -1))
-    loss = ex.sample_loss(result.loss_train.reshape(2, 2, -1))
+    speed = scores.speed_of_learning(result.ckpt_correct_train.reshape(2, 2, len(ckpts), -1))
+    loss = scores.sample_loss(result.loss_train.reshape(2, 2, -1))
     assert speed.shape == (2, len(train)) and loss.shape == (2, len(train))
     assert ((speed > 0) & (speed <= 1)).all() and (loss > 0).all()
     assert speed[1].mean() < speed[0].mean() and loss[1].mean() < loss[0].mean()
     per_layer = []
     for layer in range(2):
-        points = ex.distributional_split_points(loss[layer], loss[layer])
-        per_layer.append(ex.setups(loss[layer], loss[layer], points, seed=0))
-    grid, index = ex.probe_grid(per_layer, layers=[0, 6], seeds=[1])
+        points = splits.distributional_split_points(loss[layer], loss[layer])
+        per_layer.append(splits.setups(loss[layer], loss[layer], points, seed=0))
+    grid, index = extrapolation_grid.probe_grid(per_layer, layers=[0, 6], seeds=[1])
     assert len(grid) == 8 and set(index.layer) == {0, 6}
     assert not np.array_equal(grid[2].train, grid[6].train)  # extrapolation sets differ by layer
 
@@ -286,14 +287,14 @@ def test_learning_scores_end_to_end_on_the_fixture(one_thread):
 def test_split_points_by_scorer_uses_the_released_sources():
     train = np.array([0.0, 0.0, 0.0, 0.0, 0.5])  # in-sample tag scores: mostly 0
     evaluation = np.array([0.0, 0.2, 0.4, 0.6, 1.0, 1.0, 1.0, 1.0])
-    p = ex.split_points("tag_proportion", train, evaluation)
+    p = splits.split_points("tag_proportion", train, evaluation)
     assert (p.m1, p.m2, p.m1_from, p.m2_from) == (1.0, 1.0, "eval", "eval")
-    assert ex.easy_mask(train, p).all()  # a train median (0) would have emptied the easy set
-    assert ex.split_points("sentence_length_linguistic", train, evaluation).m1 == 17
-    assert ex.split_points("most_frequent_tag", train, evaluation).rule == "mft"
-    q = ex.split_points("arc_length", np.array([1, 1, 2, 3]), np.array([1, 2, 3, 4]))
+    assert splits.easy_mask(train, p).all()  # a train median (0) would have emptied the easy set
+    assert splits.split_points("sentence_length_linguistic", train, evaluation).m1 == 17
+    assert splits.split_points("most_frequent_tag", train, evaluation).rule == "mft"
+    q = splits.split_points("arc_length", np.array([1, 1, 2, 3]), np.array([1, 2, 3, 4]))
     assert (q.m1, q.m2, q.m1_from, q.m2_from) == (2, 4, "train", "eval")
-    fixed = ex.modified_arc_length_split_points(np.array([1]), np.array([1, 2, 3]), m2=4)
+    fixed = splits.modified_arc_length_split_points(np.array([1]), np.array([1, 2, 3]), m2=4)
     assert (fixed.m1, fixed.m2, fixed.m2_from) == (3, 4, "constant")
     with pytest.raises(ParameterError, match="scorer"):
-        ex.split_points("word_length", train, evaluation)
+        splits.split_points("word_length", train, evaluation)

@@ -1,4 +1,4 @@
-"""Tests of the Part IV glue (probekit.extrapolation_runs) on fixture sentences and fake vectors."""
+"""Tests of the Part IV glue (probekit.experiments.part4_extrapolation.runs) on fixture sentences and fake vectors."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import extrapolation as ex
-from probekit import extrapolation_runs as xr
-from probekit.cache import Cache
-from probekit.data import read_conllu
 from probekit.errors import ParameterError
+from probekit.experiments.part4_extrapolation import runs as xr
+from probekit.io.cache import Cache
+from probekit.io.treebanks import read_conllu
+from probekit.methods.extrapolation import scores as scoring
+from probekit.methods.extrapolation import splits as extrapolation_splits
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_tagging.conllu"
 
@@ -27,7 +28,7 @@ class FakeEntry:
 
 @dataclass
 class FakeEmbeddings:
-    """Stands in for probekit.embed.Embeddings: per-layer (N_words, d) arrays and offsets."""
+    """Stands in for probekit.io.embeddings.Embeddings: per-layer (N_words, d) arrays and offsets."""
 
     arrays: list[np.ndarray]
     offsets: np.ndarray
@@ -43,7 +44,8 @@ class FakeEmbeddings:
 
 def fake_embeddings(sentences, name: str, seed: int, d: int = 24) -> FakeEmbeddings:
     """Layer 0 is noise; layer 1 adds the word's UPOS one-hot, so it 'knows' POS."""
-    from probekit.tasks import UPOS_TAGS, pos_examples
+    from probekit.io.tasks import pos_examples
+    from probekit.io.treebanks import UPOS_TAGS
 
     lengths = [len(s) for s in sentences]
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
@@ -90,9 +92,9 @@ def test_task_examples_and_inputs(sample):
 def test_static_scores_match_the_scoring_functions(sample):
     train, evaluation = xr.task_examples("pos", sample)
     ts, es = xr.static_scores("most_frequent_tag", train, evaluation)
-    np.testing.assert_array_equal(es, ex.most_frequent_tag(train, evaluation))
+    np.testing.assert_array_equal(es, scoring.most_frequent_tag(train, evaluation))
     ts, es = xr.static_scores("tag_proportion", train, evaluation)
-    np.testing.assert_array_equal(ts, ex.tag_proportion(train, train))
+    np.testing.assert_array_equal(ts, scoring.tag_proportion(train, train))
     assert xr.static_scores("sentence_length", train, evaluation)[1].shape == (len(evaluation),)
     with pytest.raises(ParameterError, match="scorer"):
         xr.static_scores("loss", train, evaluation)
@@ -108,8 +110,8 @@ def pos_run(sample):
     ts, es = xr.static_scores("sentence_length", train, evaluation)
     # the fixture's sentences have 2-5 words, so the split points are set by hand
     for name, m1, m2 in (("short", 3, 3), ("shortest", 4, 4)):
-        points[name] = ex.SplitPoints(m1, m2, "constant", "constant", name)
-        splits[name] = ex.setups(ts, es, points[name], seed=0, names=xr.EXPERIMENT_SETUPS)
+        points[name] = extrapolation_splits.SplitPoints(m1, m2, "constant", "constant", name)
+        splits[name] = extrapolation_splits.setups(ts, es, points[name], seed=0, names=xr.EXPERIMENT_SETUPS)
     run = xr.run_splits(Xt, Xe, train, evaluation, splits, [0, 1], seeds=[1, 2], epochs=2)
     torch.set_num_threads(before)
     return run, points, evaluation
@@ -143,8 +145,8 @@ def test_hard_correctness_reproduces_the_control_accuracy(pos_run):
     for split in points:
         for setup in ("control", "extrapolation"):
             correct = xr.hard_correct(run, split, 1, 2, setup)
-            scores = ex.sentence_length(evaluation)
-            assert len(correct) == int(ex.hard_mask(scores, points[split]).sum())
+            scores = scoring.sentence_length(evaluation)
+            assert len(correct) == int(extrapolation_splits.hard_mask(scores, points[split]).sum())
             acc = table.query("split == @split and layer == 1 and seed == 2 and setup == @setup")
             assert 100 * correct.mean() == pytest.approx(float(acc["accuracy"].iloc[0]))
     comparison = xr.compare_hard(run, "short", 1, 1)
@@ -192,7 +194,7 @@ def test_ensemble_scores_are_cached(sample, tmp_path, monkeypatch, one_thread):
 @given(k=st.integers(1, 8), seed=st.integers(0, 100))
 def test_example_items_come_from_the_mask(sample, k, seed):
     train, _ = xr.task_examples("deprel", sample)
-    scores = ex.arc_length(train)
+    scores = scoring.arc_length(train)
     mask = scores > 2
     items = xr.example_items(sample.train, train, scores, mask, k, seed=seed)
     assert len(items) == min(k, int(mask.sum()))
@@ -206,7 +208,7 @@ def test_example_items_come_from_the_mask(sample, k, seed):
 def test_split_scores_sizes_and_histograms(sample):
     train, evaluation = xr.task_examples("deprel", sample)
     ts, es = xr.split_scores("arc_length_modified", train, evaluation)
-    np.testing.assert_array_equal(ts, ex.arc_length(train))
+    np.testing.assert_array_equal(ts, scoring.arc_length(train))
     learned = {"sample_loss": (np.arange(6.0).reshape(2, 3), np.ones((2, 4)))}
     lt, le = xr.split_scores("sample_loss", train, evaluation, learned, layer_pos=1)
     np.testing.assert_array_equal(lt, [3.0, 4.0, 5.0])
@@ -214,7 +216,7 @@ def test_split_scores_sizes_and_histograms(sample):
         xr.split_scores("speed_of_learning", train, evaluation)
     with pytest.raises(ParameterError, match="split"):
         xr.split_scores("loss", train, evaluation)
-    p = ex.SplitPoints(2.0, 1.0, "constant", "constant", "hand")
+    p = extrapolation_splits.SplitPoints(2.0, 1.0, "constant", "constant", "hand")
     sizes = xr.split_sizes({"arc": (p, ts, es)})
     assert sizes.loc["arc", "easy"] == int((ts < 2).sum())
     assert sizes.loc["arc", "hard %"] == pytest.approx(100 * (es > 1).mean())
@@ -257,10 +259,10 @@ def test_run_task_skips_empty_splits(sample, one_thread):
 )
 def test_include_top_ties_only_fills_an_empty_hard_set(scores):
     es = np.array(scores)
-    points = ex.distributional_split_points(es, es, "eval", "eval")
+    points = extrapolation_splits.distributional_split_points(es, es, "eval", "eval")
     widened = xr.include_top_ties(points, es)
-    hard = ex.hard_mask(es, widened)
-    if ex.hard_mask(es, points).any():
+    hard = extrapolation_splits.hard_mask(es, widened)
+    if extrapolation_splits.hard_mask(es, points).any():
         assert widened is points
     elif (es < es.max()).any():
         # exactly the examples tied at the top score, and the rule says so
@@ -268,7 +270,7 @@ def test_include_top_ties_only_fills_an_empty_hard_set(scores):
         assert widened.rule.endswith(xr.TIES_SUFFIX) and widened.m1 == points.m1
     else:
         assert not hard.any()
-    fixed = ex.linguistic_split_points(m1=0.0, m2=float(es.max()))
+    fixed = extrapolation_splits.linguistic_split_points(m1=0.0, m2=float(es.max()))
     assert xr.include_top_ties(fixed, es) is fixed  # constant thresholds are never moved
 
 

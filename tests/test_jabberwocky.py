@@ -1,4 +1,4 @@
-"""Tests of probekit.jabberwocky (Hall Maudslay & Cotterell 2021, §3) on a hand-written fixture."""
+"""Tests of probekit.methods.jabberwocky (Hall Maudslay & Cotterell 2021, §3) on a hand-written fixture."""
 
 from __future__ import annotations
 
@@ -14,21 +14,21 @@ import wordfreq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit.data import file_sha256, read_conllu, resolve_treebank
 from probekit.errors import DataNotFoundError, ParameterError, ProbekitError
-from probekit.jabberwocky.conllu import write_jabberwocky
-from probekit.jabberwocky.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, feature_set
-from probekit.jabberwocky.graphotactics import split_spelling
-from probekit.jabberwocky.inflection import inflect, inflect_set, inflections
-from probekit.jabberwocky.pseudowords import (
+from probekit.io.treebanks import file_sha256, read_conllu, resolve_treebank
+from probekit.methods.jabberwocky.conllu import write_jabberwocky
+from probekit.methods.jabberwocky.feature_sets import FEATURE_SETS, PAPER_FEATURE_SETS, feature_set
+from probekit.methods.jabberwocky.graphotactics import split_spelling
+from probekit.methods.jabberwocky.inflection import inflect, inflect_set, inflections
+from probekit.methods.jabberwocky.pseudowords import (
     PseudowordListError,
     generate_pseudowords,
     is_real_word,
     load_pseudowords,
     reject_real,
 )
-from probekit.jabberwocky.substitution import match_case, substitute
-from probekit.jabberwocky.treebank import make_jabberwocky
+from probekit.methods.jabberwocky.substitution import match_case, substitute
+from probekit.methods.jabberwocky.treebank import make_jabberwocky
 
 FIXTURE = Path(__file__).parent / "fixtures" / "jabberwocky_src.conllu"
 

@@ -1,4 +1,4 @@
-"""Tests of the Part II experiment glue (probekit.jabberwocky_runs) on a hand-written fixture."""
+"""Tests of the Part II experiment glue (probekit.experiments.part2_jabberwocky) on a hand-written fixture."""
 
 from __future__ import annotations
 
@@ -14,40 +14,53 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import trees as T
 from probekit.cli import main
-from probekit.data import load_treebank, read_conllu
 from probekit.errors import ParameterError, ProbekitError
-from probekit.jabberwocky_runs.baselines import BASELINES, baseline_scores, best_baseline
-from probekit.jabberwocky_runs.comparisons import (
+from probekit.experiments.part1_probe_parser.syntactic_distance import tree_path
+from probekit.experiments.part1_probe_parser.training import KINDS
+from probekit.experiments.part2_jabberwocky.baselines import (
+    BASELINES,
+    baseline_scores,
+    best_baseline,
+)
+from probekit.experiments.part2_jabberwocky.comparisons import (
     difference,
     drops_table,
     edge_comparison,
     leads_table,
 )
-from probekit.jabberwocky_runs.corpus import aligned_pairs, corpus_dir, ensure_corpus, substituted
-from probekit.jabberwocky_runs.corpus_figures import (
+from probekit.experiments.part2_jabberwocky.corpus import (
+    aligned_pairs,
+    corpus_dir,
+    ensure_corpus,
+    substituted,
+)
+from probekit.experiments.part2_jabberwocky.corpus_figures import (
     coverage_figure,
     length_figure,
     parse_figure,
     pick_parse_example,
 )
-from probekit.jabberwocky_runs.corpus_tables import (
+from probekit.experiments.part2_jabberwocky.corpus_tables import (
     coverage_table,
     example_table,
     part_table,
     stem_table,
     upos_coverage,
 )
-from probekit.jabberwocky_runs.probes import chapter12_configs, choose_layer, run_representation
-from probekit.jabberwocky_runs.representations import (
+from probekit.experiments.part2_jabberwocky.probes import (
+    chapter12_configs,
+    choose_layer,
+    run_representation,
+)
+from probekit.experiments.part2_jabberwocky.representations import (
     VectorSet,
     short_model_name,
     sinusoidal_positions,
     type_level_vectors,
     with_positions,
 )
-from probekit.jabberwocky_runs.results import (
+from probekit.experiments.part2_jabberwocky.results import (
     CLAIM_PHRASES,
     bars_figure,
     overall_verdict,
@@ -55,9 +68,10 @@ from probekit.jabberwocky_runs.results import (
     scores_table,
     summary_table,
 )
-from probekit.syntax.metrics import EvalSet, edge_outcomes, summarise
-from probekit.syntax.syntactic_distance import tree_path
-from probekit.syntax.training import KINDS
+from probekit.io.treebanks import load_treebank, read_conllu
+from probekit.trees import baselines as tree_baselines
+from probekit.trees import distances, metrics
+from probekit.trees.evaluation import EvalSet, edge_outcomes, summarise
 
 matplotlib.use("Agg")
 
@@ -228,7 +242,7 @@ def test_cli_writes_conllu_that_reads_back(source_dir, tmp_path, capsys):
 def test_simple_baselines_score_identically_on_jabberwocky(corpus, source_dir):
     _, _, pairs = corpus
     train = load_treebank(source_dir, splits=("train",))["train"]
-    majority = T.MajorityTree(min_count=1).fit([s.heads for s in train])
+    majority = tree_baselines.MajorityTree(min_count=1).fit([s.heads for s in train])
     normal = baseline_scores(majority, EvalSet.build([o for o, _ in pairs]))
     jabber = baseline_scores(majority, EvalSet.build([j for _, j in pairs]))
     pd.testing.assert_frame_equal(normal, jabber)
@@ -245,10 +259,10 @@ def test_linear_chain_baseline_matches_trees(lengths, seed):
     rng = np.random.default_rng(seed)
     heads = [random_heads(rng, n) for n in lengths]
     gold = eval_set(heads)
-    scores = baseline_scores(T.MajorityTree().fit(heads), gold)
+    scores = baseline_scores(tree_baselines.MajorityTree().fit(heads), gold)
     chain = scores[scores["baseline"] == "linear chain"]
-    dists = [T.tree_distances(T.linear_chain_heads(n)) for n in lengths]
-    assert summarise(chain)["uuas"] == pytest.approx(T.uuas(dists, heads))
+    dists = [distances.tree_distances(tree_baselines.linear_chain_heads(n)) for n in lengths]
+    assert summarise(chain)["uuas"] == pytest.approx(metrics.uuas(dists, heads))
     assert best_baseline(scores, "uuas") in BASELINES
 
 
@@ -268,7 +282,7 @@ def test_edge_outcomes_agree_with_uuas_counts(lengths, seed):
         m = rng.random((n, n))
         preds.append(m + m.T)
     outcomes = edge_outcomes(preds, gold)
-    correct, total = T.uuas_counts(preds, gold.heads, gold.keep)
+    correct, total = metrics.uuas_counts(preds, gold.heads, gold.keep)
     assert outcomes.size == total.sum()
     assert outcomes.sum() == correct.sum()
     assert edge_outcomes(gold.gold, gold).all()
@@ -450,7 +464,7 @@ def test_run_representation_tables(source_dir):
     assert set(df["representation"]) == {"toy · best layer", "toy · layer 0"}
     assert set(df["dataset"]) == {"normal", "Jabberwocky"} and set(df["seed"]) == {1, 2}
     assert len(df) == 2 * 2 * 2 * 2 * len(sents)
-    majority = T.MajorityTree(min_count=1).fit(gold.heads)
+    majority = tree_baselines.MajorityTree(min_count=1).fit(gold.heads)
     baselines = baseline_scores(majority, gold)
     scores = scores_table(df, baselines)
     base = scores[scores["representation"].isin(BASELINES)]

@@ -1,4 +1,4 @@
-"""probekit.ledger: the claims ledger judges claims from saved results, and only from them."""
+"""probekit.book.ledger: the claims ledger judges claims from saved results, and only from them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from probekit import book, ledger
+from probekit.book import glue, ledger, runner
+from probekit.io import results
 from probekit.errors import ParameterError, ProbekitError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -116,7 +117,7 @@ def _mutate(claim_id: str) -> tuple[dict, str]:
 def test_enough_claims_per_paper_each_linked_to_a_measuring_chapter():
     assert len(ledger.CLAIMS) >= 20
     assert len({c.id for c in ledger.CLAIMS}) == len(ledger.CLAIMS)
-    chapters = book.toc_chapters(REPO)
+    chapters = runner.toc_chapters(REPO)
     for paper in ledger.PAPERS:
         n = sum(c.paper == paper.key for c in ledger.CLAIMS)
         assert 3 <= n <= 6, (paper.key, n)
@@ -153,13 +154,13 @@ def test_the_ledger_reads_the_files_the_chapters_saved(tmp_path):
     """End to end through JSON files: edit one saved result and the verdict follows."""
     for slug, values in SAVED.items():
         (tmp_path / f"{slug}.json").write_text(json.dumps(values))
-    table = ledger.evaluate(book.load_results(tmp_path))
+    table = ledger.evaluate(results.load_results(tmp_path))
     assert set(table["verdict"]) == {R}
     saved = tmp_path / "12_probe_vs_parser.json"
     values = json.loads(saved.read_text())
     values.update(uuas_estimate=-4.0, uuas_low=-6.0, uuas_high=-2.0)
     saved.write_text(json.dumps(values))
-    table = ledger.evaluate(book.load_results(tmp_path)).set_index("id")
+    table = ledger.evaluate(results.load_results(tmp_path)).set_index("id")
     assert table.loc["I.2", "verdict"] == NR
     assert "-4.0 points" in table.loc["I.2", "measured"]
 
@@ -228,9 +229,9 @@ def test_saved_comparison_keys_match_what_the_ledger_reads():
     """Glue.comparison saves exactly the keys ledger.mcnemar reads."""
     import numpy as np
 
-    from probekit.power.comparison import compare
+    from probekit.stats.comparison import compare
 
-    g = book.Glue("t")
+    g = glue.Glue("t")
     rng = np.random.default_rng(0)
     a = rng.random(400) < 0.8
     b = a & (rng.random(400) < 0.9)
@@ -243,13 +244,13 @@ def test_saved_comparison_keys_match_what_the_ledger_reads():
 def test_load_results_names_a_broken_file(tmp_path):
     (tmp_path / "12_probe_vs_parser.json").write_text('{"uuas_estimate": 1.0,\n oops}')
     with pytest.raises(ProbekitError, match=r"12_probe_vs_parser\.json:2: not valid JSON"):
-        book.load_results(tmp_path)
+        results.load_results(tmp_path)
     (tmp_path / "12_probe_vs_parser.json").write_text("[1, 2]")
     with pytest.raises(ProbekitError, match="expected a JSON object"):
-        book.load_results(tmp_path, ["12_probe_vs_parser"])
-    assert book.load_results(tmp_path / "absent") == {}
+        results.load_results(tmp_path, ["12_probe_vs_parser"])
+    assert results.load_results(tmp_path / "absent") == {}
     (tmp_path / "12_probe_vs_parser.json").write_text('{"uuas_estimate": 1.0}')
-    assert book.load_results(tmp_path, ["12_probe_vs_parser", "99_absent"]) == {
+    assert results.load_results(tmp_path, ["12_probe_vs_parser", "99_absent"]) == {
         "12_probe_vs_parser": {"uuas_estimate": 1.0}
     }
 

@@ -7,9 +7,13 @@ import pytest
 import torch
 
 from probekit.errors import ParameterError
-from probekit.pareto import MLPConfig, shuffle_heads
+from probekit.methods.pareto.controls import shuffle_heads
 from probekit.probes import biaffine as B
 from probekit.probes import linear as L
+from probekit.probes.mlp_stack import MLPConfig
+from probekit.probes.training import TrainOptions
+from probekit.representations.types import OneHotEmbedding
+from probekit.seeds import derived_seeds
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -21,7 +25,7 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-FAST = L.TrainOptions(
+FAST = TrainOptions(
     batch_size=64, lr=0.05, eval_every=10, patience=5, min_delta=0.0, max_steps=300
 )
 
@@ -131,7 +135,7 @@ def test_onehot_probe_learns_and_leaves_unseen_types_untrained():
     )
     assert res.accuracy(ids, y)[0] == 1.0
     ((_, stack),) = res.stacks
-    start = L.OneHotEmbedding(25, 6, n_probes=1, seed=L.derived_seeds(0)[0]).weight
+    start = OneHotEmbedding(25, 6, n_probes=1, seed=derived_seeds(0)[0]).weight
     trained = stack.embedding.weight.detach()
     assert torch.equal(trained[0, 20:], start[0, 20:].detach())
     assert not torch.equal(trained[0, :20], start[0, :20].detach())
@@ -198,7 +202,7 @@ def star_trees(m: int, seed: int, d: int = 12):
     return inputs, heads
 
 
-PARSE_FAST = L.TrainOptions(
+PARSE_FAST = TrainOptions(
     batch_size=16,
     lr=0.05,
     eval_every=10,
@@ -261,7 +265,7 @@ def test_biaffine_trains_on_shuffled_heads():
     # Label-shuffled parsing targets are not trees (self-heads allowed); training must cope.
     inputs, heads = star_trees(30, 2)
     shuffled = shuffle_heads(heads, seed=0)
-    opts = L.TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
+    opts = TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
     res = B.train_biaffine_probes(
         [B.BiaffineConfig()], inputs, shuffled, inputs, shuffled, seed=0, options=opts
     )
@@ -272,7 +276,7 @@ def test_biaffine_onehot_inputs():
     rng = np.random.default_rng(3)
     inputs = [rng.integers(0, 5, size=int(rng.integers(2, 6))) for _ in range(20)]
     heads = [np.r_[0, np.ones(len(s) - 1, dtype=np.int64)] for s in inputs]
-    opts = L.TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
+    opts = TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
     res = B.train_biaffine_probes(
         [B.BiaffineConfig(alpha=0.0), B.BiaffineConfig(alpha=0.1)],
         inputs,

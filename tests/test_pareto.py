@@ -1,4 +1,4 @@
-"""Tests for probekit.pareto (Pimentel et al. 2020): frontier, hypervolume, complexity,
+"""Tests for probekit.methods.pareto (Pimentel et al. 2020): frontier, hypervolume, complexity,
 controls, lookup baselines, entropies and non-contextual representations."""
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import pareto as P
 from probekit.errors import DataNotFoundError, ParameterError
+from probekit.methods.pareto import architectures, controls, entropy, frontier, lookups
+from probekit.probes import norms as matrix_norms
+from probekit.representations import fasttext, types
 
 # --------------------------------------------------------------------------------------------
 # Frontier
@@ -34,14 +36,14 @@ def brute_frontier(c, a):
 
 
 def test_frontier_single_point():
-    assert P.pareto_frontier([3.0], [0.5]).tolist() == [0]
+    assert frontier.pareto_frontier([3.0], [0.5]).tolist() == [0]
 
 
 def test_frontier_drops_dominated_points_and_sorts_by_complexity():
     c = [5.0, 1.0, 3.0, 4.0, 2.0]
     a = [0.9, 0.2, 0.6, 0.5, 0.7]
     # (4, .5) is dominated by (3, .6); (3, .6) is dominated by (2, .7).
-    assert P.pareto_frontier(c, a).tolist() == [1, 4, 0]
+    assert frontier.pareto_frontier(c, a).tolist() == [1, 4, 0]
 
 
 def test_frontier_ties():
@@ -49,11 +51,11 @@ def test_frontier_ties():
     a = [0.5, 0.5, 0.4, 0.5, 0.8]
     # Exact copies (0, 1) are both kept; same complexity and lower accuracy (2) is dominated;
     # same accuracy and higher complexity (3) is dominated.
-    assert P.pareto_frontier(c, a).tolist() == [0, 1, 4]
+    assert frontier.pareto_frontier(c, a).tolist() == [0, 1, 4]
 
 
 def test_frontier_empty():
-    assert P.pareto_frontier([], []).tolist() == []
+    assert frontier.pareto_frontier([], []).tolist() == []
 
 
 coords = st.integers(0, 6).map(float)
@@ -64,7 +66,7 @@ coords = st.integers(0, 6).map(float)
 def test_frontier_matches_brute_force(points):
     c = [p[0] for p in points]
     a = [p[1] for p in points]
-    assert P.pareto_frontier(c, a).tolist() == brute_frontier(c, a)
+    assert frontier.pareto_frontier(c, a).tolist() == brute_frontier(c, a)
 
 
 @pytest.mark.parametrize(
@@ -73,7 +75,7 @@ def test_frontier_matches_brute_force(points):
 )
 def test_frontier_rejects_bad_input(c, a):
     with pytest.raises(ParameterError):
-        P.pareto_frontier(c, a)
+        frontier.pareto_frontier(c, a)
 
 
 # --------------------------------------------------------------------------------------------
@@ -96,35 +98,35 @@ def brute_hypervolume(c, a, cap):
 
 def test_hypervolume_one_point():
     # Nothing fits a budget below 100; from 100 to the cap the best accuracy is 0.8.
-    assert P.hypervolume([100.0], [0.8], 400.0) == pytest.approx(300 * 0.8 / 400)
-    assert P.hypervolume([100.0], [0.8], 400.0, normalise=False) == pytest.approx(240.0)
+    assert frontier.hypervolume([100.0], [0.8], 400.0) == pytest.approx(300 * 0.8 / 400)
+    assert frontier.hypervolume([100.0], [0.8], 400.0, normalise=False) == pytest.approx(240.0)
 
 
 def test_hypervolume_staircase():
     c, a = [0.0, 100.0, 200.0], [0.2, 0.5, 0.9]
     expected = (100 * 0.2 + 100 * 0.5 + 200 * 0.9) / 400
-    assert P.hypervolume(c, a, 400.0) == pytest.approx(expected)
+    assert frontier.hypervolume(c, a, 400.0) == pytest.approx(expected)
 
 
 def test_hypervolume_ignores_dominated_points():
     c, a = [0.0, 100.0, 200.0], [0.2, 0.5, 0.9]
-    base = P.hypervolume(c, a, 400.0)
-    assert P.hypervolume([*c, 150.0, 300.0], [*a, 0.4, 0.85], 400.0) == pytest.approx(base)
+    base = frontier.hypervolume(c, a, 400.0)
+    assert frontier.hypervolume([*c, 150.0, 300.0], [*a, 0.4, 0.85], 400.0) == pytest.approx(base)
 
 
 def test_hypervolume_points_beyond_cap_add_nothing():
-    assert P.hypervolume([500.0], [0.99], 400.0) == 0.0
-    assert P.hypervolume([400.0], [0.99], 400.0) == 0.0
-    with_far = P.hypervolume([100.0, 1131.0], [0.5, 0.94], 400.0)
-    assert with_far == pytest.approx(P.hypervolume([100.0], [0.5], 400.0))
+    assert frontier.hypervolume([500.0], [0.99], 400.0) == 0.0
+    assert frontier.hypervolume([400.0], [0.99], 400.0) == 0.0
+    with_far = frontier.hypervolume([100.0, 1131.0], [0.5, 0.94], 400.0)
+    assert with_far == pytest.approx(frontier.hypervolume([100.0], [0.5], 400.0))
 
 
 def test_hypervolume_reference_accuracy_and_shuffled_scale():
     # Memorisation complexity lives in [0, 1]: cap 1, no further normalisation needed.
-    assert P.hypervolume([0.25], [0.8], 1.0) == pytest.approx(0.75 * 0.8)
+    assert frontier.hypervolume([0.25], [0.8], 1.0) == pytest.approx(0.75 * 0.8)
     # Reference accuracy 0.5: only the part above 0.5 counts, normalised by the box 1 x 0.5.
-    assert P.hypervolume([0.0], [0.8], 1.0, min_accuracy=0.5) == pytest.approx(0.6)
-    assert P.hypervolume([0.0], [0.3], 1.0, min_accuracy=0.5) == 0.0
+    assert frontier.hypervolume([0.0], [0.8], 1.0, min_accuracy=0.5) == pytest.approx(0.6)
+    assert frontier.hypervolume([0.0], [0.3], 1.0, min_accuracy=0.5) == 0.0
 
 
 @settings(max_examples=100, deadline=None)
@@ -138,19 +140,19 @@ def test_hypervolume_matches_union_of_rectangles(points):
     c = [p[0] for p in points]
     a = [p[1] for p in points]
     cap = 10.0
-    hv = P.hypervolume(c, a, cap, normalise=False)
+    hv = frontier.hypervolume(c, a, cap, normalise=False)
     assert hv == pytest.approx(brute_hypervolume(c, a, cap), abs=1e-9)
-    norm = P.hypervolume(c, a, cap)
+    norm = frontier.hypervolume(c, a, cap)
     assert 0.0 <= norm <= max([ai for ci, ai in points if ci <= cap], default=0.0) + 1e-12
 
 
 def test_hypervolume_bad_cap():
     with pytest.raises(ParameterError):
-        P.hypervolume([1.0], [0.5], 0.0)
+        frontier.hypervolume([1.0], [0.5], 0.0)
 
 
 def test_staircase_shape():
-    x, h = P.frontier_staircase([0.0, 100.0, 100.0, 500.0], [0.2, 0.5, 0.5, 0.9], 400.0)
+    x, h = frontier.frontier_staircase([0.0, 100.0, 100.0, 500.0], [0.2, 0.5, 0.5, 0.9], 400.0)
     assert x.tolist() == [0.0, 100.0, 400.0]
     assert h.tolist() == [0.2, 0.5, 0.5]
 
@@ -164,9 +166,9 @@ def test_nuclear_norm_matches_numpy_svd():
     rng = np.random.default_rng(0)
     W, b = rng.normal(size=(5, 8)), rng.normal(size=5)
     expected = np.linalg.svd(np.c_[W, b], compute_uv=False).sum()
-    assert P.nuclear_norm(W, b) == pytest.approx(expected)
-    assert P.nuclear_norm(W) == pytest.approx(np.linalg.svd(W, compute_uv=False).sum())
-    t = P.nuclear_norm(torch.tensor(W), torch.tensor(b))
+    assert matrix_norms.nuclear_norm(W, b) == pytest.approx(expected)
+    assert matrix_norms.nuclear_norm(W) == pytest.approx(np.linalg.svd(W, compute_uv=False).sum())
+    t = matrix_norms.nuclear_norm(torch.tensor(W), torch.tensor(b))
     assert isinstance(t, torch.Tensor) and float(t) == pytest.approx(expected)
 
 
@@ -175,7 +177,7 @@ def test_nuclear_norm_stacked_and_differentiable(shape):
     rng = np.random.default_rng(1)
     W = torch.tensor(rng.normal(size=shape), requires_grad=True)
     b = torch.tensor(rng.normal(size=shape[:-1]), requires_grad=True)
-    norms = P.nuclear_norm(W, b)
+    norms = matrix_norms.nuclear_norm(W, b)
     assert norms.shape == (shape[0],)
     for p in range(shape[0]):
         M = np.c_[W[p].detach().numpy(), b[p].detach().numpy()]
@@ -191,7 +193,7 @@ def test_nuclear_norm_subgradient_at_low_rank():
     # Rank-1 matrix: zero singular values, the gradient must stay finite.
     u, v = torch.randn(4, 1, dtype=torch.float64), torch.randn(1, 7, dtype=torch.float64)
     M = (u @ v).requires_grad_()
-    P.nuclear_norm(M).backward()
+    matrix_norms.nuclear_norm(M).backward()
     assert torch.isfinite(M.grad).all()
     assert float(torch.linalg.matrix_norm(M.grad, ord=2)) == pytest.approx(1.0)
 
@@ -199,8 +201,8 @@ def test_nuclear_norm_subgradient_at_low_rank():
 def test_numerical_rank():
     rng = np.random.default_rng(2)
     W = rng.normal(size=(6, 2)) @ rng.normal(size=(2, 9))
-    assert int(P.numerical_rank(W)) == 2
-    assert int(P.numerical_rank(W, np.ones(6))) == 3
+    assert int(matrix_norms.numerical_rank(W)) == 2
+    assert int(matrix_norms.numerical_rank(W, np.ones(6))) == 3
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,29 +212,29 @@ def test_numerical_rank():
 
 def test_shuffle_labels_is_a_true_permutation():
     labels = np.arange(50)
-    out = P.shuffle_labels(labels, seed=3)
+    out = controls.shuffle_labels(labels, seed=3)
     # The released code's np.random.shuffle on a tensor duplicated labels; this must not.
     assert sorted(out.tolist()) == labels.tolist()
     assert not np.array_equal(out, labels)
-    assert np.array_equal(out, P.shuffle_labels(labels, seed=3))
-    assert not np.array_equal(out, P.shuffle_labels(labels, seed=4))
+    assert np.array_equal(out, controls.shuffle_labels(labels, seed=3))
+    assert not np.array_equal(out, controls.shuffle_labels(labels, seed=4))
     assert labels.tolist() == list(range(50))  # input untouched
 
 
 def test_shuffle_labels_keeps_string_multiset():
     tags = np.array(["NOUN"] * 5 + ["VERB"] * 3 + ["DET"] * 2)
-    out = P.shuffle_labels(tags, seed=0)
+    out = controls.shuffle_labels(tags, seed=0)
     assert sorted(out.tolist()) == sorted(tags.tolist())
 
 
 def test_shuffle_heads_permutes_within_each_sentence():
     heads = [np.array([2, 0, 2, 3]), np.array([0, 1]), np.array([3, 3, 0, 3, 4, 4])]
-    out = P.shuffle_heads(heads, seed=5)
+    out = controls.shuffle_heads(heads, seed=5)
     for h, o in zip(heads, out, strict=True):
         assert sorted(o.tolist()) == sorted(h.tolist())
-    again = P.shuffle_heads(heads, seed=5)
+    again = controls.shuffle_heads(heads, seed=5)
     assert all(np.array_equal(o, g) for o, g in zip(out, again, strict=True))
-    other = P.shuffle_heads(heads, seed=6)
+    other = controls.shuffle_heads(heads, seed=6)
     assert any(not np.array_equal(o, g) for o, g in zip(out, other, strict=True))
 
 
@@ -241,25 +243,25 @@ def test_shuffle_word_order_and_full():
         ["the", "cat", "sat", "on", "the", "mat"],
         SimpleNamespace(forms=np.array(["a", "b", "c"])),
     ]
-    tokens, orders = P.shuffle_word_order(sentences, seed=1)
+    tokens, orders = controls.shuffle_word_order(sentences, seed=1)
     originals = [sentences[0], ["a", "b", "c"]]
     for t, o, orig in zip(tokens, orders, originals, strict=True):
         assert sorted(o.tolist()) == list(range(len(orig)))
         assert t == [orig[i] for i in o]
     labels = np.arange(9)
-    full = P.shuffle_full(sentences, labels, seed=1)
+    full = controls.shuffle_full(sentences, labels, seed=1)
     assert sorted(full.labels.tolist()) == labels.tolist()
     assert [sorted(t) for t in full.token_lists] == [sorted(s) for s in originals]
-    again = P.shuffle_full(sentences, labels, seed=1)
+    again = controls.shuffle_full(sentences, labels, seed=1)
     assert np.array_equal(full.labels, again.labels) and full.token_lists == again.token_lists
-    other = P.shuffle_full(sentences, labels, seed=2)
+    other = controls.shuffle_full(sentences, labels, seed=2)
     assert not np.array_equal(full.labels, other.labels)
 
 
 @pytest.mark.parametrize("seed", [-1, 1.5, True, "0"])
 def test_shuffles_reject_bad_seeds(seed):
     with pytest.raises(ParameterError):
-        P.shuffle_labels(np.arange(3), seed)
+        controls.shuffle_labels(np.arange(3), seed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -270,11 +272,11 @@ def test_shuffles_reject_bad_seeds(seed):
 def test_posl_lookup():
     words = ["run", "run", "run", "dog", "dog", "the", "the", "the", "the"]
     tags = ["VERB", "VERB", "NOUN", "NOUN", "VERB", "DET", "DET", "DET", "PRON"]
-    lookup = P.fit_posl_lookup(words, tags)
+    lookup = lookups.fit_posl_lookup(words, tags)
     # run: VERB by majority; dog: tie NOUN/VERB -> smallest in sorted order; global: DET.
-    pred = P.predict_posl_lookup(lookup, ["run", "dog", "the", "unseen"])
+    pred = lookups.predict_posl_lookup(lookup, ["run", "dog", "the", "unseen"])
     assert pred.tolist() == ["VERB", "NOUN", "DET", "DET"]
-    shuffled = P.fit_posl_lookup(words[::-1], tags[::-1])
+    shuffled = lookups.fit_posl_lookup(words[::-1], tags[::-1])
     assert shuffled == lookup  # tie-breaking does not depend on data order
 
 
@@ -282,11 +284,11 @@ def test_dal_lookup_each_backoff_step():
     dependents = ["cat", "cat", "cat", "dog", "big", "big", "the"]
     heads = ["sat", "sat", "saw", "saw", "dog", "dog", "cat"]
     labels = ["nsubj", "nsubj", "obj", "obj", "amod", "amod", "det"]
-    lookup = P.fit_dal_lookup(dependents, heads, labels)
+    lookup = lookups.fit_dal_lookup(dependents, heads, labels)
     test_dep = ["cat", "cat", "zebra", "zebra", "cat"]
     test_head = ["saw", "ran", "dog", "nowhere", "sat"]
-    levels = P.dal_backoff_level(lookup, test_dep, test_head)
-    pred = P.predict_dal_lookup(lookup, test_dep, test_head)
+    levels = lookups.dal_backoff_level(lookup, test_dep, test_head)
+    pred = lookups.predict_dal_lookup(lookup, test_dep, test_head)
     # 1: seen arc (cat, saw) -> obj. 2: unseen arc, tail "cat" -> its most frequent label,
     # nsubj (2 of 3). 3: tail unseen, head "dog" seen as head -> amod. 4: global: the labels
     # amod, nsubj and obj tie at 2, so the smallest in sorted order, amod.
@@ -296,15 +298,15 @@ def test_dal_lookup_each_backoff_step():
 
 def test_dal_lookup_roles_are_separate():
     # "dog" only occurs as a head, so as a tail it is unknown: step 3 on the head word.
-    lookup = P.fit_dal_lookup(["big"], ["dog"], ["amod"])
-    assert P.dal_backoff_level(lookup, ["dog"], ["dog"]).tolist() == [3]
+    lookup = lookups.fit_dal_lookup(["big"], ["dog"], ["amod"])
+    assert lookups.dal_backoff_level(lookup, ["dog"], ["dog"]).tolist() == [3]
 
 
 def test_lookup_rejects_mismatched_lengths():
     with pytest.raises(ParameterError):
-        P.fit_posl_lookup(["a", "b"], ["X"])
+        lookups.fit_posl_lookup(["a", "b"], ["X"])
     with pytest.raises(ParameterError):
-        P.fit_dal_lookup([], [], [])
+        lookups.fit_dal_lookup([], [], [])
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,18 +315,18 @@ def test_lookup_rejects_mismatched_lengths():
 
 
 def test_entropy_known_distributions():
-    assert P.entropy(["a", "b", "c", "d"]) == pytest.approx(2.0)
-    assert P.entropy([1, 1, 1]) == pytest.approx(0.0)
-    assert P.entropy(["x", "y", "z", "z"]) == pytest.approx(1.5)
+    assert entropy.entropy(["a", "b", "c", "d"]) == pytest.approx(2.0)
+    assert entropy.entropy([1, 1, 1]) == pytest.approx(0.0)
+    assert entropy.entropy(["x", "y", "z", "z"]) == pytest.approx(1.5)
 
 
 def test_conditional_entropy_known_distribution():
     # p(word a) = 1/2 with labels x, y equally likely (1 bit); word b always z (0 bits).
     labels = ["x", "y", "z", "z"]
     words = ["a", "a", "b", "b"]
-    assert P.conditional_entropy(labels, words) == pytest.approx(0.5)
-    assert P.conditional_entropy(labels, labels) == pytest.approx(0.0)
-    assert P.conditional_entropy(labels, ["w"] * 4) == pytest.approx(P.entropy(labels))
+    assert entropy.conditional_entropy(labels, words) == pytest.approx(0.5)
+    assert entropy.conditional_entropy(labels, labels) == pytest.approx(0.0)
+    assert entropy.conditional_entropy(labels, ["w"] * 4) == pytest.approx(entropy.entropy(labels))
 
 
 @settings(max_examples=50, deadline=None)
@@ -332,7 +334,7 @@ def test_conditional_entropy_known_distribution():
 def test_conditional_entropy_bounds(pairs):
     labels = [p[0] for p in pairs]
     words = [p[1] for p in pairs]
-    h, hc = P.entropy(labels), P.conditional_entropy(labels, words)
+    h, hc = entropy.entropy(labels), entropy.conditional_entropy(labels, words)
     assert -1e-12 <= hc <= h + 1e-12
 
 
@@ -342,30 +344,30 @@ def test_conditional_entropy_bounds(pairs):
 
 
 def test_random_type_vectors_fixed_per_type():
-    a = P.random_type_vectors(["dog", "cat", "the"], 16, seed=7)
-    b = P.random_type_vectors(["the", "zebra", "dog"], 16, seed=7)
+    a = types.random_type_vectors(["dog", "cat", "the"], 16, seed=7)
+    b = types.random_type_vectors(["the", "zebra", "dog"], 16, seed=7)
     assert a.shape == (3, 16) and a.dtype == np.float32
     assert np.array_equal(a[0], b[2]) and np.array_equal(a[2], b[0])
-    c = P.random_type_vectors(["dog"], 16, seed=8)
+    c = types.random_type_vectors(["dog"], 16, seed=8)
     assert not np.array_equal(a[0], c[0])
-    many = P.random_type_vectors([f"w{i}" for i in range(200)], 50, seed=0)
+    many = types.random_type_vectors([f"w{i}" for i in range(200)], 50, seed=0)
     assert abs(many.mean()) < 0.05 and abs(many.std() - 1) < 0.05
 
 
 def test_embed_types_layout():
     sentences = [["a", "b", "a"], SimpleNamespace(forms=np.array(["c"]))]
-    out = P.embed_types(sentences, lambda ws: P.random_type_vectors(ws, 4, seed=0))
+    out = types.embed_types(sentences, lambda ws: types.random_type_vectors(ws, 4, seed=0))
     assert [o.shape for o in out] == [(3, 4), (1, 4)]
     assert np.array_equal(out[0][0], out[0][2])
-    assert np.array_equal(out[1][0], P.random_type_vectors(["c"], 4, seed=0)[0])
+    assert np.array_equal(out[1][0], types.random_type_vectors(["c"], 4, seed=0)[0])
 
 
 def test_fasttext_trained_is_deterministic_and_covers_oov(tmp_path):
     corpus = [["the", "cat", "sat", "on", "the", "mat"], ["the", "dog", "sat"]] * 20
-    kv1 = P.fasttext_vectors(corpus, dim=8, seed=3, epochs=2)
-    kv2 = P.fasttext_vectors(corpus, dim=8, seed=3, epochs=2)
+    kv1 = fasttext.fasttext_vectors(corpus, dim=8, seed=3, epochs=2)
+    kv2 = fasttext.fasttext_vectors(corpus, dim=8, seed=3, epochs=2)
     assert np.array_equal(kv1["cat"], kv2["cat"])
-    out = P.embed_types([["the", "cats"]], kv1)  # "cats" is out of vocabulary
+    out = types.embed_types([["the", "cats"]], kv1)  # "cats" is out of vocabulary
     assert out[0].shape == (2, 8) and np.all(np.isfinite(out[0]))
     assert np.abs(out[0][1]).sum() > 0
 
@@ -374,25 +376,25 @@ def test_fasttext_trained_is_deterministic_and_covers_oov(tmp_path):
     model = FastText(sentences=corpus, vector_size=8, min_count=1, epochs=1, seed=0, workers=1)
     path = tmp_path / "tiny.bin"
     save_facebook_model(model, str(path))
-    kv = P.fasttext_vectors([], dim=8, seed=0, pretrained_path=path)
+    kv = fasttext.fasttext_vectors([], dim=8, seed=0, pretrained_path=path)
     assert np.allclose(kv["cat"], model.wv["cat"])
     with pytest.raises(ParameterError):
-        P.fasttext_vectors([], dim=300, seed=0, pretrained_path=path)
+        fasttext.fasttext_vectors([], dim=300, seed=0, pretrained_path=path)
     with pytest.raises(DataNotFoundError):
-        P.fasttext_vectors([], dim=8, seed=0, pretrained_path=tmp_path / "missing.bin")
+        fasttext.fasttext_vectors([], dim=8, seed=0, pretrained_path=tmp_path / "missing.bin")
 
 
 def test_vocab_and_type_ids():
     train, dev = [["b", "a"]], [["c", "a"]]
-    vocab = P.build_vocab(train, dev)
+    vocab = types.build_vocab(train, dev)
     assert vocab == {"a": 0, "b": 1, "c": 2}
-    assert [i.tolist() for i in P.type_ids(dev, vocab)] == [[2, 0]]
+    assert [i.tolist() for i in types.type_ids(dev, vocab)] == [[2, 0]]
     with pytest.raises(ParameterError):
-        P.type_ids([["zzz"]], vocab)
+        types.type_ids([["zzz"]], vocab)
 
 
 def test_onehot_embedding_shapes():
-    emb = P.OneHotEmbedding(10, 4, n_probes=3, seed=0)
+    emb = types.OneHotEmbedding(10, 4, n_probes=3, seed=0)
     out = emb(torch.tensor([[1, 2], [3, 4], [5, 6]]))
     assert out.shape == (3, 3, 2, 4)
     assert torch.equal(emb.weight[0], emb.weight[2])  # same start for every stacked probe
@@ -404,9 +406,9 @@ def test_onehot_embedding_shapes():
 
 
 def test_sample_mlp_configs():
-    configs = P.sample_mlp_configs(400, seed=0)
-    assert configs == P.sample_mlp_configs(400, seed=0)
-    assert configs != P.sample_mlp_configs(400, seed=1)
+    configs = architectures.sample_mlp_configs(400, seed=0)
+    assert configs == architectures.sample_mlp_configs(400, seed=0)
+    assert configs != architectures.sample_mlp_configs(400, seed=1)
     layers = [c.n_layers for c in configs]
     sizes = np.array([c.hidden_size for c in configs])
     dropouts = np.array([c.dropout for c in configs])

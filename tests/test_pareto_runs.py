@@ -1,4 +1,4 @@
-"""Tests for the probekit.pareto_runs package: the experiment glue of Part III (Pimentel et al.
+"""Tests for the probekit.experiments.part3_pareto package: the experiment glue of Part III (Pimentel et al.
 2020)."""
 
 from __future__ import annotations
@@ -12,19 +12,21 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import pareto
 from probekit.errors import ParameterError
-from probekit.pareto_runs import (
+from probekit.experiments.part3_pareto import (
     experimental_setup,
     frontiers,
     memorisation,
-    mlps,
     parametric,
     parsing,
     representations,
     toy_tasks,
 )
+from probekit.methods.pareto import architectures, entropy, frontier
 from probekit.probes import linear as L
+from probekit.probes import mlp_stack
+from probekit.probes.training import TrainOptions
+from probekit.representations import types
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -36,7 +38,7 @@ def one_thread():
     torch.set_num_threads(before)
 
 
-FAST = L.TrainOptions(
+FAST = TrainOptions(
     batch_size=32, lr=0.02, eval_every=10, patience=3, min_delta=0.0, max_steps=60
 )
 
@@ -64,9 +66,9 @@ def test_alpha_values_follow_the_paper_grid():
 
 
 def test_sample_configs_narrower_keeps_architecture_and_order():
-    wide = mlps.sample_configs(40, seed=3)
-    narrow = mlps.sample_configs(40, seed=3, max_hidden=128)
-    paper = pareto.sample_mlp_configs(40, seed=3)
+    wide = architectures.sample_configs(40, seed=3)
+    narrow = architectures.sample_configs(40, seed=3, max_hidden=128)
+    paper = architectures.sample_mlp_configs(40, seed=3)
     for w, n, p in zip(wide, narrow, paper, strict=True):
         assert (w.n_layers, w.dropout) == (n.n_layers, n.dropout) == (p.n_layers, p.dropout)
         if p.n_layers == 0:
@@ -79,7 +81,7 @@ def test_sample_configs_narrower_keeps_architecture_and_order():
         if w1 < w2:
             assert n1 <= n2  # a monotone map of the same draws
     with pytest.raises(ParameterError):
-        mlps.sample_configs(3, seed=0, max_hidden=16)
+        architectures.sample_configs(3, seed=0, max_hidden=16)
 
 
 def test_check_names_and_layers():
@@ -129,7 +131,7 @@ def blobs(n, seed, C=3, d=6):
 
 
 def test_stack_shared_and_per_probe_inputs_agree_and_members_select():
-    stack = mlps.MLPStack(5, 3, (7, 7), [0.0, 0.2, 0.4], seed=0).eval()
+    stack = mlp_stack.MLPStack(5, 3, (7, 7), [0.0, 0.2, 0.4], seed=0).eval()
     x = torch.randn(4, 5)
     shared = stack(x)
     per = stack(x.expand(3, -1, -1), per_probe=True)
@@ -139,8 +141,8 @@ def test_stack_shared_and_per_probe_inputs_agree_and_members_select():
 
 
 def test_stack_with_onehot_table():
-    emb = pareto.OneHotEmbedding(10, 4, n_probes=2, seed=0)
-    stack = mlps.MLPStack(8, 3, (), [0.0, 0.0], seed=0, embedding=emb).eval()
+    emb = types.OneHotEmbedding(10, 4, n_probes=2, seed=0)
+    stack = mlp_stack.MLPStack(8, 3, (), [0.0, 0.0], seed=0, embedding=emb).eval()
     ids = torch.tensor([[1, 2], [3, 4], [5, 6]])  # DAL: (B, 2) shared
     out = stack(ids)
     assert out.shape == (2, 3, 3)
@@ -149,8 +151,8 @@ def test_stack_with_onehot_table():
 
 
 def test_onehot_with_frozen_rows_matches_the_full_table():
-    full = pareto.OneHotEmbedding(12, 3, n_probes=2, seed=5)
-    part = pareto.OneHotEmbedding(12, 3, n_probes=2, seed=5, n_trainable=7)
+    full = types.OneHotEmbedding(12, 3, n_probes=2, seed=5)
+    part = types.OneHotEmbedding(12, 3, n_probes=2, seed=5, n_trainable=7)
     assert part.weight.shape == (2, 7, 3) and part.frozen.shape == (5, 3)
     ids = torch.tensor([[0, 6], [7, 11], [3, 9]])
     assert torch.equal(full(ids), part(ids))
@@ -159,7 +161,7 @@ def test_onehot_with_frozen_rows_matches_the_full_table():
     per = ids.expand(2, -1, -1)
     assert torch.equal(part(per, per_probe=True), full(ids))
     with pytest.raises(ParameterError):
-        pareto.OneHotEmbedding(12, 3, n_trainable=13)
+        types.OneHotEmbedding(12, 3, n_trainable=13)
 
 
 def test_onehot_probes_with_frozen_rows_train_like_the_full_table():
@@ -185,13 +187,13 @@ def test_stacked_training_equals_training_alone():
     Xd, yd = blobs(60, 1)
     y_shuf = np.random.default_rng(5).permutation(y)
     sets = [
-        mlps.TrainingSet("normal", X, y, Xd, yd),
-        mlps.TrainingSet("label_shuffled", X, y_shuf, X[:50], y_shuf[:50]),
+        mlp_stack.TrainingSet("normal", X, y, Xd, yd),
+        mlp_stack.TrainingSet("label_shuffled", X, y_shuf, X[:50], y_shuf[:50]),
     ]
-    a = pareto.MLPConfig(1, 16, 0.1)
-    configs = [a, pareto.MLPConfig(1, 16, 0.3), pareto.MLPConfig(2, 8, 0.0)]
-    together = mlps.train_mlps(configs, sets, n_classes=3, seed=4, options=FAST)
-    alone = mlps.train_mlps([a], sets, n_classes=3, seed=4, options=FAST)
+    a = mlp_stack.MLPConfig(1, 16, 0.1)
+    configs = [a, mlp_stack.MLPConfig(1, 16, 0.3), mlp_stack.MLPConfig(2, 8, 0.0)]
+    together = mlp_stack.train_mlps(configs, sets, n_classes=3, seed=4, options=FAST)
+    alone = mlp_stack.train_mlps([a], sets, n_classes=3, seed=4, options=FAST)
     assert together.stop_accuracy.shape == (3, 2)
     assert len(together.stacks) == 2  # the two 16-wide configs share a stack
     np.testing.assert_allclose(together.stop_loss[0], alone.stop_loss[0], atol=1e-5)
@@ -205,12 +207,12 @@ def test_mlps_learn_blobs_and_wide_ones_memorise_more():
     rng = np.random.default_rng(0)
     Xr = rng.normal(size=(48, 4)).astype(np.float32)
     yr = rng.integers(0, 4, 48)
-    opts = L.TrainOptions(batch_size=48, lr=0.02, eval_every=50, patience=4, max_steps=600)
-    configs = [pareto.MLPConfig(0, 0, 0.0), pareto.MLPConfig(2, 128, 0.0)]
-    normal = mlps.train_mlps(configs, [mlps.TrainingSet("n", X, y, Xd, yd)], n_classes=3, seed=0)
+    opts = TrainOptions(batch_size=48, lr=0.02, eval_every=50, patience=4, max_steps=600)
+    configs = [mlp_stack.MLPConfig(0, 0, 0.0), mlp_stack.MLPConfig(2, 128, 0.0)]
+    normal = mlp_stack.train_mlps(configs, [mlp_stack.TrainingSet("n", X, y, Xd, yd)], n_classes=3, seed=0)
     assert np.all(normal.accuracy(Xd, yd, 0) > 0.9)
-    memo = mlps.train_mlps(
-        configs, [mlps.TrainingSet("s", Xr, yr, Xr, yr)], n_classes=4, seed=0, options=opts
+    memo = mlp_stack.train_mlps(
+        configs, [mlp_stack.TrainingSet("s", Xr, yr, Xr, yr)], n_classes=4, seed=0, options=opts
     )
     acc = memo.accuracy(Xr, yr, 0)
     assert acc[1] >= 0.9 and acc[1] > acc[0] + 0.2
@@ -218,11 +220,11 @@ def test_mlps_learn_blobs_and_wide_ones_memorise_more():
 
 def test_train_mlps_rejects_mismatched_sets():
     X, y = blobs(30, 0)
-    sets = [mlps.TrainingSet("a", X, y, X, y), mlps.TrainingSet("b", X[:20], y[:20], X, y)]
+    sets = [mlp_stack.TrainingSet("a", X, y, X, y), mlp_stack.TrainingSet("b", X[:20], y[:20], X, y)]
     with pytest.raises(ParameterError, match="sets"):
-        mlps.train_mlps([pareto.MLPConfig(0, 0, 0.0)], sets, n_classes=3, seed=0)
+        mlp_stack.train_mlps([mlp_stack.MLPConfig(0, 0, 0.0)], sets, n_classes=3, seed=0)
     with pytest.raises(ParameterError, match="configs"):
-        mlps.train_mlps([], sets[:1], n_classes=3, seed=0)
+        mlp_stack.train_mlps([], sets[:1], n_classes=3, seed=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,7 +292,7 @@ def test_linear_runs_give_tidy_tables(splits):
 def test_mlp_run_controls(splits):
     data = representations.task_data("dal", splits)
     rep = representations.type_representation("random", splits, dim=6, seed=0)
-    configs = [pareto.MLPConfig(0, 0, 0.1), pareto.MLPConfig(1, 32, 0.0)]
+    configs = [mlp_stack.MLPConfig(0, 0, 0.1), mlp_stack.MLPConfig(1, 32, 0.0)]
     # No shuffled words needed: word order cannot matter to a type-level representation.
     run = memorisation.mlp_pareto(rep, data, configs, seed=0, options=FAST, memorise_steps=20)
     t = run.table
@@ -325,7 +327,7 @@ def test_mlp_run_controls(splits):
 
 def test_parse_runs(splits):
     rep = representations.type_representation("onehot", splits, dim=4, seed=0)
-    opts = L.TrainOptions(batch_size=2, lr=0.05, eval_every=2, patience=2, max_steps=6)
+    opts = TrainOptions(batch_size=2, lr=0.05, eval_every=2, patience=2, max_steps=6)
     lin = parsing.parse_linear_pareto(rep, splits, n_probes=2, seed=0, options=opts)
     n_test = splits.n_words("test")
     assert lin.correct.shape == (2, n_test) and lin.groups.shape == (n_test,)
@@ -333,7 +335,7 @@ def test_parse_runs(splits):
     mlp = parsing.parse_mlp_pareto(
         rep,
         splits,
-        [pareto.MLPConfig(1, 8, 0.0)],
+        [mlp_stack.MLPConfig(1, 8, 0.0)],
         seed=0,
         options=opts,
         n_memorise=2,
@@ -384,7 +386,7 @@ def toy_table():
 def test_hypervolume_table_matches_pareto_and_skips_missing():
     t = toy_table()
     hv = frontiers.hypervolume_table(t, "complexity", 10.0).set_index("representation")
-    assert hv.loc["a", "hypervolume"] == pytest.approx(pareto.hypervolume([1, 10], [0.5, 0.6], 10))
+    assert hv.loc["a", "hypervolume"] == pytest.approx(frontier.hypervolume([1, 10], [0.5, 0.6], 10))
     assert hv.loc["b", "hypervolume"] == pytest.approx((2 * 0.55 + 5 * 0.9) / 10)
     assert hv.loc["b", "n_probes"] == 2 and hv.loc["b", "best_accuracy"] == 0.9
     t["cap"] = 5.0
@@ -521,10 +523,10 @@ def test_prepare_builds_what_the_chapters_built_by_hand():
     assert list(setup.representations) == ["onehot", "random"]
     assert setup.labels == {"onehot": "one-hot", "random": "random"}
     assert setup.representations["random"].dim == 4
-    assert setup.configs == mlps.sample_configs(4, seed=3, max_hidden=64)
+    assert setup.configs == architectures.sample_configs(4, seed=3, max_hidden=64)
     # Type-level representations only: the fully-shuffled inputs are not embedded.
     assert setup.shuffled_words is None
-    assert setup.options == L.TrainOptions(
+    assert setup.options == TrainOptions(
         batch_size=16, lr=0.01, eval_every=5, patience=2, max_steps=20, eval_batch_size=32
     )
     linear_only = _chapter_params(families=["nuclear"])
@@ -569,5 +571,5 @@ def test_label_entropies(splits):
     assert (h["H(label | word)"] <= h["H(label)"] + 1e-12).all()
     assert h.loc["posl", "examples"] == sum(len(s) for s in sentences)
     assert h.loc["posl", "H(label)"] == pytest.approx(
-        pareto.entropy(np.concatenate([s.upos for s in sentences]))
+        entropy.entropy(np.concatenate([s.upos for s in sentences]))
     )

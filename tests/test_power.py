@@ -1,4 +1,4 @@
-"""Tests of probekit.power against Zhu et al. 2022, scipy, statsmodels and exact oracles."""
+"""Tests of probekit.stats against Zhu et al. 2022, scipy, statsmodels and exact oracles."""
 
 from __future__ import annotations
 
@@ -14,7 +14,14 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 from probekit.errors import ParameterError
-from probekit.power.bounds import (
+from probekit.methods.datasize.collapse import (
+    fold_rotation,
+    repeated_subsampling,
+    rotation_splits,
+    subsample_splits,
+)
+from probekit.methods.datasize.recommendation import recommend
+from probekit.stats.bounds import (
     control_task_bound,
     finite_class_bound,
     log_class_size,
@@ -22,16 +29,9 @@ from probekit.power.bounds import (
     n_params_mlp,
     prequential_mdl_bound,
 )
-from probekit.power.collapse import (
-    fold_rotation,
-    repeated_subsampling,
-    rotation_splits,
-    subsample_splits,
-)
-from probekit.power.comparison import compare
-from probekit.power.mcnemar import mcnemar_chi2, mcnemar_exact, mcnemar_table
-from probekit.power.recommendation import recommend
-from probekit.power.simulation import power, power_curve
+from probekit.stats.comparison import compare
+from probekit.stats.mcnemar import mcnemar_chi2, mcnemar_exact, mcnemar_table
+from probekit.stats.power import power, power_curve
 
 FAST = settings(max_examples=60, deadline=None)
 D768, D4096, D300 = 769, 4097, 301  # logistic-regression parameter counts, D + 1
@@ -53,7 +53,7 @@ def test_per_parameter_count_is_vacuous_for_the_same_example():
 
 
 def test_reference_repo_values_section_3_1():
-    # reference-repos §3.1: ln(2|F|/delta) = 47.94 at D = 768 and the eps(n) table.
+    # SPOClab-ca/probing_dataset, `scripts/learning_theory.py`: ln(2|F|/delta) = 47.94 at D = 768 and the eps(n) table.
     assert math.log(2) + log_class_size(D768) - math.log(1e-8) == pytest.approx(47.94, abs=5e-3)
     sizes = np.array([64, 256, 1024, 4096, 16384, 100_000])
     expected = [1.224, 0.612, 0.306, 0.153, 0.0765, 0.031]
@@ -140,7 +140,7 @@ def test_table7_prints_the_halved_gap(halved_gap, n_train):
      (0.2581, D300, 5_645), (0.0187, D768, 1_090_892), (0.0187, D300, 1_069_548)],
 )  # fmt: skip
 def test_reference_repo_power_curve_requirements(gap, n_params, n1):
-    # reference-repos §3.2: n1 printed by power_curves.ipynb for bigram_shift comparisons.
+    # SPOClab-ca/probing_dataset, `scripts/power_analysis.py`: n1 printed by power_curves.ipynb for bigram_shift comparisons.
     lo, hi = _bracket(gap, 4, n_params)
     assert lo <= n1 <= hi
 

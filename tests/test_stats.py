@@ -1,4 +1,4 @@
-"""Tests of the paired bootstrap (probekit.stats)."""
+"""Tests of the paired bootstrap (probekit.stats.bootstrap)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from probekit.errors import ParameterError
-from probekit.stats import paired_bootstrap
+from probekit.stats.bootstrap import paired_bootstrap
 
 values = st.lists(st.floats(-10, 10, allow_nan=False), min_size=2, max_size=40)
 

@@ -8,10 +8,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import trees as T
 from probekit.errors import ParameterError
 from probekit.probes import perceptron as P
 from probekit.probes import structural as S
+from probekit.trees import baselines, distances, metrics, spanning, structure
 
 
 def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -111,10 +111,10 @@ def test_perceptron_loss_zero_iff_mst_is_gold():
         heads = random_heads(rng, n)
         h = torch.randn(1, n, 5, generator=torch.Generator().manual_seed(int(rng.integers(1000))))
         pred = S.squared_distances(h, torch.eye(5))
-        mst = T.edge_set(T.edges_from_parents(T.prim_mst(pred[0].double().numpy())))
+        mst = structure.edge_set(structure.edges_from_parents(spanning.prim_mst(pred[0].double().numpy())))
         gold = torch.from_numpy(P.gold_edge_mask(heads))[None]
         loss = float(P.perceptron_loss(pred, gold, torch.tensor([n]))[0])
-        if mst == T.edge_set(T.edges_from_heads(heads)):
+        if mst == structure.edge_set(structure.edges_from_heads(heads)):
             assert loss == pytest.approx(0.0, abs=1e-5)
         else:
             assert loss > 1e-6
@@ -122,7 +122,7 @@ def test_perceptron_loss_zero_iff_mst_is_gold():
 
 def test_perceptron_loss_zero_on_gold_distances_and_has_gradient():
     heads = np.array([2, 0, 2, 3, 3])
-    gold_sq = torch.from_numpy(T.tree_distances(heads).astype(np.float32))[None]
+    gold_sq = torch.from_numpy(distances.tree_distances(heads).astype(np.float32))[None]
     mask = torch.from_numpy(P.gold_edge_mask(heads))[None]
     assert float(P.perceptron_loss(gold_sq, mask, torch.tensor([5]))[0]) == pytest.approx(0.0)
     # A wrong prediction: its subgradient moves B.
@@ -138,7 +138,7 @@ def test_perceptron_loss_zero_on_gold_distances_and_has_gradient():
 @given(st.integers(2, 15), st.integers(0, 2**32 - 1))
 def test_structural_loss_zero_iff_exact(n, seed):
     heads = random_heads(np.random.default_rng(seed), n)
-    gold = torch.from_numpy(T.tree_distances(heads).astype(np.float32))[None]
+    gold = torch.from_numpy(distances.tree_distances(heads).astype(np.float32))[None]
     lengths = torch.tensor([n])
     assert float(S.structural_loss(gold, gold, lengths)[0]) == 0.0
     assert float(S.structural_loss(gold + 1.0 - torch.eye(n), gold, lengths)[0]) == pytest.approx(
@@ -156,9 +156,9 @@ def test_structural_probe_learns_synthetic_trees(corpus):
         "structural", tr_e, tr_h, dv_e, dv_h, rank=12, lr=0.01, dropout=0.0, seed=0, max_epochs=25
     )
     pred = S.predict_distances(result.probe, dv_e)
-    gold = T.tree_distances_all(dv_h)
-    assert T.uuas(pred, dv_h) > 0.95
-    assert T.dspr(pred, gold) > 0.9
+    gold = distances.tree_distances_all(dv_h)
+    assert metrics.uuas(pred, dv_h) > 0.95
+    assert metrics.dspr(pred, gold) > 0.9
     assert result.history[result.best_epoch]["dev_loss"] == result.best_dev_loss
     assert result.history[0]["dev_loss"] > result.best_dev_loss
 
@@ -169,7 +169,7 @@ def test_perceptron_learns_synthetic_trees(corpus):
         "perceptron", tr_e, tr_h, dv_e, dv_h, rank=12, lr=0.01, dropout=0.1, seed=0, max_epochs=15
     )
     pred = S.predict_distances(result.probe, dv_e, squared=False)
-    assert T.uuas(pred, dv_h) > 0.9
+    assert metrics.uuas(pred, dv_h) > 0.9
 
 
 def test_training_is_reproducible_and_seed_dependent(corpus):
@@ -191,7 +191,7 @@ def test_early_stopping_and_length_filter(corpus):
     rng = np.random.default_rng(5)
     dv_h = [random_heads(rng, e.shape[0]) for e in dv_e[:30]]
     d = tr_e[0].shape[1]
-    long_e, long_h = np.zeros((51, d), np.float32), T.linear_chain_heads(51)
+    long_e, long_h = np.zeros((51, d), np.float32), baselines.linear_chain_heads(51)
     one_e, one_h = np.zeros((1, d), np.float32), np.array([0])
     result = S.train_distance_probe(
         "structural",
@@ -214,7 +214,7 @@ def test_early_stopping_and_length_filter(corpus):
 
 def test_drop_by_length():
     embs = [np.zeros((n, 2)) for n in (1, 2, 50, 51)]
-    heads = [T.linear_chain_heads(n) for n in (1, 2, 50, 51)]
+    heads = [baselines.linear_chain_heads(n) for n in (1, 2, 50, 51)]
     kept_e, kept_h, n_dropped = S.drop_by_length(embs, heads)
     assert [h.size for h in kept_h] == [2, 50] and len(kept_e) == 2 and n_dropped == 2
 

@@ -1,4 +1,4 @@
-"""Tests of the Part I experiment glue (probekit.syntax)."""
+"""Tests of the Part I experiment glue (probekit.experiments.part1_probe_parser)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import trees as T
 from probekit.errors import ParameterError
-from probekit.probes.threads import torch_threads
-from probekit.syntax.comparison import (
+from probekit.experiments.part1_probe_parser.comparison import (
     best_layer,
     check_claims,
     compare_models,
@@ -26,17 +24,11 @@ from probekit.syntax.comparison import (
     seed_differences,
     seed_scores,
 )
-from probekit.syntax.distance_figures import example_figure, linear_vs_syntactic_figure
-from probekit.syntax.metrics import (
-    METRICS,
-    EvalSet,
-    evaluate,
-    length_weights,
-    linear_baselines,
-    summarise,
+from probekit.experiments.part1_probe_parser.distance_figures import (
+    example_figure,
+    linear_vs_syntactic_figure,
 )
-from probekit.syntax.representations import layer_vectors, resolve_layer
-from probekit.syntax.syntactic_distance import (
+from probekit.experiments.part1_probe_parser.syntactic_distance import (
     distance_pairs,
     distance_summary,
     farthest_pair,
@@ -45,7 +37,24 @@ from probekit.syntax.syntactic_distance import (
     round_trip_counts,
     tree_path,
 )
-from probekit.syntax.training import KINDS, per_sentence_scores, search, search_space, train_layers
+from probekit.experiments.part1_probe_parser.training import (
+    KINDS,
+    per_sentence_scores,
+    search,
+    search_space,
+    train_layers,
+)
+from probekit.probes.threads import torch_threads
+from probekit.representations.layers import layer_vectors, resolve_layer
+from probekit.trees import baselines, distances, metrics, spanning, structure
+from probekit.trees.evaluation import (
+    METRICS,
+    EvalSet,
+    evaluate,
+    length_weights,
+    linear_baselines,
+    summarise,
+)
 
 matplotlib.use("Agg")
 
@@ -83,7 +92,7 @@ trees_st = st.integers(2, 14).flatmap(
 
 
 class FakeEmbeddings:
-    """Duck-typed :class:`probekit.embed.Embeddings`: ``offsets`` and ``layer(k)``."""
+    """Duck-typed :class:`probekit.io.embeddings.Embeddings`: ``offsets`` and ``layer(k)``."""
 
     def __init__(self, layers: list[list[np.ndarray]]):
         self.offsets = np.concatenate([[0], np.cumsum([len(x) for x in layers[0]])])
@@ -140,11 +149,11 @@ def test_tree_path_has_distance_plus_one_words(heads, data):
     i = data.draw(st.integers(0, n - 1))
     j = data.draw(st.integers(0, n - 1))
     path = tree_path(heads, i, j)
-    dist = T.tree_distances(heads)
+    dist = distances.tree_distances(heads)
     assert path[0] == i and path[-1] == j
     assert path.size == dist[i, j] + 1
     assert len(set(path.tolist())) == path.size
-    edges = T.edge_set(T.edges_from_heads(heads))
+    edges = structure.edge_set(structure.edges_from_heads(heads))
     for u, v in zip(path[:-1], path[1:], strict=True):
         assert (min(u, v), max(u, v)) in edges
 
@@ -152,7 +161,7 @@ def test_tree_path_has_distance_plus_one_words(heads, data):
 def test_tree_path_and_farthest_pair_on_a_chain():
     heads = np.array([0, 1, 2, 3])
     assert tree_path(heads, 3, 0).tolist() == [3, 2, 1, 0]
-    assert farthest_pair(T.tree_distances(heads)) == (0, 3)
+    assert farthest_pair(distances.tree_distances(heads)) == (0, 3)
     with pytest.raises(ParameterError):
         tree_path(heads, 0, 4)
     with pytest.raises(ParameterError):
@@ -162,12 +171,12 @@ def test_tree_path_and_farthest_pair_on_a_chain():
 @settings(max_examples=60, deadline=None)
 @given(trees_st, st.integers(0, 1000))
 def test_monotone_transform_keeps_the_order_and_prim_recovers_the_tree(heads, seed):
-    dist = T.tree_distances(heads)
+    dist = distances.tree_distances(heads)
     out = monotone_transform(dist, np.random.default_rng(seed))
     assert np.all(np.diag(out) == 0)
     a, b = dist.ravel(), out.ravel()
     assert np.array_equal(np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :]))
-    assert np.array_equal(T.edges_from_parents(T.prim_mst(out)), T.edges_from_heads(heads))
+    assert np.array_equal(structure.edges_from_parents(spanning.prim_mst(out)), structure.edges_from_heads(heads))
 
 
 def test_round_trip_counts_on_random_trees():
@@ -195,7 +204,7 @@ def test_figures_draw_every_arc(tiny):
     from matplotlib.patches import Arc
 
     s = pick_example(tiny["dev"], "", 7)
-    dist = T.tree_distances(s.heads)
+    dist = distances.tree_distances(s.heads)
     path = tree_path(s.heads, *farthest_pair(dist))
     fig = example_figure(s, dist, path)
     arcs = [p for p in fig.axes[0].patches if isinstance(p, Arc)]
@@ -235,7 +244,7 @@ def test_evalset_punctuation_mask(tiny):
     without = EvalSet.build([s], exclude_punct=True)
     assert with_punct.keep[0].all()
     assert without.keep[0].tolist() == (s.upos != "PUNCT").tolist()
-    assert np.array_equal(without.gold[0], T.tree_distances(s.heads))
+    assert np.array_equal(without.gold[0], distances.tree_distances(s.heads))
 
 
 def test_gold_distances_score_perfectly():
@@ -263,9 +272,9 @@ def test_summarise_matches_the_trees_metrics(seed):
         preds.append(p)
     per_sentence = evaluate(preds, gold)
     got = summarise(per_sentence)
-    assert got["uuas"] == pytest.approx(T.uuas(preds, gold.heads, gold.keep), nan_ok=True)
-    assert got["dspr"] == pytest.approx(T.dspr(preds, gold.gold), nan_ok=True)
-    assert got["dspr_pfw"] == pytest.approx(T.dspr_prim_fw(preds, gold.gold), nan_ok=True)
+    assert got["uuas"] == pytest.approx(metrics.uuas(preds, gold.heads, gold.keep), nan_ok=True)
+    assert got["dspr"] == pytest.approx(metrics.dspr(preds, gold.gold), nan_ok=True)
+    assert got["dspr_pfw"] == pytest.approx(metrics.dspr_prim_fw(preds, gold.gold), nan_ok=True)
 
 
 def test_length_weights():
@@ -273,7 +282,7 @@ def test_length_weights():
     w = length_weights(lengths)
     assert w.tolist() == [0, 0.5, 0.5, 1 / 3, 0, 1 / 3, 1 / 3]
     values = np.array([9.0, 0.2, 0.4, 0.1, 9.0, 0.2, 0.3])
-    by_len = T.dspr_by_length(values, lengths)
+    by_len = metrics.dspr_by_length(values, lengths)
     assert np.sum(w * values) / w.sum() == pytest.approx(np.mean(list(by_len.values())))
 
 
@@ -281,10 +290,10 @@ def test_linear_baseline_is_the_chain():
     rng = np.random.default_rng(3)
     sentences = [sent(random_heads(rng, int(n))) for n in rng.integers(2, 15, size=20)]
     gold = EvalSet.build(sentences, exclude_punct=False)
-    chain = [T.tree_distances(T.linear_chain_heads(n)).astype(float) for n in gold.lengths]
+    chain = [distances.tree_distances(baselines.linear_chain_heads(n)).astype(float) for n in gold.lengths]
     base = linear_baselines(gold)
-    assert base["uuas"] == pytest.approx(T.uuas(chain, gold.heads))
-    assert base["dspr"] == pytest.approx(T.dspr(chain, gold.gold))
+    assert base["uuas"] == pytest.approx(metrics.uuas(chain, gold.heads))
+    assert base["dspr"] == pytest.approx(metrics.dspr(chain, gold.gold))
     assert base["dspr"] == pytest.approx(base["dspr_pfw"])
 
 

@@ -1,4 +1,4 @@
-"""Example builders of probekit.tasks (Kunz & Kuhlmann 2021, §3.3)."""
+"""Example builders of probekit.io.tasks (Kunz & Kuhlmann 2021, §3.3)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit.data import Sentence, offsets, read_conllu
 from probekit.errors import ParameterError
-from probekit.tasks import (
+from probekit.io.tasks import (
     OOV_LABEL,
-    UPOS_TAGS,
     deprel_examples,
     deprel_inventory,
     gather,
     gather_layers,
     pos_examples,
 )
+from probekit.io.treebanks import UPOS_TAGS, Sentence, offsets, read_conllu
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_tagging.conllu"
 

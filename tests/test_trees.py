@@ -12,8 +12,8 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probekit import trees as T
 from probekit.errors import ParameterError
+from probekit.trees import baselines, distances, metrics, spanning, structure
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -64,7 +64,7 @@ def nx_tree_weight(weights: np.ndarray, maximum: bool) -> float:
 
 def is_spanning_tree(parents: np.ndarray) -> bool:
     n = parents.size
-    return n == 0 or T.round_trip(T.heads_from_parents(parents))
+    return n == 0 or distances.round_trip(structure.heads_from_parents(parents))
 
 
 # --------------------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def is_spanning_tree(parents: np.ndarray) -> bool:
 @SETTINGS
 @given(complete_graphs())
 def test_prim_mst_weight_equals_networkx(w):
-    parents = T.prim_mst(w)
+    parents = spanning.prim_mst(w)
     assert parents[0] == -1 and is_spanning_tree(parents)
     assert tree_weight(parents, w) == pytest.approx(nx_tree_weight(w, maximum=False))
 
@@ -82,7 +82,7 @@ def test_prim_mst_weight_equals_networkx(w):
 @SETTINGS
 @given(complete_graphs())
 def test_prim_maxst_weight_equals_networkx(w):
-    parents = T.prim_maxst(w)
+    parents = spanning.prim_maxst(w)
     assert is_spanning_tree(parents)
     assert tree_weight(parents, w) == pytest.approx(nx_tree_weight(w, maximum=True))
 
@@ -90,32 +90,32 @@ def test_prim_maxst_weight_equals_networkx(w):
 @SETTINGS
 @given(st.lists(complete_graphs(max_n=15), min_size=1, max_size=8))
 def test_prim_mst_all_equals_one_at_a_time(ws):
-    batched = T.prim_mst_all(ws, chunk_size=3)
+    batched = spanning.prim_mst_all(ws, chunk_size=3)
     for w, parents in zip(ws, batched, strict=True):
-        np.testing.assert_array_equal(parents, T.prim_mst(w))
+        np.testing.assert_array_equal(parents, spanning.prim_mst(w))
 
 
 def test_prim_ties_go_to_lowest_index():
     # All distances equal: each new vertex is the lowest unvisited index, its parent vertex 0.
-    parents = T.prim_mst(np.ones((4, 4)) - np.eye(4))
+    parents = spanning.prim_mst(np.ones((4, 4)) - np.eye(4))
     np.testing.assert_array_equal(parents, [-1, 0, 0, 0])
     # Vertex 3 is equally near vertices 1 and 2: the lower-index tree vertex wins.
     d = np.array(
         [[0, 1, 1, 9], [1, 0, 9, 2], [1, 9, 0, 2], [9, 2, 2, 0]],
         dtype=float,
     )
-    np.testing.assert_array_equal(T.prim_mst(d), [-1, 0, 0, 1])
+    np.testing.assert_array_equal(spanning.prim_mst(d), [-1, 0, 0, 1])
 
 
 def test_prim_small_and_invalid_inputs():
-    np.testing.assert_array_equal(T.prim_mst(np.zeros((1, 1))), [-1])
-    assert T.prim_mst(np.zeros((0, 0))).shape == (0,)
+    np.testing.assert_array_equal(spanning.prim_mst(np.zeros((1, 1))), [-1])
+    assert spanning.prim_mst(np.zeros((0, 0))).shape == (0,)
     with pytest.raises(ParameterError, match="square"):
-        T.prim_mst(np.zeros((2, 3)))
+        spanning.prim_mst(np.zeros((2, 3)))
     with pytest.raises(ParameterError, match="symmetric"):
-        T.prim_mst(np.array([[0.0, 1.0], [2.0, 0.0]]))
+        spanning.prim_mst(np.array([[0.0, 1.0], [2.0, 0.0]]))
     with pytest.raises(ParameterError, match="NaN"):
-        T.prim_mst(np.array([[0.0, np.nan], [np.nan, 0.0]]))
+        spanning.prim_mst(np.array([[0.0, np.nan], [np.nan, 0.0]]))
 
 
 # --------------------------------------------------------------------------------------------
@@ -133,19 +133,19 @@ def scipy_tree_distances(heads: np.ndarray) -> np.ndarray:
 @SETTINGS
 @given(heads_arrays())
 def test_tree_distances_equal_scipy(heads):
-    np.testing.assert_array_equal(T.tree_distances(heads), scipy_tree_distances(heads))
+    np.testing.assert_array_equal(distances.tree_distances(heads), scipy_tree_distances(heads))
 
 
 @SETTINGS
 @given(st.lists(heads_arrays(max_n=20), min_size=1, max_size=10))
 def test_tree_distances_all_equals_one_at_a_time(heads):
-    for h, d in zip(heads, T.tree_distances_all(heads, chunk_size=4), strict=True):
-        np.testing.assert_array_equal(d, T.gold_distance_matrix(h))
+    for h, d in zip(heads, distances.tree_distances_all(heads, chunk_size=4), strict=True):
+        np.testing.assert_array_equal(d, distances.gold_distance_matrix(h))
 
 
 def test_tree_distances_batch_marks_padding():
     heads = np.array([[0, 1, 0], [2, 0, 2]])
-    d = T.tree_distances_batch(heads, np.array([2, 3]))
+    d = distances.tree_distances_batch(heads, np.array([2, 3]))
     np.testing.assert_array_equal(d[0], [[0, 1, -1], [1, 0, -1], [-1, -1, -1]])
     np.testing.assert_array_equal(d[1], [[0, 1, 2], [1, 0, 1], [2, 1, 0]])
 
@@ -158,34 +158,34 @@ def test_floyd_warshall_equals_scipy(w, p_missing):
     missing = np.triu(rng.random(w.shape) < p_missing, 1)
     w[missing | missing.T] = np.inf
     expected = csgraph.shortest_path(w, method="D", directed=False)
-    np.testing.assert_allclose(T.floyd_warshall(w), expected)
+    np.testing.assert_allclose(distances.floyd_warshall(w), expected)
 
 
 def test_floyd_warshall_adjacency_and_batch():
     heads = np.array([2, 0, 2, 3])
-    dist = T.tree_distances(heads)
-    np.testing.assert_array_equal(T.floyd_warshall(dist == 1), dist)
-    batch = T.floyd_warshall(np.stack([dist == 1, dist == 1]))
+    dist = distances.tree_distances(heads)
+    np.testing.assert_array_equal(distances.floyd_warshall(dist == 1), dist)
+    batch = distances.floyd_warshall(np.stack([dist == 1, dist == 1]))
     assert batch.shape == (2, 4, 4)
     with pytest.raises(ParameterError, match=">= 0"):
-        T.floyd_warshall(-np.ones((2, 2)))
+        distances.floyd_warshall(-np.ones((2, 2)))
 
 
 @SETTINGS
 @given(heads_arrays())
 def test_round_trip(heads):
-    assert T.round_trip(heads)
-    dist = T.tree_distances(heads)
+    assert distances.round_trip(heads)
+    dist = distances.tree_distances(heads)
     root = int(np.flatnonzero(heads == 0)[0])
-    np.testing.assert_array_equal(T.heads_from_tree_distances(dist, root=root), heads)
+    np.testing.assert_array_equal(distances.heads_from_tree_distances(dist, root=root), heads)
 
 
 def test_heads_from_tree_distances_rejects_non_trees():
     with pytest.raises(ParameterError, match="tree"):
-        T.heads_from_tree_distances(np.ones((3, 3)) - np.eye(3))
+        distances.heads_from_tree_distances(np.ones((3, 3)) - np.eye(3))
     cycle = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]])
     with pytest.raises(ParameterError):
-        T.heads_from_tree_distances(cycle)
+        distances.heads_from_tree_distances(cycle)
 
 
 @pytest.mark.parametrize(
@@ -200,14 +200,14 @@ def test_heads_from_tree_distances_rejects_non_trees():
 )
 def test_invalid_heads(heads, match):
     with pytest.raises(ParameterError, match=match):
-        T.tree_distances(np.array(heads))
+        distances.tree_distances(np.array(heads))
 
 
 def test_edges_from_heads():
     heads = np.array([2, 0, 2, 3])
-    np.testing.assert_array_equal(T.edges_from_heads(heads), [[0, 1], [1, 2], [2, 3]])
-    assert T.edge_set([[1, 0], [2, 1]]) == {(0, 1), (1, 2)}
-    np.testing.assert_array_equal(T.parents_from_heads(heads), [1, -1, 1, 2])
+    np.testing.assert_array_equal(structure.edges_from_heads(heads), [[0, 1], [1, 2], [2, 3]])
+    assert structure.edge_set([[1, 0], [2, 1]]) == {(0, 1), (1, 2)}
+    np.testing.assert_array_equal(structure.parents_from_heads(heads), [1, -1, 1, 2])
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,9 +217,9 @@ def test_edges_from_heads():
 def test_uuas_of_gold_distances_is_one():
     rng = np.random.default_rng(0)
     heads = [random_heads(rng, int(n)) for n in rng.integers(1, 30, 40)]
-    gold = T.tree_distances_all(heads)
-    assert T.uuas(gold, heads) == 1.0
-    correct, total = T.uuas_counts(gold, heads)
+    gold = distances.tree_distances_all(heads)
+    assert metrics.uuas(gold, heads) == 1.0
+    correct, total = metrics.uuas_counts(gold, heads)
     np.testing.assert_array_equal(correct, total)
     np.testing.assert_array_equal(total, [h.size - 1 for h in heads])
 
@@ -232,12 +232,12 @@ def test_uuas_punctuation_masking():
     pred = np.array(
         [[0, 1, 2, 0.1], [1, 0, 1, 0.1], [2, 1, 0, 0.1], [0.1, 0.1, 0.1, 0]], dtype=float
     )
-    correct, total = T.uuas_counts([pred], [heads])
+    correct, total = metrics.uuas_counts([pred], [heads])
     assert (correct[0], total[0]) == (1, 3)  # only the gold edge sat - . survives
-    keep = [T.keep_non_punct(upos)]
-    correct, total = T.uuas_counts([pred], [heads], keep)
+    keep = [structure.keep_non_punct(upos)]
+    correct, total = metrics.uuas_counts([pred], [heads], keep)
     assert (correct[0], total[0]) == (2, 2)
-    assert T.uuas([pred], [heads], keep) == 1.0
+    assert metrics.uuas([pred], [heads], keep) == 1.0
 
 
 def test_uuas_non_leaf_punctuation_uses_gold_mst():
@@ -245,28 +245,28 @@ def test_uuas_non_leaf_punctuation_uses_gold_mst():
     # the MST of the gold distances over kept words, as in Hewitt & Manning's reporter.
     heads = np.array([0, 1, 1, 3])
     keep = [np.array([True, True, False, True])]
-    gold = T.tree_distances(heads)
-    correct, total = T.uuas_counts([gold], [heads], keep)
+    gold = distances.tree_distances(heads)
+    correct, total = metrics.uuas_counts([gold], [heads], keep)
     assert total[0] == 2 and correct[0] == 2
 
 
 def test_uuas_counts_per_sentence_and_micro_average():
     heads = [np.array([2, 0, 2]), np.array([0, 1, 2, 3])]
-    chain = [T.tree_distances(T.linear_chain_heads(3)), T.tree_distances(T.linear_chain_heads(4))]
-    correct, total = T.uuas_counts(chain, heads)
+    chain = [distances.tree_distances(baselines.linear_chain_heads(3)), distances.tree_distances(baselines.linear_chain_heads(4))]
+    correct, total = metrics.uuas_counts(chain, heads)
     np.testing.assert_array_equal(correct, [2, 3])
     np.testing.assert_array_equal(total, [2, 3])
     star = np.array([[0, 1, 1, 1], [1, 0, 2, 2], [1, 2, 0, 2], [1, 2, 2, 0]], dtype=float)
-    correct, total = T.uuas_counts([chain[0], star], heads)
+    correct, total = metrics.uuas_counts([chain[0], star], heads)
     np.testing.assert_array_equal(correct, [2, 1])
-    assert T.uuas([chain[0], star], heads) == pytest.approx(3 / 5)
+    assert metrics.uuas([chain[0], star], heads) == pytest.approx(3 / 5)
 
 
 def test_uuas_rejects_mismatched_inputs():
     with pytest.raises(ParameterError, match="shape"):
-        T.uuas([np.zeros((3, 3))], [np.array([0, 1])])
+        metrics.uuas([np.zeros((3, 3))], [np.array([0, 1])])
     with pytest.raises(ParameterError, match="keep"):
-        T.uuas([np.zeros((2, 2))], [np.array([0, 1])], keep=[np.array([True])])
+        metrics.uuas([np.zeros((2, 2))], [np.array([0, 1])], keep=[np.array([True])])
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,7 +284,7 @@ def test_row_spearman_equals_scipy(n, rows, seed, ties):
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 3, (rows, n)) if ties else rng.random((rows, n))
     b = rng.integers(0, 4, (rows, n)) if ties else rng.random((rows, n))
-    ours = T.row_spearman(a, b)
+    ours = metrics.row_spearman(a, b)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns on constant rows; both give NaN
         expected = [scipy.stats.spearmanr(a[i], b[i]).statistic for i in range(rows)]
@@ -294,52 +294,52 @@ def test_row_spearman_equals_scipy(n, rows, seed, ties):
 def test_dspr_of_gold_is_one():
     rng = np.random.default_rng(1)
     heads = [random_heads(rng, int(n)) for n in rng.integers(2, 40, 50)]
-    gold = T.tree_distances_all(heads)
-    assert T.dspr(gold, gold) == pytest.approx(1.0)
-    np.testing.assert_allclose(T.dspr_per_sentence(gold, gold), 1.0)
-    assert T.dspr_prim_fw(gold, gold) == pytest.approx(1.0)
+    gold = distances.tree_distances_all(heads)
+    assert metrics.dspr(gold, gold) == pytest.approx(1.0)
+    np.testing.assert_allclose(metrics.dspr_per_sentence(gold, gold), 1.0)
+    assert metrics.dspr_prim_fw(gold, gold) == pytest.approx(1.0)
 
 
 def test_dspr_averages_per_length_then_over_lengths():
     rng = np.random.default_rng(2)
     heads = [random_heads(rng, n) for n in (5, 5, 5, 6, 3, 60)]
-    gold = T.tree_distances_all(heads)
+    gold = distances.tree_distances_all(heads)
     pred = [g + rng.random(g.shape) * 3 for g in gold]
     pred = [(p + p.T) / 2 for p in pred]
-    per = T.dspr_per_sentence(pred, gold)
+    per = metrics.dspr_per_sentence(pred, gold)
     for p, g, r in zip(pred, gold, per, strict=True):
         assert r == pytest.approx(
             np.mean([scipy.stats.spearmanr(p[i], g[i])[0] for i in range(len(g))])
         )
     # Lengths 3 and 60 fall outside 5..50; length 5 (three sentences) and 6 weigh the same.
     expected = (per[:3].mean() + per[3]) / 2
-    assert T.dspr(pred, gold) == pytest.approx(expected)
-    assert T.dspr_by_length(per, [5, 5, 5, 6, 3, 60]) == pytest.approx(
+    assert metrics.dspr(pred, gold) == pytest.approx(expected)
+    assert metrics.dspr_by_length(per, [5, 5, 5, 6, 3, 60]) == pytest.approx(
         {5: per[:3].mean(), 6: per[3]}
     )
-    assert np.isnan(T.dspr(pred[4:5], gold[4:5]))
+    assert np.isnan(metrics.dspr(pred[4:5], gold[4:5]))
 
 
 @SETTINGS
 @given(st.lists(complete_graphs(max_n=15), min_size=1, max_size=8))
 def test_prim_fw_distances_equal_floyd_warshall_on_the_mst(ws):
-    for w, fw in zip(ws, T.prim_fw_distances(ws), strict=True):
-        parents = T.prim_mst(w)
+    for w, fw in zip(ws, metrics.prim_fw_distances(ws), strict=True):
+        parents = spanning.prim_mst(w)
         adjacency = np.zeros(w.shape, dtype=bool)
         child = np.flatnonzero(parents >= 0)
         adjacency[child, parents[child]] = adjacency[parents[child], child] = True
-        np.testing.assert_array_equal(fw, T.floyd_warshall(adjacency))
+        np.testing.assert_array_equal(fw, distances.floyd_warshall(adjacency))
 
 
 def test_dspr_rejects_mismatched_shapes():
     with pytest.raises(ParameterError, match="shape"):
-        T.dspr([np.zeros((3, 3))], [np.zeros((4, 4))])
+        metrics.dspr([np.zeros((3, 3))], [np.zeros((4, 4))])
 
 
 def test_prim_fw_distances_are_tree_distances_of_the_mst():
     d = np.array([[0, 1, 5, 6], [1, 0, 2, 7], [5, 2, 0, 3], [6, 7, 3, 0]], dtype=float)
-    (fw,) = T.prim_fw_distances([d])
-    np.testing.assert_array_equal(fw, T.tree_distances(T.linear_chain_heads(4)))
+    (fw,) = metrics.prim_fw_distances([d])
+    np.testing.assert_array_equal(fw, distances.tree_distances(baselines.linear_chain_heads(4)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -347,14 +347,14 @@ def test_prim_fw_distances_are_tree_distances_of_the_mst():
 
 
 def test_linear_chain():
-    np.testing.assert_array_equal(T.linear_chain_heads(4), [0, 1, 2, 3])
+    np.testing.assert_array_equal(baselines.linear_chain_heads(4), [0, 1, 2, 3])
     np.testing.assert_array_equal(
-        T.edges_from_heads(T.linear_chain_heads(4)), [[0, 1], [1, 2], [2, 3]]
+        structure.edges_from_heads(baselines.linear_chain_heads(4)), [[0, 1], [1, 2], [2, 3]]
     )
-    dist = T.tree_distances(T.linear_chain_heads(6))
+    dist = distances.tree_distances(baselines.linear_chain_heads(6))
     idx = np.arange(6)
     np.testing.assert_array_equal(dist, np.abs(idx[:, None] - idx[None, :]))
-    assert T.linear_chain_heads(0).shape == (0,)
+    assert baselines.linear_chain_heads(0).shape == (0,)
 
 
 def test_majority_tree_toy_training_set():
@@ -363,19 +363,19 @@ def test_majority_tree_toy_training_set():
     chain = np.array([0, 1, 2, 3])
     # Length 3: three trees where word 2 heads both others.
     v = np.array([3, 3, 0])
-    model = T.MajorityTree(min_count=2).fit([star, star, chain, v, v, v, np.array([0, 1, 2, 3, 4])])
+    model = baselines.MajorityTree(min_count=2).fit([star, star, chain, v, v, v, np.array([0, 1, 2, 3, 4])])
     assert model.n_sentences == {4: 3, 3: 3, 5: 1}
-    assert T.edge_set(T.edges_from_heads(model.heads(4))) == {(0, 1), (1, 2), (1, 3)}
-    assert T.edge_set(T.edges_from_heads(model.heads(3))) == {(0, 2), (1, 2)}
+    assert structure.edge_set(structure.edges_from_heads(model.heads(4))) == {(0, 1), (1, 2), (1, 3)}
+    assert structure.edge_set(structure.edges_from_heads(model.heads(3))) == {(0, 2), (1, 2)}
     # Length 5 has one training sentence (< min_count) and length 7 none: linear chain.
-    np.testing.assert_array_equal(model.heads(5), T.linear_chain_heads(5))
-    np.testing.assert_array_equal(model.heads(7), T.linear_chain_heads(7))
+    np.testing.assert_array_equal(model.heads(5), baselines.linear_chain_heads(5))
+    np.testing.assert_array_equal(model.heads(7), baselines.linear_chain_heads(7))
     assert [h.size for h in model.predict([3, 4, 7])] == [3, 4, 7]
     with pytest.raises(ParameterError, match="min_count"):
-        T.MajorityTree(min_count=0)
+        baselines.MajorityTree(min_count=0)
 
 
 def test_majority_tree_counts_are_symmetric_edge_counts():
     # Edges {01, 02} and {01, 12}.
-    model = T.MajorityTree().fit([np.array([2, 0, 1]), np.array([0, 1, 2])])
+    model = baselines.MajorityTree().fit([np.array([2, 0, 1]), np.array([0, 1, 2])])
     np.testing.assert_array_equal(model.counts[3], [[0, 2, 1], [2, 0, 1], [1, 1, 0]])

@@ -10,21 +10,24 @@ import argparse
 import os
 import subprocess
 import sys
-from pathlib import Path
 
+from probekit.book.build import build_book
+from probekit.book.params import effective_parameters, parse_overrides, read_parameters
+from probekit.book.runner import chapter_path, run_chapter
 from probekit.errors import ProbekitError
+from probekit.io.project import project_root
+from probekit.io.treebanks import data_dir, load_treebank, mirror_dir, resolve_treebank
+from probekit.methods.jabberwocky.treebank import make_jabberwocky
+from probekit.teaching import write_student_copies
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
-    from probekit.book import run_chapter
-    from probekit.params import parse_overrides
 
     overrides = parse_overrides(args.param or [])
     run_chapter(args.notebook, args.profile, overrides, force=args.force, timeout=args.timeout)
 
 
 def _cmd_book(args: argparse.Namespace) -> None:
-    from probekit.book import build_book
 
     build_book(
         args.profile, force=args.force, chapters=args.chapter or None, render=not args.no_render
@@ -32,8 +35,6 @@ def _cmd_book(args: argparse.Namespace) -> None:
 
 
 def _cmd_params(args: argparse.Namespace) -> None:
-    from probekit.book import chapter_path
-    from probekit.params import effective_parameters, read_parameters
 
     nb = chapter_path(args.notebook)
     declared = read_parameters(nb)
@@ -49,7 +50,6 @@ def _cmd_params(args: argparse.Namespace) -> None:
 
 
 def _cmd_data(args: argparse.Namespace) -> None:
-    from probekit.data import data_dir, mirror_dir, resolve_treebank
 
     print(f"data dir:   {data_dir()}")
     print(f"mirror dir: {mirror_dir() or '(none)'}")
@@ -61,7 +61,7 @@ def _cmd_data(args: argparse.Namespace) -> None:
 
 
 def _cmd_bench(args: argparse.Namespace) -> None:
-    root = Path(__file__).resolve().parents[2] / "benchmarks"
+    root = project_root() / "benchmarks"
     scripts = sorted(root.glob("bench_*.py"))
     if args.only:
         scripts = [s for s in scripts if any(o in s.stem for o in args.only)]
@@ -73,7 +73,6 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
 
 def _cmd_assignments(args: argparse.Namespace) -> None:
-    from probekit.assignments import write_student_copies
 
     written = write_student_copies(args.student, fmt=args.format, notebooks_dir=args.notebooks)
     for path in written:
@@ -82,8 +81,6 @@ def _cmd_assignments(args: argparse.Namespace) -> None:
 
 
 def _cmd_jabberwocky(args: argparse.Namespace) -> None:
-    from probekit.data import load_treebank
-    from probekit.jabberwocky.treebank import make_jabberwocky
 
     report = make_jabberwocky(
         args.treebank,

@@ -15,7 +15,7 @@ Two variants, both with a learned *root vector* standing in for the dummy root w
   architecture of §6.2), then l(i, j) = h_head_i^T W [h_tail_j; 1]. The appended 1 gives the
   head-prior term of a biaffine layer; dependent-only terms would cancel in the softmax over
   heads. Its complexity is non-parametric (label-shuffled training UAS, see
-  :func:`probekit.pareto.shuffle_heads`).
+  :func:`probekit.methods.pareto.controls.shuffle_heads`).
 
 Scores have shape (P, B, n, n + 1): axis 2 is the dependent (word j at index j - 1), axis 3 the
 candidate head with column 0 the root, so an argmax over the last axis is already a CoNLL-U
@@ -34,9 +34,12 @@ import numpy as np
 import torch
 
 from probekit.errors import ParameterError
-from probekit.pareto import MLPConfig, OneHotEmbedding, nuclear_norm
 from probekit.probes.linear import LN2, normalise_rows
-from probekit.probes.training import StackedEarlyStopping, TrainOptions, derived_seeds, fit_stack
+from probekit.probes.mlp_stack import MLPConfig
+from probekit.probes.norms import nuclear_norm
+from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_stack
+from probekit.representations.types import OneHotEmbedding
+from probekit.seeds import derived_seeds
 
 PARSE_OPTIONS = TrainOptions(batch_size=128, eval_batch_size=256)
 """Released-code settings for parsing: 128 sentences per batch, otherwise as TrainOptions."""
@@ -507,9 +510,9 @@ def train_biaffine_probes(
     Args:
         configs: P :class:`BiaffineConfig`.
         train_inputs: m sentences, float32 embeddings (n_s, d) or, with ``onehot_dim``,
-            word-type ids (n_s,) (:func:`probekit.pareto.type_ids`).
+            word-type ids (n_s,) (:func:`probekit.representations.types.type_ids`).
         train_heads: m int arrays (n_s,), 1-based heads, 0 = root (gold, or
-            :func:`probekit.pareto.shuffle_heads` for the label-shuffled control).
+            :func:`probekit.methods.pareto.controls.shuffle_heads` for the label-shuffled control).
         dev_inputs, dev_heads: the same for dev.
         seed: drives initialisation, batch order and dropout.
         onehot_dim, vocab_size: the trainable one-hot representation (vocab_size defaults to

@@ -16,7 +16,7 @@ result does not depend on which other probes it was trained with (up to floating
 rounding).
 
 Inputs are either dense features (N, d) (contextual, fastText or random vectors) or word-type
-ids (N,) / (N, k) for the trainable one-hot representation (:class:`probekit.pareto.OneHotEmbedding`).
+ids (N,) / (N, k) for the trainable one-hot representation (:class:`probekit.representations.types.OneHotEmbedding`).
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ import numpy as np
 import torch
 
 from probekit.errors import ParameterError
-from probekit.pareto import OneHotEmbedding, nuclear_norm, numerical_rank
-from probekit.probes.training import StackedEarlyStopping, TrainOptions, derived_seeds, fit_stack
+from probekit.probes.norms import nuclear_norm, numerical_rank
+from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_stack
+from probekit.representations.types import OneHotEmbedding
+from probekit.seeds import derived_seeds
 
 LN2 = math.log(2.0)
 
@@ -442,7 +444,7 @@ def train_linear_probes(
             one-hot table is stacked too, P x V x onehot_dim).
         onehot_trainable: when the training inputs only use ids below this number, the rows
             above it are kept frozen outside the optimiser (see
-            :class:`probekit.pareto.OneHotEmbedding`); default all rows.
+            :class:`probekit.representations.types.OneHotEmbedding`); default all rows.
 
     Returns:
         :class:`LinearProbeResult`.

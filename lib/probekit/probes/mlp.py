@@ -16,7 +16,7 @@ Both trainers build a probe's initial weights with :func:`init_params` from a
 code's ``shuffle=False``), so the two trainers start from the same weights and see the same
 batches. No global RNG state is touched.
 
-Differences from the released code (reference-repos.md §1.5): the paper's 5 epochs are the
+Differences from the released code (jekunz/extrapolation, `classifier.py`): the paper's 5 epochs are the
 default (the code ran 10); update checkpoints count real updates (the code counted 64 per batch
 and checked before incrementing, which put its checkpoints after batches 1, 2, 3, 5, 9, ...);
 the final per-example losses come from the final weights on both train and eval examples (the
@@ -649,7 +649,7 @@ def train_batched(
 
     Kunz & Kuhlmann 2021, §3.2 (probe), §3.6 (best of the epochs), §3.4.3 (checkpoint and loss
     recording for the learning-based scores). ``X_train`` (V, N, d) or a list of V (N, d) views
-    (e.g. one per layer, from :func:`probekit.tasks.gather_layers`), labels (N,); ``X_eval``
+    (e.g. one per layer, from :func:`probekit.io.tasks.gather_layers`), labels (N,); ``X_eval``
     (V, M, d), labels (M,). ``specs`` (K,) say per probe: init seed, view, training and
     evaluation subsets and order seed (:class:`ProbeSpec`).
 

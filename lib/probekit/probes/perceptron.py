@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from probekit.trees import edges_from_heads, prim_mst_batch
+from probekit.trees.spanning import prim_mst_batch
+from probekit.trees.structure import edges_from_heads
 
 # d_B = sqrt(d_B^2) has an infinite derivative at 0; flooring the square keeps the gradient
 # finite when two projected words coincide (it only changes d_B below 1e-6).

@@ -15,6 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import torch
+from tqdm import tqdm
+
+from probekit.errors import ParameterError
+from probekit.io.embeddings import embed
+from probekit.io.treebanks import UPOS_TAGS, upos_index
 
 
 @dataclass
@@ -62,8 +68,6 @@ def train_linear_probes(
     y_train: (N,) int labels; test/y_test likewise. Initialisation: W ~ U(-1/sqrt(d), 1/sqrt(d)),
     b = 0, from ``torch.Generator`` seeded by each seed (PyTorch's nn.Linear convention).
     """
-    import torch
-    from tqdm import tqdm
 
     L, S, C = len(layers), len(seeds), n_classes
     N, d = train[0].shape
@@ -118,9 +122,6 @@ def layerwise_pos(
 ) -> tuple[pd.DataFrame, float]:
     """Linear POS probe accuracy per (layer, seed) on ``eval_sentences``, and the majority
     baseline (the training set's most frequent tag). Embeddings come from the cache."""
-    from probekit.data import UPOS_TAGS, upos_index
-    from probekit.embed import embed
-    from probekit.errors import ParameterError
 
     e_tr = embed(train_sentences, model, pooling, progress=progress)
     e_ev = embed(eval_sentences, model, pooling, progress=progress)

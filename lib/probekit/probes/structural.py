@@ -10,7 +10,7 @@ loss, one-word sentences and sentences longer than 50 words dropped. :func:`rand
 (rank, lr, dropout) by dev loss.
 
 Embeddings are per sentence, float (n, d) NumPy arrays (one vector per word); heads are 1-based
-(n,) arrays with 0 for the root, as in :class:`probekit.data.Sentence`.
+(n,) arrays with 0 for the root, as in :class:`probekit.io.treebanks.Sentence`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 from probekit.errors import ParameterError
 from probekit.probes.perceptron import gold_edge_mask, perceptron_loss
-from probekit.trees import tree_distances_all
+from probekit.trees.distances import tree_distances_all
 
 KINDS = ("structural", "perceptron")
 # Hewitt & Manning initialise B uniformly in [-0.05, 0.05] (structural-probes probe.py).
@@ -311,7 +312,6 @@ def train_distance_probe(
     history: list[dict[str, float]] = []
     epochs = range(max_epochs)
     if progress:
-        from tqdm.auto import tqdm
 
         epochs = tqdm(epochs, desc=f"{kind} rank={rank}")
     for epoch in epochs:

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from probekit.errors import ParameterError
-from probekit.pareto import OneHotEmbedding
+from probekit.representations.types import OneHotEmbedding
 
 Batch = TypeVar("Batch")
 
@@ -96,7 +96,7 @@ class TrainOptions:
 class StackAdam:
     """Adam (Kingma & Ba 2015) with torch's defaults, as the released code, for a module.
 
-    The trainable one-hot tables (:class:`probekit.pareto.OneHotEmbedding`, P x V x dim
+    The trainable one-hot tables (:class:`probekit.representations.types.OneHotEmbedding`, P x V x dim
     floats) are updated with torch's fused CPU kernel, measured 5 times faster on a
     12 x 12,000 x 128 table, where the plain update dominated the cost of a one-hot probe. All
     other parameters keep the plain kernel: it is elementwise in the same order whatever the
@@ -125,14 +125,6 @@ class StackAdam:
     def step(self) -> None:
         for opt in self.optimisers:
             opt.step()
-
-
-def derived_seeds(seed: int, n: int = 3) -> list[int]:
-    """n independent 31-bit seeds (init, batch order, dropout) derived from one ``seed``."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError("seed", f"must be a non-negative int, got {seed!r}")
-    state = np.random.SeedSequence(int(seed)).generate_state(n)
-    return [int(s) & 0x7FFFFFFF for s in state]
 
 
 def fit_stack(

@@ -1,0 +1,150 @@
+"""Building the whole book: run every chapter of ``_toc.yml``, write the generated pages
+(parameter tables, build summary, the claims ledger's verdicts), and render the HTML with
+``jb build -n -W --keep-going``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from probekit.book import ledger
+from probekit.book.params import effective_parameters, read_parameters
+from probekit.book.provenance import code_cell, text_cell
+from probekit.book.runner import Paths, RunResult, load_manifest, run_chapter, toc_chapters
+from probekit.errors import ProbekitError
+from probekit.io.results import load_results
+
+
+def parameter_tables(paths: Paths | None = None, profile: str = "book") -> str:
+    """Markdown: one table per chapter of its parameters (name, type, default, profile value)."""
+    paths = paths or Paths()
+    parts = []
+    for slug in toc_chapters(paths.root):
+        nb = paths.notebooks / f"{slug}.py"
+        declared = read_parameters(nb)
+        values = effective_parameters(nb, profile)
+        parts += [
+            f"### `{slug}`",
+            "",
+            f"| parameter | type | default | `{profile}` profile | help |",
+            "|---|---|---|---|---|",
+        ]
+        for name, p in declared.items():
+            parts.append(
+                f"| `{name}` | `{p.type}` | {code_cell(p.default)} | {code_cell(values[name])} | "
+                f"{text_cell(p.help)} |"
+            )
+        parts.append("")
+    return "\n".join(parts)
+
+
+def build_summary(paths: Paths, profile: str) -> str:
+    """Markdown: which profile built the book, and each chapter's run time (from the manifest)."""
+    manifest = load_manifest(paths)
+    rows = ["| chapter | profile | run time (s) |", "|---|---|---|"]
+    total = 0.0
+    for slug in toc_chapters(paths.root):
+        entry = manifest.get(slug, {})
+        total += entry.get("seconds", 0.0)
+        shown = str(entry.get("profile", "?"))
+        if entry.get("overrides"):
+            shown += " with " + ", ".join(f"`{name}`" for name in entry["overrides"])
+        rows.append(
+            f"| {{doc}}`{slug} <chapters/{slug}>` | {shown} | {entry.get('seconds', 0.0):.0f} |"
+        )
+    return "\n".join(
+        [
+            f"This build of the book used the parameter profile **{profile}**. "
+            f"Its chapters took {total / 60:.1f} minutes to run:",
+            "",
+            *rows,
+            "",
+        ]
+    )
+
+
+def ledger_pages(paths: Paths) -> dict[str, str]:
+    """Generated MyST from the claims ledger (:mod:`probekit.book.ledger`) on the saved results:
+    ``overview_<part>.md`` for each part's overview page and ``answers.md``, the landing page's
+    table of parts with this build's verdicts."""
+
+    table = ledger.evaluate(load_results(paths.root / "build" / "results"))
+    pages = {f"overview_{p.part}.md": ledger.overview_markdown(table, p.key) for p in ledger.PAPERS}
+    rows = ["| part | paper | question | verdicts on this build |", "|---|---|---|---|"]
+    for p in ledger.PAPERS:
+        rows.append(
+            f"| {{ref}}`{p.part} · {p.short} <sec-part-{p.part.lower()}>` | {{cite:t}}`{p.key}` | "
+            f"{p.question} | {ledger.tally(table[table['paper'] == p.key])} |"
+        )
+    pages["answers.md"] = "\n".join(rows) + "\n"
+    return pages
+
+
+def write_generated(paths: Paths, profile: str) -> None:
+    """The pages generated at build time: parameter tables, the build summary, and the claims
+    ledger's verdicts for the landing page and the parts' overview pages."""
+    paths.generated.mkdir(parents=True, exist_ok=True)
+    for name, text in (
+        ("parameters.md", parameter_tables(paths, profile)),
+        ("build.md", build_summary(paths, profile)),
+        (
+            "profile.md",
+            f"This build used the parameter profile **{profile}** ({{ref}}`sec-this-build`).",
+        ),
+        *ledger_pages(paths).items(),
+    ):
+        target = paths.generated / name
+        tmp = target.with_suffix(".tmp")
+        tmp.write_text(text + "\n")
+        os.replace(tmp, target)
+
+
+def build_book(
+    profile: str = "book",
+    force: bool = False,
+    paths: Paths | None = None,
+    chapters: list[str] | None = None,
+    render: bool = True,
+    log: Any = print,
+) -> list[RunResult]:
+    """Run the chapters (those of ``_toc.yml`` by default) and render the HTML book."""
+    paths = paths or Paths()
+    slugs = chapters or toc_chapters(paths.root)
+    # Check every chapter's parameters before spending time on any of them.
+    for slug in slugs:
+        effective_parameters(paths.notebooks / f"{slug}.py", profile)
+    results = [
+        run_chapter(paths.notebooks / f"{slug}.py", profile, force=force, paths=paths, log=log)
+        for slug in slugs
+    ]
+    write_generated(paths, profile)
+    if render:
+        render_book(paths, log=log)
+    return results
+
+
+def render_book(paths: Paths | None = None, log: Any = print) -> Path:
+    """``jb build . -n -W --keep-going``; raises with the warnings when the build fails."""
+    paths = paths or Paths()
+    jb = Path(sys.executable).parent / "jb"
+    cmd = [str(jb) if jb.exists() else "jb", "build", str(paths.root), "-n", "-W", "--keep-going"]
+    log("rendering: " + " ".join(cmd[1:]))
+    proc = subprocess.run(cmd, cwd=paths.root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        warnings = [
+            ln
+            for ln in (proc.stdout + proc.stderr).splitlines()
+            if re.search(r"WARNING|ERROR|Error", ln)
+        ]
+        raise ProbekitError(
+            "jupyter-book build failed:\n" + "\n".join(warnings[-30:]),
+            hint="fix the warnings above (the build treats warnings as errors)",
+        )
+    html = paths.root / "_build" / "html"
+    log(f"book: {html / 'index.html'}")
+    return html

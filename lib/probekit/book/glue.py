@@ -1,0 +1,79 @@
+""":class:`Glue`, the one way chapters put numbers and figures into their prose (myst-nb glue),
+and save the numbers for the claims ledger.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+from IPython.display import Image
+from myst_nb import glue
+
+from probekit.io.results import save_results
+
+
+def _plain(value: Any) -> Any:
+    """NumPy scalars and 0-d arrays to Python numbers, so glue's text/plain is a plain literal."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    return value
+
+
+class Glue:
+    """Glue values and figures into the prose under namespaced keys (``<prefix>_<key>``).
+
+    Numbers are cast to Python types (NumPy 2 scalars break ``{glue:text}`` formatting); figures
+    are glued without display and closed, so each appears once. In the prose::
+
+        {glue:text}`ch01_n_sentences:,d`      (format spec: always give one)
+        ```{glue:figure} ch01_fig_layers
+        :name: fig-ch01-layers
+        Caption.
+        ```
+    """
+
+    def __init__(self, prefix: str):
+        if not re.fullmatch(r"[a-z][a-z0-9]*", prefix):
+            raise ValueError("glue prefix must be lowercase letters and digits, e.g. 'ch01'")
+        self.prefix = prefix
+        self.values: dict[str, Any] = {}
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}_{name}"
+
+    def __call__(self, name: str, value: Any) -> Any:
+
+        value = _plain(value)
+        self.values[name] = value
+        glue(self.key(name), value, display=False)
+        return value
+
+    def comparison(self, name: str, cmp: Any) -> Any:
+        """Glue a :class:`probekit.stats.comparison.Comparison` as ``<name>_summary``, ``_verdict``,
+        ``_diff`` (A - B, points), ``_p``, ``_power``, ``_n`` and ``_alpha``; the claims ledger
+        judges McNemar claims from these saved values."""
+        self(f"{name}_summary", cmp.summary())
+        self(f"{name}_verdict", cmp.verdict)
+        self(f"{name}_diff", 100 * cmp.diff)
+        self(f"{name}_p", cmp.p_value)
+        self(f"{name}_power", cmp.power)
+        self(f"{name}_n", cmp.n)
+        self(f"{name}_alpha", cmp.alpha)
+        return cmp
+
+    def figure(self, name: str, fig: Any) -> None:
+        """Glue a matplotlib figure as PNG (whatever the backend) and close it."""
+
+
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png")
+        plt.close(fig)
+        glue(self.key(name), Image(data=buffer.getvalue(), format="png"), display=False)
+
+    def save(self, path: str | Path) -> None:
+        """Write the glued scalars as JSON (for the claims ledger and tests)."""
+        save_results(path, self.values)

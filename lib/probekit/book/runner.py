@@ -1,0 +1,304 @@
+"""Running one chapter.
+
+A chapter is ``notebooks/NN_slug.py`` (Jupytext percent). :func:`run_chapter`:
+
+1. computes the effective parameters (defaults < profile < overrides) and checks them;
+2. resolves the data and model the parameters name, so a bad treebank or model fails here;
+3. hashes (notebook source, the library modules it imports, parameters, lock file, data hashes,
+   model revision, declared upstream results) and skips the run when the promoted chapter
+   already has that hash;
+4. converts the notebook with jupytext to ``build/staging/NN_slug.ipynb`` with kernel python3,
+   executes it with papermill, and on success removes the parameters cells from view, adds a
+   collapsed parameters-and-provenance box, and promotes it atomically to ``book/chapters/``;
+   a failed run is moved to ``build/failed/`` and its path reported.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jupytext
+import nbformat
+import papermill
+import yaml
+
+from probekit.book.params import effective_parameters, read_parameters
+from probekit.book.provenance import provenance, provenance_markdown
+from probekit.errors import ProbekitError
+from probekit.io.embeddings import resolve_model
+from probekit.io.project import project_root
+from probekit.io.treebanks import resolve_treebank
+
+LOCK_FILE = "constraints.txt"
+MANIFEST = ".manifest.json"
+
+
+@dataclass
+class Paths:
+    """Where the runner reads and writes; tests point it at a temporary tree."""
+
+    root: Path = field(default_factory=project_root)
+
+    @property
+    def notebooks(self) -> Path:
+        return self.root / "notebooks"
+
+    @property
+    def chapters(self) -> Path:
+        return self.root / "book" / "chapters"
+
+    @property
+    def staging(self) -> Path:
+        return self.root / "build" / "staging"
+
+    @property
+    def failed(self) -> Path:
+        return self.root / "build" / "failed"
+
+    @property
+    def generated(self) -> Path:
+        return self.root / "book" / "_generated"
+
+
+@dataclass
+class RunResult:
+    chapter: str
+    status: str  # "ran" or "up to date"
+    output: Path
+    seconds: float
+    digest: str
+
+
+def _tree_digest(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for p in sorted(directory.rglob("*.py")):
+        digest.update(str(p.relative_to(directory)).encode())
+        digest.update(p.read_bytes())
+    return digest.hexdigest()
+
+
+def inputs_provenance(params: dict[str, Any]) -> dict[str, Any]:
+    """Resolve the treebanks and models that ``params`` name: hashes and revisions.
+
+    Parameters whose name contains ``treebank`` name treebanks; ``model`` and ``models`` name
+    models. Errors (unknown treebank, unreachable model) surface here, before execution.
+    """
+
+    out: dict[str, Any] = {"treebanks": {}, "models": {}}
+    for name, value in params.items():
+        if "treebank" in name and value:
+            files = resolve_treebank(value)
+            out["treebanks"][name] = {
+                "name": files.name,
+                "source": files.source,
+                "directory": str(files.directory),
+                "sha256": {s: files.sha256()[s] for s in files.files},
+            }
+        if name in ("model", "models") and value:
+            for m in value if isinstance(value, list) else [value]:
+                spec = resolve_model(m)
+                out["models"][m] = {
+                    "name": spec.name,
+                    "revision": spec.revision,
+                    "source": spec.source,
+                }
+    return out
+
+
+def declared_reads(notebook: Path, root: Path | None = None) -> list[str]:
+    """Slugs of the chapters whose saved results (``build/results/<slug>.json``) ``notebook``
+    reads, as its Jupytext header declares them::
+
+        # jupyter:
+        #   probekit:
+        #     reads: [12_probe_vs_parser]     (or: reads: all, every chapter before it)
+    """
+
+    meta = jupytext.read(notebook).metadata.get("probekit", {})
+    reads = meta.get("reads", []) if isinstance(meta, dict) else []
+    if reads == "all":
+        order = toc_chapters(root)
+        return order[: order.index(notebook.stem)] if notebook.stem in order else order
+    if not (isinstance(reads, list) and all(isinstance(r, str) for r in reads)):
+        raise ProbekitError(
+            f"{notebook}: probekit.reads must be 'all' or a list of chapter slugs, got {reads!r}"
+        )
+    return reads
+
+
+def run_digest(
+    notebook: Path, params: dict[str, Any], inputs: dict[str, Any], root: Path | None = None
+) -> str:
+    """Hash of everything a chapter's output depends on, including the saved results of the
+    chapters it declares it reads (:func:`declared_reads`), so it re-runs when they change."""
+    root = root or project_root()
+    digest = hashlib.sha256()
+    digest.update(notebook.read_bytes())
+    for slug in declared_reads(notebook, root):
+        saved = root / "build" / "results" / f"{slug}.json"
+        digest.update(slug.encode() + (saved.read_bytes() if saved.is_file() else b"missing"))
+    digest.update(_tree_digest(root / "lib" / "probekit").encode())
+    digest.update(json.dumps(params, sort_keys=True).encode())
+    lock = root / LOCK_FILE
+    digest.update(lock.read_bytes() if lock.is_file() else b"")
+    digest.update(json.dumps(inputs, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def load_manifest(paths: Paths) -> dict[str, Any]:
+    f = paths.chapters / MANIFEST
+    return json.loads(f.read_text()) if f.is_file() else {}
+
+
+def _record_run(paths: Paths, slug: str, entry: dict[str, Any]) -> None:
+    """Set one chapter's manifest entry. Chapters may run concurrently, so the read-modify-write
+    happens under an exclusive lock and the file is replaced atomically."""
+
+    f = paths.chapters / MANIFEST
+    with open(f.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        manifest = load_manifest(paths)
+        manifest[slug] = entry
+        tmp = f.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(manifest, sort_keys=True, indent=1))
+        os.replace(tmp, f)
+
+
+def chapter_path(chapter: str | Path, paths: Paths | None = None) -> Path:
+    """Accept ``notebooks/01_x.py``, ``01_x.py``, ``01_x`` or ``01``."""
+    paths = paths or Paths()
+    p = Path(chapter)
+    if p.suffix == ".py" and p.is_file():
+        return p.resolve()
+    stem = p.stem
+    matches = sorted(paths.notebooks.glob(f"{stem}*.py"))
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(m.stem for m in sorted(paths.notebooks.glob("[0-9]*.py")))
+    raise ProbekitError(f"no single chapter matches '{chapter}'", hint=f"chapters: {known}")
+
+
+def run_chapter(
+    chapter: str | Path,
+    profile: str | None = "book",
+    overrides: dict[str, Any] | None = None,
+    force: bool = False,
+    paths: Paths | None = None,
+    timeout: int = 3600,
+    log: Any = print,
+) -> RunResult:
+    """Run one chapter (see module docstring); returns what happened."""
+
+    paths = paths or Paths()
+    notebook = chapter_path(chapter, paths)
+    slug = notebook.stem
+    params = effective_parameters(notebook, profile, overrides)
+    inputs = inputs_provenance(params)
+    digest = run_digest(notebook, params, inputs, paths.root)
+    output = paths.chapters / f"{slug}.ipynb"
+    manifest = load_manifest(paths)
+    if not force and output.is_file() and manifest.get(slug, {}).get("digest") == digest:
+        log(f"{slug}: up to date")
+        return RunResult(slug, "up to date", output, 0.0, digest)
+
+    for d in (paths.staging, paths.chapters, paths.failed):
+        d.mkdir(parents=True, exist_ok=True)
+    nb = jupytext.read(notebook)
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    staging = paths.staging / f"{slug}.ipynb"
+    executed = paths.staging / f"{slug}.out.ipynb"
+    jupytext.write(nb, staging, fmt="ipynb")
+    log(f"{slug}: running (profile {profile}) ...")
+    start = time.perf_counter()
+    try:
+        papermill.execute_notebook(
+            str(staging),
+            str(executed),
+            parameters=params,
+            kernel_name="python3",
+            cwd=str(paths.root),
+            progress_bar=False,
+            log_output=False,
+            execution_timeout=timeout,
+            report_mode=False,
+        )
+    except papermill.PapermillExecutionError as exc:
+        failed = paths.failed / f"{slug}.ipynb"
+        shutil.move(executed, failed)
+        raise ProbekitError(
+            f"{slug} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}",
+            hint=f"the partly executed notebook is kept at {failed}",
+        ) from None
+    seconds = time.perf_counter() - start
+
+    done = nbformat.read(executed, as_version=4)
+    info = provenance(slug, profile, params, inputs, seconds, notebook)
+    _finish(done, read_parameters(notebook), params, info)
+    tmp = output.with_suffix(".ipynb.tmp")
+    nbformat.write(done, tmp)
+    os.replace(tmp, output)
+    executed.unlink(missing_ok=True)
+    _record_run(
+        paths,
+        slug,
+        {
+            "digest": digest,
+            "profile": profile,
+            "seconds": round(seconds, 1),
+            "parameters": params,
+            "overrides": sorted(overrides or {}),
+        },
+    )
+    log(f"{slug}: done in {seconds:.0f} s -> {output}")
+    return RunResult(slug, "ran", output, seconds, digest)
+
+
+def _finish(nb, declared: dict, params: dict[str, Any], info: dict[str, Any]) -> None:
+    """Hide the parameters cells, add the provenance box after the title, record provenance."""
+
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if ("parameters" in tags or "injected-parameters" in tags) and "remove-cell" not in tags:
+            tags.append("remove-cell")
+        if cell.cell_type == "code":
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "error":
+                    raise ProbekitError(f"{info['chapter']}: an error output survived execution")
+    box = nbformat.v4.new_markdown_cell(provenance_markdown(info, declared, params))
+    box.metadata["tags"] = ["provenance"]
+    first_md = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), -1)
+    nb.cells.insert(first_md + 1, box)
+    nb.metadata["probekit"] = info
+
+
+def toc_chapters(root: Path | None = None) -> list[str]:
+    """Slugs of the executed chapters that ``_toc.yml`` lists (``book/chapters/<slug>``)."""
+    root = root or project_root()
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            f = node.get("file")
+            if isinstance(f, str) and f.startswith("book/chapters/"):
+                found.append(Path(f).stem)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc)
+    return found

@@ -1,0 +1,155 @@
+"""Training the structural probe and the perceptron parser (Hall Maudslay et al. 2020, §3-4
+and App. A): the random search of (rank, lr, dropout) per model, training both on every layer
+and seed, and their per-sentence test scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from probekit.errors import ParameterError
+from probekit.probes.structural import (
+    DistanceProbe,
+    SearchSpace,
+    predict_distances,
+    random_search,
+    train_distance_probe,
+)
+from probekit.probes.threads import torch_threads
+from probekit.representations.layers import layer_vectors
+from probekit.trees.evaluation import EvalSet, evaluate, summarise
+
+KINDS = ("structural", "perceptron")
+# Names used in the book's tables, figures and verdicts.
+LABELS = {"structural": "probe", "perceptron": "parser"}
+
+
+def search_space(
+    ranks: Sequence[int], d: int, lr_min: float, lr_max: float, dropout_max: float
+) -> SearchSpace:
+    """The random-search space (Hall Maudslay et al. 2020, App. A) for input dimension ``d``.
+
+    ``ranks`` lists the rank choices; 0 means full rank (d), larger values are capped at d.
+    """
+    if not ranks:
+        raise ParameterError("ranks", "needs at least one rank", "e.g. [32, 64, 0]")
+    if any(r < 0 for r in ranks):
+        raise ParameterError("ranks", f"ranks must be >= 0 (0 means full rank), got {ranks}")
+    choices = tuple(sorted({d if r == 0 else min(int(r), d) for r in ranks}))
+    return SearchSpace(
+        ranks=choices, lr_min=lr_min, lr_max=lr_max, dropout_min=0.0, dropout_max=dropout_max
+    )
+
+
+def search(
+    train_embs: Sequence[np.ndarray],
+    train_heads: Sequence[np.ndarray],
+    dev_embs: Sequence[np.ndarray],
+    dev_heads: Sequence[np.ndarray],
+    space: SearchSpace,
+    n_trials: int,
+    seed: int,
+    kinds: Sequence[str] = KINDS,
+    threads: int = 1,
+    **train_kwargs,
+) -> tuple[dict[str, dict[str, float]], pd.DataFrame]:
+    """Random search of (rank, lr, dropout) by dev loss for each kind (App. A of the paper).
+
+    Both kinds draw the same ``n_trials`` configurations (same ``seed``), so they get the same
+    chances. Returns the chosen {rank, lr, dropout} per kind and a table of every trial
+    (``kind``, ``trial``, ``rank``, ``lr``, ``dropout``, ``seed``, ``dev_loss``, ``epochs``,
+    ``chosen``). Inputs as :func:`probekit.probes.structural.random_search`.
+    """
+    configs, rows = {}, []
+    with torch_threads(threads):
+        for kind in kinds:
+            result = random_search(
+                kind,
+                train_embs,
+                train_heads,
+                dev_embs,
+                dev_heads,
+                space,
+                n_trials=n_trials,
+                seed=seed,
+                **train_kwargs,
+            )
+            best = result.best.config
+            configs[kind] = {k: best[k] for k in ("rank", "lr", "dropout")}
+            for t, trial in enumerate(result.trials):
+                chosen = all(trial[k] == best[k] for k in ("rank", "lr", "dropout", "seed"))
+                rows.append({"kind": kind, "trial": t, **trial, "chosen": chosen})
+    return configs, pd.DataFrame(rows)
+
+
+def train_layers(
+    train_emb,
+    train_heads: Sequence[np.ndarray],
+    dev_emb,
+    dev: EvalSet,
+    configs: Mapping[str, Mapping[str, float]],
+    layers: Sequence[int],
+    seeds: Sequence[int],
+    threads: int = 1,
+    **train_kwargs,
+) -> tuple[pd.DataFrame, dict[tuple[str, int, int], DistanceProbe]]:
+    """Train every kind of ``configs`` on every layer and seed; score each on the dev set.
+
+    Hall Maudslay et al. 2020, §3–4: both models get the same representations (layer by layer,
+    extending the paper's final-layer study), each with its own searched {rank, lr, dropout}.
+    ``train_kwargs`` go to :func:`probekit.probes.structural.train_distance_probe` (e.g.
+    ``max_epochs``, ``patience``). Returns a table with one row per (kind, layer, seed):
+    ``epochs``, ``best_epoch``, ``dev_loss`` and the :func:`summarise` scores on ``dev``; and
+    the trained probes keyed by (kind, layer, seed).
+    """
+    rows, probes = [], {}
+    with torch_threads(threads):
+        for layer in layers:
+            x_train, x_dev = layer_vectors(train_emb, layer), layer_vectors(dev_emb, layer)
+            for kind, config in configs.items():
+                for seed in seeds:
+                    result = train_distance_probe(
+                        kind,
+                        x_train,
+                        train_heads,
+                        x_dev,
+                        dev.heads,
+                        rank=int(config["rank"]),
+                        lr=float(config["lr"]),
+                        dropout=float(config["dropout"]),
+                        seed=seed,
+                        **train_kwargs,
+                    )
+                    scores = summarise(evaluate(predict_distances(result.probe, x_dev), dev))
+                    rows.append(
+                        {
+                            "kind": kind,
+                            "layer": layer,
+                            "seed": seed,
+                            "epochs": len(result.history),
+                            "best_epoch": result.best_epoch,
+                            "dev_loss": result.best_dev_loss,
+                            **scores,
+                        }
+                    )
+                    probes[(kind, layer, seed)] = result.probe
+    return pd.DataFrame(rows), probes
+
+
+def per_sentence_scores(
+    probes: Mapping[tuple[str, int, int], DistanceProbe], test_emb, test: EvalSet, layer: int
+) -> pd.DataFrame:
+    """:func:`evaluate` of every probe trained on ``layer``, stacked: one row per
+    (kind, seed, sentence) with a ``sentence`` index column."""
+    chosen = {(kind, seed): p for (kind, lay, seed), p in probes.items() if lay == layer}
+    if not chosen:
+        raise ParameterError("layer", f"no probe was trained on layer {layer}")
+    x_test = layer_vectors(test_emb, layer)
+    frames = []
+    for (kind, seed), probe in chosen.items():
+        df = evaluate(predict_distances(probe, x_test), test)
+        frames.append(df.assign(kind=kind, seed=seed, sentence=np.arange(len(df))))
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,26 @@
+"""Part II, "Do syntactic probes probe syntax?" (Hall Maudslay & Cotterell 2021): the
+experiments of chapters 21 and 22. The corpus itself is built by :mod:`probekit.methods.jabberwocky`;
+trees, metrics and probes live in :mod:`probekit.trees`, :mod:`probekit.experiments.part1_probe_parser` and
+:mod:`probekit.probes.structural`.
+
+One module per job, in the paper's order:
+
+- :mod:`.corpus`: the Jabberwocky test set on disk, built or reused, and its sentences paired
+  with the originals (§3);
+- :mod:`.corpus_tables`: examples, pseudoword stems and coverage per feature set and per UPOS
+  (§3, footnote 4);
+- :mod:`.corpus_figures`: coverage, word lengths and one tree over both word rows (cf. Fig. 2);
+- :mod:`.representations`: model names, the type-level fastText + position baseline (§5.1,
+  App. B) and wordpieces of substituted words;
+- :mod:`.baselines`: the word-blind linear chain and majority tree (§5.1);
+- :mod:`.probes`: each probe's metric, its hyperparameters, its dev-chosen layer and its test
+  scores per representation (§4, §5.1, App. B);
+- :mod:`.comparisons`: the drop from normal to Jabberwocky and the lead over the baselines,
+  paired over sentences, and McNemar's test on gold edges (§5.2);
+- :mod:`.results`: the tables, the bar figure (cf. Fig. 3) and the verdicts in words (§5.2).
+
+Sentences are :class:`probekit.io.treebanks.Sentence`; "embeddings" are anything with ``offsets``
+(S + 1,), ``n_layers``, ``dim`` and ``layer(k)`` (N_words, d), such as
+:class:`probekit.io.embeddings.Embeddings` or :class:`~.representations.VectorSet`.
+Nothing is re-exported here: chapters and tests import the module they use.
+"""

@@ -1,0 +1,208 @@
+"""The two probes of chapter 22 (Hall Maudslay & Cotterell 2021, §4 and §5.1): the metric each
+is judged by, its (rank, lr, dropout) (chapter 12's search or a new one, App. B), its
+dev-chosen layer, and its per-sentence test scores on every representation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from probekit.errors import ParameterError
+from probekit.experiments.part1_probe_parser.training import (
+    LABELS,
+    per_sentence_scores,
+    search,
+    train_layers,
+)
+from probekit.io.results import load_results
+from probekit.representations.layers import layer_vectors
+from probekit.trees.evaluation import EvalSet
+
+# The metric each probe is judged by (§5.1, "Metrics").
+METRIC = {"structural": "dspr", "perceptron": "uuas"}
+PROBE_LABELS = {"structural": "structural probe", "perceptron": "perceptron probe"}
+METRIC_LABELS = {"dspr": "DSpr", "uuas": "UUAS (%)"}
+
+
+def chapter12_configs(
+    path: str | Path, model: str, treebank: str, pooling: str
+) -> dict[str, dict[str, float]] | None:
+    """The (rank, lr, dropout) that chapter 12's random search chose, if it matches this run.
+
+    Reads chapter 12's saved results (``build/results/12_probe_vs_parser.json``). Returns
+    ``{"structural": {...}, "perceptron": {...}}`` when the file exists and was made with the
+    same resolved ``model`` name, ``treebank`` name and ``pooling``; else None (search again).
+    A file that is not valid JSON is an error naming it (:func:`probekit.io.results.load_results`).
+    """
+    p = Path(path)
+    saved = load_results(p.parent, [p.stem]).get(p.stem)
+    if saved is None:
+        return None
+    if (saved.get("model"), saved.get("treebank"), saved.get("pooling")) != (
+        model,
+        treebank,
+        pooling,
+    ):
+        return None
+    out = {}
+    for kind, label in LABELS.items():
+        try:
+            out[kind] = {
+                "rank": int(saved[f"{label}_rank"]),
+                "lr": float(saved[f"{label}_lr"]),
+                "dropout": float(saved[f"{label}_dropout"]),
+            }
+        except (KeyError, TypeError, ValueError):
+            return None
+    return out
+
+
+def model_configs(
+    source: str,
+    results_path: str | Path,
+    model: str,
+    treebank: str,
+    pooling: str,
+    train_emb,
+    train_heads: Sequence[np.ndarray],
+    dev_emb,
+    dev_heads: Sequence[np.ndarray],
+    space,
+    n_trials: int,
+    seed: int,
+    search_layer: int,
+    **train_kwargs,
+) -> tuple[dict[str, dict[str, float]], str]:
+    """(rank, lr, dropout) per probe for one encoder, and where they came from.
+
+    ``source="chapter12"`` reuses chapter 12's random search (:func:`chapter12_configs`) when its
+    saved results match ``model`` (resolved name), ``treebank`` and ``pooling``; otherwise, and
+    with ``source="search"``, runs :func:`probekit.experiments.part1_probe_parser.training.search` (App. B of the paper:
+    a random search per model) with ``n_trials`` trials on ``search_layer``. The second value is
+    "chapter 12" or "a search of N trials on layer L".
+    """
+    if source not in ("chapter12", "search"):
+        raise ParameterError("hyperparameters", f"one of {{chapter12, search}}, got {source!r}")
+    if source == "chapter12":
+        configs = chapter12_configs(results_path, model, treebank, pooling)
+        if configs is not None:
+            return configs, "chapter 12's random search"
+    configs, _ = search(
+        layer_vectors(train_emb, search_layer),
+        train_heads,
+        layer_vectors(dev_emb, search_layer),
+        dev_heads,
+        space,
+        n_trials,
+        seed,
+        **train_kwargs,
+    )
+    return configs, f"a random search of {n_trials} trials on layer {search_layer}"
+
+
+def choose_layer(scores: pd.DataFrame, kind: str, rule: str = "loss") -> int:
+    """The dev-chosen layer of one probe from :func:`probekit.experiments.part1_probe_parser.training.train_layers` scores.
+
+    ``rule="loss"``: the lowest mean dev loss (App. B of the paper: "choose the best layer
+    based on loss on the development set"); ``"metric"``: the highest mean dev score on the
+    probe's own metric (DSpr for the structural probe, UUAS for the perceptron). Ties: the
+    lowest layer.
+    """
+    if rule not in ("loss", "metric"):
+        raise ParameterError("layer_rule", f"must be one of {{loss, metric}}, got {rule!r}")
+    rows = scores[scores["kind"] == kind]
+    if rows.empty:
+        raise ParameterError("kind", f"no dev scores for {kind!r}")
+    if rule == "loss":
+        means = rows.groupby("layer")["dev_loss"].mean()
+        return int(means.index[int(np.argmin(means.to_numpy()))])
+    means = rows.groupby("layer")[METRIC[kind]].mean()
+    return int(means.index[int(np.argmax(means.to_numpy()))])
+
+
+@dataclass
+class RepresentationRun:
+    """What :func:`run_representation` returns for one representation (a model or fastText).
+
+    ``dev``: the :func:`probekit.experiments.part1_probe_parser.training.train_layers` table of every (kind, layer, seed)
+    trained; ``chosen``: the dev-chosen layer per kind; ``per_sentence``: test scores, one row
+    per (representation, kind, dataset, seed, sentence), where representation is
+    "<name> · best layer" (the chosen layer) or "<name> · layer 0", or just "<name>" when layer 0
+    is the only layer; ``probes``: the trained probes keyed (kind, layer, seed).
+    """
+
+    name: str
+    dev: pd.DataFrame
+    chosen: dict[str, int]
+    per_sentence: pd.DataFrame
+    probes: dict = field(repr=False)
+
+
+def run_representation(
+    name: str,
+    train_emb,
+    train_heads: Sequence[np.ndarray],
+    dev_emb,
+    dev: EvalSet,
+    test_embs: Mapping[str, object],
+    test: EvalSet,
+    configs: Mapping[str, Mapping[str, float]],
+    layers: Sequence[int],
+    seeds: Sequence[int],
+    layer_rule: str = "loss",
+    **train_kwargs,
+) -> RepresentationRun:
+    """Train both probes on normal sentences, choose the layer on dev, score on each test set.
+
+    Hall Maudslay & Cotterell 2021, §5.1: every layer of ``layers`` is trained with the first
+    seed and the layer is chosen per probe on dev (:func:`choose_layer`); the other seeds are
+    trained only at the chosen layer and at layer 0, the uncontextualised baseline. Each probe
+    is then scored (:func:`probekit.experiments.part1_probe_parser.training.per_sentence_scores`) on every entry of
+    ``test_embs`` (dataset name -> embeddings of the same sentences in the same order, scored
+    against the same trees ``test``). ``train_kwargs`` go to
+    :func:`probekit.probes.structural.train_distance_probe`.
+    """
+    if not seeds:
+        raise ParameterError("seeds", "needs at least one seed")
+    layers = sorted(set(layers) | {0})
+    first, rest = seeds[0], list(seeds[1:])
+    dev_scores, probes = train_layers(
+        train_emb, train_heads, dev_emb, dev, configs, layers, [first], **train_kwargs
+    )
+    chosen = {kind: choose_layer(dev_scores, kind, layer_rule) for kind in configs}
+    frames = [dev_scores]
+    if rest:
+        for kind, config in configs.items():
+            for layer in sorted({chosen[kind], 0}):
+                more, more_probes = train_layers(
+                    train_emb,
+                    train_heads,
+                    dev_emb,
+                    dev,
+                    {kind: config},
+                    [layer],
+                    rest,
+                    **train_kwargs,
+                )
+                frames.append(more)
+                probes |= more_probes
+    # A representation with layer 0 only (fastText) has no separate uncontextualised variant.
+    variants = (("best layer", "chosen"), ("layer 0", 0)) if layers != [0] else (("", 0),)
+    rows = []
+    for kind in configs:
+        kind_probes = {k: p for k, p in probes.items() if k[0] == kind}
+        for variant, which in variants:
+            layer = chosen[kind] if which == "chosen" else 0
+            label = f"{name} · {variant}" if variant else name
+            for dataset, emb in test_embs.items():
+                df = per_sentence_scores(kind_probes, emb, test, layer)
+                rows.append(df.assign(representation=label, layer=layer, dataset=dataset))
+    per_sentence = pd.concat(rows, ignore_index=True)
+    return RepresentationRun(
+        name, pd.concat(frames, ignore_index=True), chosen, per_sentence, probes
+    )

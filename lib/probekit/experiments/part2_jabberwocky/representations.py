@@ -1,0 +1,166 @@
+"""The representations chapter 22 probes (Hall Maudslay & Cotterell 2021, §5.1 and App. B):
+encoder names, the type-level baseline (fastText vectors with sinusoidal position embeddings),
+and how many wordpieces a substituted word takes before and after substitution.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from probekit.errors import ParameterError
+from probekit.experiments.part2_jabberwocky.corpus import substituted
+from probekit.io.cache import Cache
+from probekit.io.treebanks import Sentence, file_sha256
+from probekit.representations.fasttext import fasttext_vectors
+
+
+def short_model_name(name: str) -> str:
+    """The last path component of a model name (``sentence-transformers/all-MiniLM-L6-v2`` ->
+    ``all-MiniLM-L6-v2``), for table rows and figure labels."""
+    return str(name).rstrip("/").split("/")[-1] or str(name)
+
+
+def sinusoidal_positions(n: int, dim: int) -> np.ndarray:
+    """Sinusoidal position embeddings (Vaswani et al. 2017, §3.5), float32 (n, dim).
+
+    PE[p, 2i] = sin(p / 10000^(2i/dim)), PE[p, 2i+1] = cos(p / 10000^(2i/dim)) for the 0-based
+    position p. The type-level baseline of Hall Maudslay & Cotterell 2021 (§5.1, App. B) appends
+    BERT-base's learned position embeddings instead; fixed sinusoids carry the same kind of
+    information (where a word sits) with no training.
+    """
+    if n < 0:
+        raise ParameterError("n", f"must be >= 0, got {n}")
+    if dim < 1:
+        raise ParameterError("position_dim", f"must be >= 1, got {dim}")
+    pos = np.arange(n, dtype=np.float64)[:, None]
+    rate = 1.0 / 10000.0 ** (2 * (np.arange(dim) // 2) / dim)
+    angle = pos * rate[None, :]
+    out = np.where(np.arange(dim) % 2 == 0, np.sin(angle), np.cos(angle))
+    return out.astype(np.float32)
+
+
+def with_positions(vectors: Sequence[np.ndarray], dim: int) -> list[np.ndarray]:
+    """Append :func:`sinusoidal_positions` to per-sentence word vectors: S (n_s, d) ->
+    S (n_s, d + dim) float32. ``dim = 0`` returns the vectors unchanged."""
+    if dim == 0:
+        return [np.asarray(v, dtype=np.float32) for v in vectors]
+    return [
+        np.concatenate([np.asarray(v, dtype=np.float32), sinusoidal_positions(len(v), dim)], axis=1)
+        for v in vectors
+    ]
+
+
+@dataclass
+class VectorSet:
+    """Per-sentence vectors in the shape of :class:`probekit.io.embeddings.Embeddings` with one layer.
+
+    Lets :func:`probekit.experiments.part1_probe_parser.training.train_layers` and
+    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` train and score on representations
+    that are not a transformer's (layer 0 only).
+    """
+
+    vectors: list[np.ndarray]
+    offsets: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.offsets = np.concatenate([[0], np.cumsum([len(v) for v in self.vectors])]).astype(
+            np.int64
+        )
+        dims = {int(np.shape(v)[1]) for v in self.vectors if len(v)}
+        if len(dims) > 1:
+            raise ParameterError("vectors", f"sentences have different dimensions {sorted(dims)}")
+
+    @property
+    def n_layers(self) -> int:
+        return 1
+
+    @property
+    def dim(self) -> int:
+        return int(np.shape(self.vectors[0])[1]) if self.vectors else 0
+
+    def layer(self, k: int) -> np.ndarray:
+        """All words' vectors, float32 (N_words, d); only ``k = 0`` exists."""
+        if k != 0:
+            raise ParameterError("layers", f"a type-level representation has only layer 0, not {k}")
+        return np.concatenate([np.asarray(v, dtype=np.float32) for v in self.vectors])
+
+
+def _vocab_digest(vocab: Sequence[str]) -> str:
+    return hashlib.sha256("\x1f".join(vocab).encode()).hexdigest()[:16]
+
+
+def type_level_vectors(
+    train: Sequence[Sentence],
+    sets: Mapping[str, Sequence[Sentence]],
+    dim: int,
+    seed: int,
+    position_dim: int,
+    pretrained_path: str = "",
+    epochs: int = 5,
+) -> dict[str, VectorSet]:
+    """The type-level baseline of §5.1 / App. B: fastText word vectors ⊕ position embeddings.
+
+    fastText (Bojanowski et al. 2017; :func:`probekit.representations.fasttext.fasttext_vectors`) is trained on
+    the forms of ``train`` with ``dim`` dimensions and ``seed``, or loaded from
+    ``pretrained_path`` (the paper: the Common Crawl vectors, 300 d). Words it has not seen,
+    pseudowords included, get vectors from their character n-grams. Each word's vector is
+    followed by :func:`sinusoidal_positions` of ``position_dim`` dimensions. The vectors of every
+    form in ``sets`` are cached on disk (:class:`probekit.io.cache.Cache`), so a re-run does not
+    retrain. Returns one :class:`VectorSet` per entry of ``sets``, (n_s, dim + position_dim).
+    """
+
+    forms = {name: [s.forms.tolist() for s in sents] for name, sents in sets.items()}
+    vocab = sorted({w for sents in forms.values() for s in sents for w in s})
+    if pretrained_path:
+        p = Path(pretrained_path).expanduser()
+        source: dict[str, object] = {"pretrained": str(p.resolve())}
+        if p.is_file():
+            source |= {"size": p.stat().st_size, "mtime": p.stat().st_mtime_ns}
+    else:
+        files = sorted({str(s.path) for s in train})
+        source = {
+            "train": {Path(f).name: file_sha256(f) for f in files},
+            "train_sentences": _vocab_digest([s.sent_id for s in train]),
+            "epochs": epochs,
+        }
+    key = {
+        "kind": "fasttext-vectors",
+        "dim": dim,
+        "seed": seed,
+        "source": source,
+        "vocab": _vocab_digest(vocab),
+        "n_vocab": len(vocab),
+    }
+
+    def build(writer) -> None:
+        kv = fasttext_vectors(train, dim, seed, pretrained_path or None, epochs=epochs)
+        writer.array("vectors", np.asarray(kv[vocab], dtype=np.float32))
+
+    table = np.asarray(Cache().get_or_create(key, build).array("vectors", mmap=False))
+    index = {w: k for k, w in enumerate(vocab)}
+    out = {}
+    for name, sents in forms.items():
+        words = [table[[index[w] for w in s]].reshape(len(s), dim) for s in sents]
+        out[name] = VectorSet(with_positions(words, position_dim))
+    return out
+
+
+def pieces_of_substituted(
+    normal_emb, jabberwocky_emb, pairs: Sequence[tuple[Sentence, Sentence]]
+) -> tuple[float, float]:
+    """Mean wordpieces per substituted word before and after substitution.
+
+    ``normal_emb`` and ``jabberwocky_emb``: :class:`probekit.io.embeddings.Embeddings` of the two
+    sides of ``pairs`` (same order); uses their ``pieces_per_word()`` (N_words,).
+    """
+    mask = np.concatenate([substituted(o, j) for o, j in pairs])
+    if not mask.any():
+        return float("nan"), float("nan")
+    before = np.asarray(normal_emb.pieces_per_word())[mask]
+    after = np.asarray(jabberwocky_emb.pieces_per_word())[mask]
+    return float(before.mean()), float(after.mean())

@@ -1,0 +1,337 @@
+"""Reading Part III's results (Pimentel et al. 2020, §3): Pareto frontiers, hypervolumes, who
+holds the frontier where, and the figures.
+
+Inputs are the tables of :class:`~probekit.experiments.part3_pareto.runs.ParetoRun` (one row per probe with
+a complexity column and an accuracy column).
+
+- Hypervolume (§3, Tables 2 and 3): :func:`hypervolume_table`.
+- Pareto-dominance over budgets (§3): :func:`frontier_leaders`, :func:`main_leaders`,
+  :func:`describe_leaders`; simple probes (§2.3, §6.1): :func:`simple_winner`,
+  :func:`simple_vs_best`; a probe for paired tests: :func:`pick_probe`.
+- The book's wording and figures: :func:`verdict`, :func:`plot_frontiers` (Figs. 1 to 9),
+  :func:`placeholder_figure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from probekit.errors import ParameterError
+from probekit.experiments import plots
+from probekit.experiments.part3_pareto.representations import LABELS, REPRESENTATIONS
+from probekit.methods.pareto import frontier
+
+
+def _cap(value: float | str, group: pd.DataFrame) -> float:
+    """The hypervolume's maximum complexity (§3) for one group: a number, or a column constant
+    within the group."""
+    if isinstance(value, str):
+        caps = group[value].unique()
+        if len(caps) != 1:
+            raise ParameterError("cap", f"column '{value}' is not constant within a group")
+        return float(caps[0])
+    return float(value)
+
+
+def hypervolume_table(
+    table: pd.DataFrame,
+    x: str,
+    cap: float | str,
+    *,
+    y: str = "accuracy",
+    by: Sequence[str] = ("task", "family", "representation"),
+    min_accuracy: float = 0.0,
+) -> pd.DataFrame:
+    """Normalised Pareto hypervolume of every group of probes (Pimentel et al. 2020, §3,
+    Tables 2 and 3), with :func:`probekit.methods.pareto.frontier.hypervolume`.
+
+    Args:
+        table: probe rows with complexity column ``x`` and accuracy column ``y``; rows with a
+            NaN complexity (controls not run) are left out.
+        cap: the maximum complexity (a number, e.g. 400 for the nuclear norm or 1 for
+            memorisation, or the name of a column constant within each group, e.g.
+            ``max_complexity`` for the rank family).
+        by: grouping columns.
+
+    Returns:
+        One row per group: the ``by`` columns, ``hypervolume``, ``n_probes`` (with a finite
+        complexity), ``n_within_cap`` and ``best_accuracy`` (the best probe within the cap).
+    """
+    rows = []
+    for key, group in table.groupby(list(by), sort=False):
+        g = group[np.isfinite(group[x].to_numpy(dtype=float))]
+        limit = _cap(cap, group)
+        inside = g[g[x] <= limit]
+        hv = frontier.hypervolume(g[x], g[y], limit, min_accuracy=min_accuracy) if len(g) else np.nan
+        best = float(inside[y].max()) if len(inside) else np.nan
+        values = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            dict(zip(by, values, strict=True))
+            | {
+                "hypervolume": hv,
+                "n_probes": len(g),
+                "n_within_cap": len(inside),
+                "best_accuracy": best,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def hypervolume_of(hv: pd.DataFrame, **group: str) -> float:
+    """The hypervolume of the one row of :func:`hypervolume_table`'s output that matches
+    ``group`` (e.g. ``task="posl", family="nuclear", representation="onehot"``), or NaN when
+    that group was not run."""
+    mask = np.ones(len(hv), dtype=bool)
+    for column, value in group.items():
+        mask &= (hv[column] == value).to_numpy()
+    row = hv[mask]
+    if len(row) > 1:
+        raise ParameterError("group", f"{group} matches {len(row)} rows, not one")
+    return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
+
+
+def _height(x_steps: np.ndarray, h_steps: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A frontier staircase (§3; steps (S,), heights (S,)) read at budgets ``at`` (B,) -> (B,),
+    -inf below its first step."""
+    if x_steps.size == 0:
+        return np.full(at.shape, -np.inf)
+    k = np.searchsorted(x_steps, at, side="right") - 1
+    return np.where(k >= 0, h_steps[np.clip(k, 0, None)], -np.inf)
+
+
+def frontier_leaders(
+    table: pd.DataFrame, x: str, cap: float, *, y: str = "accuracy", by: str = "representation"
+) -> pd.DataFrame:
+    """Where each representation holds the joint Pareto frontier (Pimentel et al. 2020, §3:
+    the "Pareto-dominant" representations).
+
+    For every complexity budget b in [0, cap], the leader is the representation whose best
+    probe with complexity <= b is the most accurate (ties go to the first in table order).
+    Budgets below every probe have no leader.
+
+    Returns:
+        One row per maximal interval [start, end) of budgets with the same leader: columns
+        ``representation``, ``start``, ``end``, ``accuracy_start`` and ``accuracy_end``
+        (the leader's accuracy at the two ends).
+    """
+    t = table[np.isfinite(table[x].to_numpy(dtype=float))]
+    names = list(dict.fromkeys(t[by]))
+    stairs = {n: frontier.frontier_staircase(g[x], g[y], cap) for n, g in t.groupby(by, sort=False)}
+    cuts = np.unique(np.concatenate([s[0] for s in stairs.values()] + [np.asarray([cap])]))
+    cuts = cuts[cuts <= cap]
+    if cuts.size < 2:
+        return pd.DataFrame(columns=[by, "start", "end", "accuracy_start", "accuracy_end"])
+    heights = np.stack([_height(*stairs[n], cuts[:-1]) for n in names])  # (R, intervals)
+    leader = heights.argmax(axis=0)
+    defined = np.isfinite(heights.max(axis=0))
+    rows: list[dict[str, Any]] = []
+    for i in np.flatnonzero(defined):
+        name, acc = names[leader[i]], float(heights[leader[i], i])
+        if rows and rows[-1][by] == name and rows[-1]["end"] == cuts[i]:
+            rows[-1]["end"], rows[-1]["accuracy_end"] = float(cuts[i + 1]), acc
+        else:
+            rows.append(
+                {
+                    by: name,
+                    "start": float(cuts[i]),
+                    "end": float(cuts[i + 1]),
+                    "accuracy_start": acc,
+                    "accuracy_end": acc,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def simple_winner(
+    table: pd.DataFrame, x: str, budget: float, *, y: str = "accuracy", by: str = "representation"
+) -> tuple[str | None, pd.Series]:
+    """The representation that is best for *simple* probes (Pimentel et al. 2020, §2.3 and
+    §6.1): the largest hypervolume over complexities [0, budget] only.
+
+    Returns:
+        (winner or None when no probe fits the budget, hypervolume per representation).
+    """
+    t = table[np.isfinite(table[x].to_numpy(dtype=float))]
+    hv = pd.Series(
+        {name: frontier.hypervolume(g[x], g[y], budget) for name, g in t.groupby(by, sort=False)},
+        dtype=float,
+    )
+    if hv.empty or not (hv > 0).any():
+        return None, hv
+    return str(hv.idxmax()), hv
+
+
+def pick_probe(
+    table: pd.DataFrame, x: str, budget: float, *, by: str = "dev_accuracy"
+) -> int | None:
+    """Row position (in ``table``) of the probe with the best ``by`` (dev accuracy, so the
+    test set stays untouched by the choice) among those with complexity ``x`` <= budget: one
+    point of a frontier (Pimentel et al. 2020, §3) whose test items ``ParetoRun.correct[k]``
+    (N_test,) feed a paired test. None when no probe fits the budget."""
+    c = table[x].to_numpy(dtype=float)
+    ok = np.flatnonzero(np.isfinite(c) & (c <= budget))
+    if not ok.size:
+        return None
+    scores = table[by].to_numpy(dtype=float)[ok]
+    return int(ok[np.argmax(scores)])
+
+
+def simple_vs_best(
+    table: pd.DataFrame,
+    x: str,
+    *,
+    y: str = "accuracy",
+    by: Sequence[str] = ("task", "representation"),
+) -> pd.DataFrame:
+    """How much accuracy the simpler half of the probes gives up (Pimentel et al. 2020, §6.2:
+    "simple architectures ... achieve as high an accuracy as the more complex ones").
+
+    Per group: ``best`` (best accuracy of all probes with a finite complexity), ``best_simple``
+    (best accuracy among the probes whose complexity is at most the group's median), ``gap`` =
+    best - best_simple, and ``spearman``, the rank correlation of complexity and accuracy.
+    """
+
+    rows = []
+    for key, group in table.groupby(list(by), sort=False):
+        g = group[np.isfinite(group[x].to_numpy(dtype=float))]
+        if g.empty:
+            continue
+        simple = g[g[x] <= g[x].median()]
+        rho = spearmanr(g[x], g[y]).statistic if len(g) > 2 else np.nan
+        values = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            dict(zip(by, values, strict=True))
+            | {
+                "best": float(g[y].max()),
+                "best_simple": float(simple[y].max()),
+                "gap": float(g[y].max() - simple[y].max()),
+                "spearman": float(rho),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main_leaders(leaders: pd.DataFrame, min_width: float) -> pd.DataFrame:
+    """A :func:`frontier_leaders` table (Pimentel et al. 2020, §3) without its slivers:
+    intervals narrower than
+    ``min_width`` are absorbed by the interval before them (the first interval's start is
+    kept), and neighbours with the same leader are merged. (Near complexity 0 every probe is at
+    the majority baseline and the lead flips on noise.)"""
+    wide = leaders[(leaders["end"] - leaders["start"]) >= min_width]
+    rows: list[dict[str, Any]] = []
+    for r in wide.to_dict("records"):
+        if rows:
+            rows[-1]["end"] = r["start"]
+        if rows and rows[-1]["representation"] == r["representation"]:
+            rows[-1]["end"], rows[-1]["accuracy_end"] = r["end"], r["accuracy_end"]
+        else:
+            rows.append(dict(r))
+    if rows and len(leaders):
+        rows[0]["start"] = float(leaders["start"].iloc[0])
+        rows[-1]["end"] = float(leaders["end"].iloc[-1])
+    return pd.DataFrame(rows, columns=leaders.columns)
+
+
+def describe_leaders(leaders: pd.DataFrame, labels: dict[str, str], fmt: str = "{:.0f}") -> str:
+    """One phrase for a :func:`frontier_leaders` table (who is Pareto-dominant where,
+    Pimentel et al. 2020, §3), e.g. "one-hot (1 to 35), then fastText (35 to 400)"; ``fmt``
+    formats the complexity bounds."""
+    if leaders.empty:
+        return "no representation (no probe within the cap)"
+    parts = [
+        f"{labels.get(r.representation, r.representation)} ({fmt.format(r.start)} to "
+        f"{fmt.format(r.end)})"
+        for r in leaders.itertuples()
+    ]
+    return ", then ".join(parts)
+
+
+def verdict(holds: bool | None, detail: str = "") -> str:
+    """The book's wording of a check of one of the paper's claims (e.g. §6.1's "one-hot wins
+    for simple probes", §7.2's parsing contrast): "holds", "does not hold" or "cannot be
+    tested", followed by ``detail`` in parentheses when given."""
+    word = {True: "holds", False: "does not hold", None: "cannot be tested"}[holds]
+    return f"{word} ({detail})" if detail else word
+
+
+def placeholder_figure(text: str):
+    """A small figure that only says ``text``, glued in place of a Pareto-curve figure
+    (Pimentel et al. 2020, Figs. 1 to 9) whose experiment was not run, so that the page still
+    builds with every glue key present."""
+
+
+    plots.use_style()
+    fig, ax = plt.subplots(figsize=(plots.WIDTH, 0.8))
+    ax.axis("off")
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize="small", color="grey")
+    return fig
+
+
+def plot_frontiers(
+    table: pd.DataFrame,
+    x: str,
+    cap: float | dict[str, float],
+    xlabel: str,
+    *,
+    y: str = "accuracy",
+    ylabel: str = "test accuracy",
+    col: str = "task",
+    hue: str = "representation",
+    titles: dict[str, str] | None = None,
+    labels: dict[str, str] | None = None,
+    height: float = 2.9,
+):
+    """Pareto curves as in Pimentel et al. 2020, Figs. 1 to 9: every probe as a faint dot and
+    each ``hue`` group's frontier (by default each representation's) as a staircase up to the
+    cap, one panel per ``col`` value.
+
+    ``cap`` may differ by panel (a dict from ``col`` values). Representations keep one colour
+    throughout the book; other hue values take the palette in order. Returns the Figure.
+    """
+
+
+    plots.use_style()
+    panels = list(dict.fromkeys(table[col]))
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(plots.WIDTH, height), squeeze=False, sharey=False
+    )
+    groups = list(dict.fromkeys(table[hue]))
+    if hue == "representation":
+        palette = dict(zip(REPRESENTATIONS, plots.colors(len(REPRESENTATIONS)), strict=True))
+    else:
+        palette = dict(zip(groups, plots.colors(len(groups)), strict=True))
+    for ax, panel in zip(axes[0], panels, strict=True):
+        limit = cap[panel] if isinstance(cap, dict) else cap
+        sub = table[(table[col] == panel) & np.isfinite(table[x].to_numpy(dtype=float))]
+        for rep, g in sub.groupby(hue, sort=False):
+            color = palette.get(rep, "grey")
+            name = (labels or {}).get(str(rep), LABELS.get(str(rep), str(rep)))
+            shown = g[g[x] <= limit]
+            ax.scatter(shown[x], shown[y], s=14, color=color, alpha=0.45, linewidths=0)
+            xs, hs = frontier.frontier_staircase(g[x], g[y], limit)
+            if xs.size:
+                ax.step(xs, hs, where="post", color=color, linewidth=1.6, label=name)
+        ax.set(
+            xlim=(0, limit),
+            xlabel=xlabel if len(panels) == 1 else None,
+            ylabel=ylabel,
+            title=(titles or {}).get(str(panel), str(panel)),
+        )
+    if len(panels) > 1:
+        fig.supxlabel(xlabel, fontsize="medium")
+    handles, names = axes[0][0].get_legend_handles_labels()
+    for ax in axes[0][1:]:
+        for h, n in zip(*ax.get_legend_handles_labels(), strict=True):
+            if n not in names:
+                handles.append(h)
+                names.append(n)
+    fig.legend(
+        handles, names, loc="outside upper center", ncol=min(len(names), 4), fontsize="small"
+    )
+    return fig

@@ -1,0 +1,178 @@
+"""Dependency parsing as a probing task (Pimentel et al. 2020, §7.2 and appendices A and C).
+
+Biaffine parsing probes read one sentence at a time and pick every word's head
+(:mod:`probekit.probes.biaffine`). :func:`parse_linear_pareto` trains linear parsers under the
+nuclear norm (Figs. 7 and 8); :func:`parse_mlp_pareto` trains MLP parsers under memorisation
+complexity (Figs. 1, 5 and 6, Table 2). Items are test words; accuracy is UAS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from probekit.experiments.part3_pareto.memorisation import (
+    CONDITIONS,
+    control_options,
+    memorisation_rows,
+    memorisation_table,
+    run_conditions,
+)
+from probekit.experiments.part3_pareto.parametric import alpha_values
+from probekit.experiments.part3_pareto.representations import SPLITS, Representation, Splits
+from probekit.experiments.part3_pareto.runs import ParetoRun
+from probekit.io import treebanks as pkdata
+from probekit.methods.pareto import controls
+from probekit.probes import biaffine, mlp_stack
+from probekit.probes.threads import torch_threads
+from probekit.probes.training import TrainOptions
+
+
+def _heads(sentences: Sequence[pkdata.Sentence]) -> list[np.ndarray]:
+    """Gold heads per sentence, int64 (n_s,) (0 = root, else 1-based word position)."""
+    return [np.asarray(s.heads, dtype=np.int64) for s in sentences]
+
+
+def _parse_correct(pred: list[list[np.ndarray]], gold: list[np.ndarray]) -> np.ndarray:
+    """Which test words each probe attached right: P lists of (n_s,) heads -> bool
+    (P, N_words), the items of UAS (§7.2)."""
+    gold_flat = np.concatenate(gold)
+    return np.stack([np.concatenate(p) == gold_flat for p in pred])
+
+
+def _sentence_index(sentences: Sequence[pkdata.Sentence]) -> np.ndarray:
+    """Each word's sentence, int64 (N_words,): the groups of sentence-level bootstraps."""
+    return np.repeat(np.arange(len(sentences)), [len(s) for s in sentences])
+
+
+def parse_linear_pareto(
+    rep: Representation,
+    splits: Splits,
+    *,
+    n_probes: int,
+    seed: int,
+    options: TrainOptions = biaffine.PARSE_OPTIONS,
+    alpha_max: float = 8.0,
+    threads: int | None = 1,
+) -> ParetoRun:
+    """Linear biaffine parsing probes with nuclear-norm complexity (Pimentel et al. 2020,
+    §7.2 and appendix C, Figs. 7 and 8): l(i, j) = x_i^T U x_j, trained with
+    alpha * ||U||_* for the weights of :func:`~.parametric.alpha_values`; heads decoded by
+    argmax.
+
+    Returns:
+        :class:`~.runs.ParetoRun` (items = test words: ``correct`` (P, N_test_words)) with
+        columns representation, task ("parse"), family ("nuclear"), probe, alpha, complexity
+        (||U||_*), dev_accuracy, accuracy (UAS), best_step.
+    """
+    alphas = alpha_values(n_probes, high=alpha_max)
+    configs = [biaffine.BiaffineConfig(alpha=float(a)) for a in alphas]
+    inputs = {k: rep.sentences(k) for k in SPLITS}
+    heads = {k: _heads(splits[k]) for k in SPLITS}
+    with torch_threads(threads):
+        res = biaffine.train_biaffine_probes(
+            configs,
+            inputs["train"],
+            heads["train"],
+            inputs["dev"],
+            heads["dev"],
+            seed=seed,
+            onehot_dim=rep.onehot_dim,
+            vocab_size=rep.vocab_size,
+            onehot_trainable=rep.n_trainable,
+            options=options,
+        )
+        correct = _parse_correct(res.predict(inputs["test"]), heads["test"])
+    table = pd.DataFrame(
+        {
+            "representation": rep.name,
+            "task": "parse",
+            "family": "nuclear",
+            "probe": np.arange(len(configs)),
+            "alpha": [c.alpha for c in configs],
+            "complexity": res.complexity,
+            "dev_accuracy": res.dev_uas,
+            "accuracy": correct.mean(axis=1),
+            "best_step": res.best_step,
+        }
+    )
+    return ParetoRun(table, correct, _sentence_index(splits.test))
+
+
+def parse_mlp_pareto(
+    rep: Representation,
+    splits: Splits,
+    configs: Sequence[mlp_stack.MLPConfig],
+    *,
+    conditions: Sequence[str] = CONDITIONS,
+    shuffled_words: Any = None,
+    seed: int,
+    options: TrainOptions = biaffine.PARSE_OPTIONS,
+    n_memorise: int = 0,
+    memorise_steps: int = 500,
+    threads: int | None = 1,
+) -> ParetoRun:
+    """MLP biaffine parsers with memorisation complexity (Pimentel et al. 2020, §7.2, appendix
+    A; Figs. 1, 5 and 6, Table 2).
+
+    Conditions as in :func:`~.memorisation.mlp_pareto`. The label-shuffled control permutes
+    the heads within each training sentence (:func:`probekit.methods.pareto.controls.shuffle_heads`); the
+    fully-shuffled one also reads its inputs from word-order-shuffled sentences
+    (``shuffled_words`` (N_train_words, d)). Memorisation = UAS on the shuffled
+    heads of the ``n_memorise`` training sentences (0 = all) the control trains on, for exactly
+    ``memorise_steps`` updates. Each config trains alone
+    (:func:`probekit.probes.biaffine.train_biaffine_probes`), all with the same batch order.
+
+    Returns:
+        :class:`~.runs.ParetoRun` (items = test words: ``correct`` (K, N_test_words) for the
+        K configs) with columns as :func:`~.memorisation.mlp_pareto`.
+    """
+    conditions = run_conditions(conditions, rep, shuffled_words)
+    bconfigs = [biaffine.BiaffineConfig(mlp=c) for c in configs]
+    heads = {k: _heads(splits[k]) for k in SPLITS}
+    train_in = rep.sentences("train")
+    rows = memorisation_rows(len(train_in), n_memorise, seed).tolist()
+    streams = np.random.SeedSequence(seed).spawn(2)
+    common = dict(
+        seed=seed,
+        onehot_dim=rep.onehot_dim,
+        vocab_size=rep.vocab_size,
+        onehot_trainable=rep.n_trainable,
+    )
+    memorised: dict[str, np.ndarray] = {}
+    with torch_threads(threads):
+        res = biaffine.train_biaffine_probes(
+            bconfigs,
+            train_in,
+            heads["train"],
+            rep.sentences("dev"),
+            heads["dev"],
+            options=options,
+            **common,
+        )
+        correct = _parse_correct(res.predict(rep.sentences("test")), heads["test"])
+        for name in conditions[1:]:
+            source = (
+                train_in if name == "label_shuffled" else rep.sentences("train", shuffled_words)
+            )
+            X = [source[i] for i in rows]
+            rng = np.random.default_rng(streams[CONDITIONS.index(name) - 1])
+            y = controls.shuffle_heads([heads["train"][i] for i in rows], rng)
+            ctrl = biaffine.train_biaffine_probes(
+                bconfigs, X, y, X, y, options=control_options(options, memorise_steps), **common
+            )
+            memorised[name] = ctrl.uas(X, y)
+    table = memorisation_table(
+        rep,
+        "parse",
+        configs,
+        dev_accuracy=res.dev_uas,
+        correct=correct,
+        memorised=memorised,
+        best_step=res.best_step,
+        n_memorise=len(rows),
+    )
+    return ParetoRun(table, correct, _sentence_index(splits.test))

@@ -1,0 +1,93 @@
+"""The toy tasks of Pimentel et al. 2020, §7.1 and appendix B: how much of POSL and DAL a
+dictionary lookup, or the word alone, already settles."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from probekit.io import treebanks as pkdata
+from probekit.methods.pareto import entropy, lookups
+
+
+def _arcs(sentences: Sequence[pkdata.Sentence]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """DAL's non-root arcs (§7.1): dependent forms, head forms and relations, each (N_arcs,)."""
+    forms = pkdata.flat(sentences, "forms")
+    heads = pkdata.flat(sentences, "heads")
+    rel = pkdata.flat(sentences, "deprel")
+    first = np.repeat(pkdata.offsets(sentences)[:-1], [len(s) for s in sentences])
+    arc = heads > 0
+    return forms[arc], forms[(first + heads - 1)[arc]], rel[arc]
+
+
+def lookup_baselines(
+    train: Sequence[pkdata.Sentence], test: Sequence[pkdata.Sentence]
+) -> dict[str, Any]:
+    """Dictionary-lookup accuracies of Pimentel et al. 2020, Table 1 and appendix B.
+
+    POSL: a training word's most frequent tag, else the most frequent tag. DAL (non-root arcs,
+    relations with subtypes): the (dependent, head) arc's most frequent label, backing off to the
+    dependent word, the head word and the global label.
+
+    Returns:
+        ``posl`` and ``dal`` (test accuracy), ``posl_oov_share`` (test words unseen in
+        training), ``posl_iv_accuracy`` / ``posl_oov_accuracy``, and ``dal_levels``: a DataFrame
+        with one row per back-off level 1..4 (``share`` of test arcs, ``accuracy`` there).
+    """
+    words, tags = pkdata.flat(train, "forms"), pkdata.flat(train, "upos")
+    t_words, t_tags = pkdata.flat(test, "forms"), pkdata.flat(test, "upos")
+    posl = lookups.fit_posl_lookup(words, tags)
+    hit = lookups.predict_posl_lookup(posl, t_words) == t_tags
+    oov = ~np.isin(t_words, np.unique(words))
+    dal = lookups.fit_dal_lookup(*_arcs(train))
+    dep, head, rel = _arcs(test)
+    dal_hit = lookups.predict_dal_lookup(dal, dep, head) == rel
+    level = lookups.dal_backoff_level(dal, dep, head)
+    levels = pd.DataFrame(
+        {
+            "level": [1, 2, 3, 4],
+            "backs off to": ["arc", "dependent word", "head word", "global label"],
+            "share": [float((level == k).mean()) for k in range(1, 5)],
+            "accuracy": [
+                float(dal_hit[level == k].mean()) if (level == k).any() else np.nan
+                for k in range(1, 5)
+            ],
+        }
+    )
+    return {
+        "posl": float(hit.mean()),
+        "dal": float(dal_hit.mean()),
+        "posl_oov_share": float(oov.mean()),
+        "posl_iv_accuracy": float(hit[~oov].mean()) if (~oov).any() else np.nan,
+        "posl_oov_accuracy": float(hit[oov].mean()) if oov.any() else np.nan,
+        "dal_levels": levels,
+    }
+
+
+def label_entropies(sentences: Sequence[pkdata.Sentence]) -> pd.DataFrame:
+    """H(label) and H(label | word) in bits for POSL and DAL (Pimentel et al. 2020, §7.1; the
+    released compile_results.py computes them over train+dev+test).
+
+    For DAL the word is the dependent's form. Returns one row per task with columns task,
+    ``H(label)``, ``H(label | word)``, ``share explained`` (1 - ratio), classes, examples.
+    """
+    forms, upos = pkdata.flat(sentences, "forms"), pkdata.flat(sentences, "upos")
+    dep, _, rel = _arcs(sentences)
+    rows = []
+    for task, labels, words in (("posl", upos, forms), ("dal", rel, dep)):
+        h = entropy.entropy(labels)
+        hc = entropy.conditional_entropy(labels, words)
+        rows.append(
+            {
+                "task": task,
+                "H(label)": h,
+                "H(label | word)": hc,
+                "share explained": 1.0 - hc / h if h > 0 else np.nan,
+                "classes": len(np.unique(labels)),
+                "examples": len(labels),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,178 @@
+"""Encoders: what a probe sees of each pooled example (Zhu et al. 2022, §4.1).
+
+A contextual layer of the model (:func:`layer_encoder`), or a type-level vector per word form
+(:func:`type_encoder`, the paper's GloVe; :func:`fasttext_table` trains ours offline). For the
+tense task a sentence is represented by the vector of its *root word* (``rep="root"``) or by the
+mean of its words' vectors (``rep="mean"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from probekit.errors import ParameterError
+from probekit.io.cache import Cache
+from probekit.io.embeddings import selection_digest
+from probekit.io.treebanks import Sentence, file_sha256
+from probekit.io.treebanks import offsets as sentence_offsets
+from probekit.methods.datasize.pools import Pool
+from probekit.representations.fasttext import fasttext_vectors
+
+REPS = ("root", "mean")
+
+
+@dataclass(frozen=True, eq=False)
+class Encoder:
+    """A representation of a pool's examples. ``encode(idx)`` -> float32 (len(idx), dim)."""
+
+    name: str
+    dim: int
+    encode: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, idx: np.ndarray) -> np.ndarray:
+        return self.encode(np.asarray(idx, dtype=np.int64))
+
+
+def resolve_layer(layer: int, n_layers: int) -> int:
+    """A layer index in ``0..n_layers-1``; negative values count from the end (-1 = last)."""
+    k = layer + n_layers if layer < 0 else layer
+    if not 0 <= k < n_layers:
+        raise ParameterError("layer", f"{layer} is outside 0..{n_layers - 1}", "-1 is the last")
+    return k
+
+
+def _check_rep(pool: Pool, rep: str) -> None:
+    if rep not in REPS:
+        raise ParameterError("rep", f"'{rep}' is not one of {', '.join(REPS)}")
+    if rep == "mean" and pool.task == "pos":
+        raise ParameterError("rep", "'mean' is a sentence representation", "use 'root' for pos")
+
+
+def _sentence_means(words: np.ndarray, off: np.ndarray, sent: np.ndarray) -> np.ndarray:
+    """Mean of rows ``off[s]:off[s+1]`` of ``words`` (N_words, d) for each s in sent -> (k, d)."""
+    out = np.empty((len(sent), words.shape[1]), dtype=np.float32)
+    for j, s in enumerate(sent):
+        out[j] = np.asarray(words[off[s] : off[s + 1]], dtype=np.float32).mean(axis=0)
+    return out
+
+
+def contextual_encoder(
+    pool: Pool, layers: Mapping[str, np.ndarray], rep: str = "root", name: str = "contextual"
+) -> Encoder:
+    """One layer of a contextual model as an :class:`Encoder` (Zhu et al. 2022, §4.1).
+
+    ``layers`` maps each of ``pool.splits`` to that split's (N_words, d) word vectors at the
+    chosen layer (e.g. ``probekit.io.embeddings.embed(...).layer(k)``, a float16 memory map).
+    ``rep="root"``: the vector of the example's word (the root word for ``past_present``);
+    ``rep="mean"``: the mean over the sentence's words, computed once for the pool. The paper's
+    BERT encoder uses the pooled [CLS] vector instead; neither choice is that.
+    """
+    _check_rep(pool, rep)
+    arrays = [layers[name_] for name_ in pool.splits]
+    offs = [sentence_offsets(pool.sentences[name_]).astype(np.int64) for name_ in pool.splits]
+    dims = {a.shape[1] for a in arrays}
+    if len(dims) != 1:
+        raise ParameterError("layers", f"splits have different dimensions {sorted(dims)}")
+    dim = dims.pop()
+    if rep == "mean":
+        table = np.empty((len(pool), dim), dtype=np.float32)
+        for k, (words, off) in enumerate(zip(arrays, offs, strict=True)):
+            mask = pool.split == k
+            table[mask] = _sentence_means(words, off, pool.sent[mask])
+        return Encoder(name, dim, lambda idx: table[idx])
+    flat_row = np.zeros(len(pool), dtype=np.int64)
+    for k, off in enumerate(offs):
+        mask = pool.split == k
+        flat_row[mask] = off[pool.sent[mask]] + pool.word[mask]
+
+    def encode(idx: np.ndarray) -> np.ndarray:
+        out = np.empty((len(idx), dim), dtype=np.float32)
+        for k, words in enumerate(arrays):
+            mask = pool.split[idx] == k
+            if mask.any():
+                rows = flat_row[idx[mask]]
+                # Sorted reads keep memory-mapped access sequential.
+                order = np.argsort(rows)
+                block = np.empty((len(rows), dim), dtype=np.float32)
+                block[order] = words[rows[order]]
+                out[mask] = block
+        return out
+
+    return Encoder(name, dim, encode)
+
+
+def layer_encoder(pool: Pool, embeddings: Mapping, layer: int, rep: str = "root") -> Encoder:
+    """:func:`contextual_encoder` for one layer of cached embeddings, named ``"layer k"``.
+
+    ``embeddings`` maps each of ``pool.splits`` to a :class:`probekit.io.embeddings.Embeddings`;
+    ``layer`` may be negative (-1 is the last layer).
+    """
+    first = embeddings[pool.splits[0]]
+    k = resolve_layer(layer, first.n_layers)
+    return contextual_encoder(
+        pool, {s: embeddings[s].layer(k) for s in pool.splits}, rep, f"layer {k}"
+    )
+
+
+def type_encoder(
+    pool: Pool,
+    vectors: Callable[[list[str]], np.ndarray],
+    rep: str = "root",
+    name: str = "type-level",
+) -> Encoder:
+    """A type-level (non-contextual) representation as an :class:`Encoder` (Zhu et al. 2022,
+    §4.1, the GloVe encoder).
+
+    ``vectors`` maps a list of V word forms to a float array (V, d), e.g.
+    ``lambda ws: probekit.representations.types.random_type_vectors(ws, 300, seed)`` or a gensim
+    ``KeyedVectors`` lookup such as ``lambda ws: kv[ws]``. ``rep="root"``: the vector of the
+    example's word form; ``rep="mean"``: the mean over the sentence's forms, as the paper
+    averages GloVe vectors over a SentEval sentence.
+    """
+    _check_rep(pool, rep)
+    if rep == "root":
+        vocab, inverse = np.unique(pool.form, return_inverse=True)
+        table = np.asarray(vectors(vocab.tolist()), dtype=np.float32)
+        return Encoder(name, table.shape[1], lambda idx: table[inverse[idx]])
+    forms = [
+        pool.sentences[pool.splits[k]][s].forms for k, s in zip(pool.split, pool.sent, strict=True)
+    ]
+    vocab, inverse = np.unique(np.concatenate(forms), return_inverse=True)
+    table = np.asarray(vectors(vocab.tolist()), dtype=np.float32)
+    off = sentence_offsets(forms).astype(np.int64) if forms else np.zeros(1, np.int64)
+    means = _sentence_means(table[inverse], off, np.arange(len(forms)))
+    return Encoder(name, table.shape[1], lambda idx: means[idx])
+
+
+def fasttext_table(
+    vocab: Sequence[str], text: Sequence[Sentence], dim: int, seed: int, epochs: int
+) -> np.ndarray:
+    """fastText vectors of ``vocab`` (V, dim) float32, trained on ``text`` and cached.
+
+    The type-level encoder of Zhu et al. 2022 is GloVe; offline we train fastText
+    (:func:`probekit.representations.fasttext.fasttext_vectors`, deterministic, one thread) on the treebank's
+    training sentences. Words outside the training text get vectors from their character
+    n-grams. The table is cached, keyed by the text, the vocabulary and the options.
+    """
+
+
+    files = sorted({str(s.path) for s in text})
+    key = {
+        "kind": "fasttext",
+        "files": {f.split("/")[-1]: file_sha256(f) for f in files},
+        "selection": selection_digest(text),
+        "vocab": hashlib.sha256("\x1f".join(vocab).encode()).hexdigest()[:16],
+        "dim": int(dim),
+        "seed": int(seed),
+        "epochs": int(epochs),
+    }
+
+    def build(writer) -> None:
+        kv = fasttext_vectors(text, int(dim), int(seed), epochs=int(epochs))
+        writer.array("vectors", np.asarray(kv[list(vocab)], dtype=np.float32))
+
+    return np.asarray(Cache().get_or_create(key, build).array("vectors", mmap=False))

@@ -1,0 +1,204 @@
+"""A content-keyed on-disk store for embeddings and other expensive results.
+
+An entry is a directory named by the sha256 of its key (a JSON-able dict: model, revision,
+treebank file hash, pooling, dtype, ...). It holds ``.npy`` arrays (memory-mappable, never
+pickled), optional JSON files, and ``manifest.json`` with the key and the sha256 and size of every
+file. Writes are atomic: the entry is built in a temporary sibling directory, every file is
+fsynced, the manifest is written last, and the directory is renamed into place. A reader checks the
+manifest and the checksums (once per process per entry), so an entry left by a killed run is never
+seen, and a corrupted one is detected, removed and rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from probekit.errors import CacheError
+from probekit.io.project import find_project_root
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+_VERIFIED: set[tuple[str, int]] = set()
+
+
+def cache_root() -> Path:
+    """``$PROBEKIT_CACHE``, else ``.cache/probekit`` in the project
+    (:func:`probekit.io.project.find_project_root`), else ``~/.cache/probekit``."""
+    env = os.environ.get("PROBEKIT_CACHE")
+    if env:
+        return Path(env).expanduser().resolve()
+    root = find_project_root()
+    return (root if root else Path.home()) / ".cache" / "probekit"
+
+
+def key_digest(key: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of ``key`` (sorted keys, no whitespace)."""
+    canonical = json.dumps(key, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Entry:
+    """A finished, verified cache entry: read arrays (memory-mapped) and JSON from it."""
+
+    def __init__(self, path: Path, manifest: dict[str, Any]):
+        self.path = path
+        self.manifest = manifest
+
+    @property
+    def key(self) -> dict[str, Any]:
+        return self.manifest["key"]
+
+    def array(self, name: str, mmap: bool = True) -> np.ndarray:
+        return np.load(
+            self.path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False
+        )
+
+    def json(self, name: str) -> Any:
+        return json.loads((self.path / f"{name}.json").read_text())
+
+
+class Writer:
+    """Collects the files of an entry under construction in a temporary directory."""
+
+    def __init__(self, tmp: Path):
+        self.dir = tmp
+
+    def path(self, filename: str) -> Path:
+        return self.dir / filename
+
+    def array(self, name: str, value: np.ndarray) -> None:
+        np.save(self.dir / f"{name}.npy", np.ascontiguousarray(value), allow_pickle=False)
+
+    def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
+        """A writable memory-mapped ``.npy`` to fill in place (for arrays built in pieces)."""
+        return np.lib.format.open_memmap(
+            self.dir / f"{name}.npy", mode="w+", dtype=dtype, shape=shape
+        )
+
+    def json(self, name: str, value: Any) -> None:
+        (self.dir / f"{name}.json").write_text(json.dumps(value, sort_keys=True, indent=1))
+
+
+class Cache:
+    """The store. ``get_or_create(key, build)`` is the one entry point most code needs."""
+
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root = Path(root) if root is not None else cache_root()
+
+    def entry_path(self, key: dict[str, Any]) -> Path:
+        kind = str(key.get("kind", "entry"))
+        return self.root / kind / key_digest(key)
+
+    def get(self, key: dict[str, Any]) -> Entry | None:
+        """The verified entry for ``key``, or None. A corrupt entry is removed and None returned."""
+        path = self.entry_path(key)
+        manifest_path = path / MANIFEST
+        if not manifest_path.is_file():
+            return None
+        try:
+            manifest = json.loads(manifest_path.read_text())
+            if manifest.get("format") != FORMAT or manifest.get("key_digest") != key_digest(key):
+                raise ValueError("manifest does not match its key")
+            stamp = (str(path), manifest_path.stat().st_mtime_ns)
+            if stamp not in _VERIFIED:
+                for name, info in manifest["files"].items():
+                    f = path / name
+                    if f.stat().st_size != info["size"] or _sha256(f) != info["sha256"]:
+                        raise ValueError(f"checksum mismatch in {name}")
+                _VERIFIED.add(stamp)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self._discard(path, reason=str(exc))
+            return None
+        return Entry(path, manifest)
+
+    def get_or_create(self, key: dict[str, Any], build: Callable[[Writer], None]) -> Entry:
+        """Return the entry for ``key``, building it with ``build(writer)`` when absent or corrupt."""
+        entry = self.get(key)
+        if entry is not None:
+            return entry
+        final = self.entry_path(key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name[:16]}.", suffix=".tmp", dir=final.parent))
+        try:
+            build(Writer(tmp))
+            files = {}
+            for f in sorted(tmp.iterdir()):
+                _fsync(f)
+                files[f.name] = {"size": f.stat().st_size, "sha256": _sha256(f)}
+            manifest = {"format": FORMAT, "key": key, "key_digest": key_digest(key), "files": files}
+            (tmp / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1, default=str))
+            _fsync(tmp / MANIFEST)
+            if final.exists():  # a corrupt leftover, or a concurrent writer finished first
+                if self.get(key) is not None:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    return self.get(key)  # type: ignore[return-value]
+                self._discard(final, reason="replaced")
+            os.rename(tmp, final)
+            with contextlib.suppress(OSError):
+                _fsync(final.parent)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        entry = self.get(key)
+        if entry is None:
+            raise CacheError(
+                f"cache entry {final} failed its checksum right after writing",
+                hint="check the disk; remove the cache directory and re-run",
+            )
+        return entry
+
+    def _discard(self, path: Path, reason: str) -> None:
+        if path.exists():
+            # Rename first so that a half-removed directory never looks like an entry.
+            trash = path.with_name(f".{path.name}.discarded-{os.getpid()}")
+            with contextlib.suppress(OSError):
+                os.rename(path, trash)
+                path = trash
+            shutil.rmtree(path, ignore_errors=True)
+
+    def clean_partial(self) -> int:
+        """Remove temporary directories left by killed runs; returns how many were removed."""
+        removed = 0
+        if not self.root.is_dir():
+            return 0
+        for kind in self.root.iterdir():
+            if not kind.is_dir():
+                continue
+            for child in kind.iterdir():
+                if child.name.startswith(".") and child.is_dir():
+                    shutil.rmtree(child, ignore_errors=True)
+                    removed += 1
+        return removed
+
+
+def cached_json(key: dict[str, Any], compute: Callable[[], Any], cache: Cache | None = None) -> Any:
+    """Memoise a JSON-able result (tables, scores) under ``key`` in the cache."""
+    store = cache or Cache()
+    entry = store.get_or_create(key, lambda w: w.json("value", compute()))
+    return entry.json("value")

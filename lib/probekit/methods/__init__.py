@@ -1,0 +1,10 @@
+"""One package per paper's method, built on the core (:mod:`probekit.io`,
+:mod:`probekit.trees`, :mod:`probekit.stats`, :mod:`probekit.representations`,
+:mod:`probekit.probes`):
+
+- :mod:`.jabberwocky`: Jabberwocky corpora (Hall Maudslay & Cotterell 2021, §3);
+- :mod:`.pareto`: Pareto frontiers, controls and lookups (Pimentel et al. 2020);
+- :mod:`.extrapolation`: scoring functions and extrapolation splits (Kunz & Kuhlmann 2021);
+- :mod:`.datasize`: task pools, stratified subsets, the recommendation procedure and collapse
+  checks (Zhu et al. 2022).
+"""

@@ -1,0 +1,139 @@
+"""The non-parametric controls of Pimentel et al. 2020 (§5 and §7.2): shuffled labels, shuffled
+word order, fully shuffled sentences (both at once) and shuffled heads for parsing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from probekit.errors import ParameterError
+from probekit.io.treebanks import forms_of
+from probekit.seeds import as_generator, check_seed
+
+
+def shuffle_labels(labels: Any, seed: int | np.random.Generator) -> np.ndarray:
+    """Label-shuffled control: a token-level, corpus-wide permutation (Pimentel et al. 2020, §5).
+
+    Every training label moves to a uniformly random other token of the whole training set, so
+    the labels keep their exact multiset (marginal distribution) but no longer depend on the
+    input. Unlike Hewitt & Liang's control tasks this is per token, not per word type
+    (footnote 5), and the complexity it yields is the probe's *training* accuracy on these labels.
+
+    The released code calls ``np.random.shuffle`` on a torch tensor, which duplicates labels
+    instead of permuting them; this function is a true permutation.
+
+    Args:
+        labels: shape (n,), any dtype (tags as strings or class ids).
+        seed: int or numpy Generator.
+
+    Returns:
+        A new array of shape (n,), a permutation of ``labels``.
+    """
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ParameterError("labels", f"must be 1-D, got shape {arr.shape}")
+    return arr[as_generator(seed).permutation(arr.shape[0])]
+
+
+def shuffle_word_order(
+    sentences_or_token_lists: Sequence[Any], seed: int | np.random.Generator
+) -> tuple[list[list[str]], list[np.ndarray]]:
+    """Randomly permute the words of every sentence (Pimentel et al. 2020, §5, "fully shuffled").
+
+    Args:
+        sentences_or_token_lists: m sentences, each a ``probekit.io.treebanks.Sentence`` (its ``forms``
+            are used) or a sequence of word strings.
+        seed: int or numpy Generator; sentences are permuted in order from one stream.
+
+    Returns:
+        (token_lists, orders): ``token_lists[s][i] == original[s][orders[s][i]]``; each
+        ``orders[s]`` is an int64 permutation of shape (n_s,).
+    """
+    rng = as_generator(seed)
+    token_lists, orders = [], []
+    for sentence in sentences_or_token_lists:
+        words = forms_of(sentence)
+        order = rng.permutation(len(words)).astype(np.int64)
+        token_lists.append([words[i] for i in order])
+        orders.append(order)
+    return token_lists, orders
+
+
+@dataclass(frozen=True)
+class FullyShuffled:
+    """Inputs and labels of the fully-shuffled control (Pimentel et al. 2020, §5).
+
+    ``token_lists`` are the sentences to embed, in shuffled word order; ``orders[s][i]`` is the
+    original position of the word now at position i; ``labels`` is the label array permuted
+    corpus-wide, shape (n,).
+    """
+
+    token_lists: list[list[str]]
+    orders: list[np.ndarray]
+    labels: np.ndarray
+
+
+def shuffle_full(
+    sentences_or_token_lists: Sequence[Any], labels: Any, seed: int | np.random.Generator
+) -> FullyShuffled:
+    """Fully-shuffled control: word order and labels both shuffled (Pimentel et al. 2020, §5).
+
+    §5 removes the structure of the input "by shuffling the word sequences themselves" and
+    calls the scenario "wherein both labels and inputs are shuffled" fully shuffled. Exactly:
+
+    1. the words of each sentence are permuted (:func:`shuffle_word_order`) and the permuted
+       sentences are what the contextual model embeds;
+    2. the labels are permuted token-level and corpus-wide (:func:`shuffle_labels`);
+    3. the vector at position i of a shuffled sentence stands in for token i of the original
+       sentence, without realignment (as in the released code): examples are built from the
+       original token positions (and, for DAL, the original head positions) but read the
+       shuffled sentence's vectors there. Since the labels are random, only the input matters,
+       and it carries no syntactic pattern. ``np.argsort(orders[s])`` realigns if wanted.
+
+    The two permutations come from independent streams spawned from ``seed``. Non-contextual
+    representations are unchanged by step 1, which is why the paper only runs this control for
+    contextual models (footnote 10). For parsing use :func:`shuffle_word_order` with
+    :func:`shuffle_heads`.
+
+    Args:
+        sentences_or_token_lists: m sentences (``Sentence`` or sequences of words).
+        labels: shape (n,), the task's labels in example order (any length: n need not equal
+            the number of words, e.g. DAL skips root arcs).
+        seed: int (numpy Generators are not accepted: two streams are spawned from the int).
+
+    Returns:
+        :class:`FullyShuffled`.
+    """
+    if isinstance(seed, np.random.Generator):
+        raise ParameterError("seed", "must be an int here", "two streams are derived from it")
+    words_ss, labels_ss = np.random.SeedSequence(check_seed(seed)).spawn(2)
+    token_lists, orders = shuffle_word_order(
+        sentences_or_token_lists, np.random.default_rng(words_ss)
+    )
+    return FullyShuffled(
+        token_lists, orders, shuffle_labels(labels, np.random.default_rng(labels_ss))
+    )
+
+
+def shuffle_heads(
+    heads_per_sentence: Sequence[Any], seed: int | np.random.Generator
+) -> list[np.ndarray]:
+    """Label-shuffled control for parsing: permute the heads within each sentence (§7.2).
+
+    Word i receives the head (1-based index, 0 = root) of another word of the same sentence, so
+    each sentence keeps its multiset of head indices but the result is generally not a tree
+    ("creating non-tree dependencies"); a word may even become its own head.
+
+    Args:
+        heads_per_sentence: m arrays, shape (n_s,), 1-based heads with 0 for the root.
+        seed: int or numpy Generator; sentences are shuffled in order from one stream.
+
+    Returns:
+        m new int64 arrays of shape (n_s,).
+    """
+    rng = as_generator(seed)
+    return [rng.permutation(np.asarray(h, dtype=np.int64)) for h in heads_per_sentence]

@@ -1,0 +1,78 @@
+"""fastText word vectors (Bojanowski et al. 2017), the non-contextual baseline of the book:
+pretrained ``cc.<lang>.300.bin`` vectors when given, otherwise a deterministic model trained on
+the treebank's training text.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from probekit.errors import DataNotFoundError, ParameterError
+from probekit.io.treebanks import forms_of
+from probekit.seeds import check_seed
+
+
+def _stable_hash(text: str) -> int:
+    # gensim seeds some vectors with hash(); Python's str hash changes per process.
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def fasttext_vectors(
+    sentences_forms: Sequence[Any],
+    dim: int,
+    seed: int,
+    pretrained_path: str | os.PathLike | None = None,
+    *,
+    epochs: int = 5,
+    min_count: int = 1,
+) -> Any:
+    """fastText vectors (Bojanowski et al. 2017), the paper's non-contextual baseline (§6).
+
+    The paper uses the pretrained Common Crawl vectors ``cc.<lang>.300.bin``; pass such a file
+    as ``pretrained_path`` (loaded with gensim's ``load_facebook_vectors``; ``sentences_forms``
+    is then unused and ``dim`` must match the file). Without it, a gensim FastText model is
+    trained on ``sentences_forms`` (the training text) with one worker thread and a fixed seed,
+    so that the run is deterministic. Either way out-of-vocabulary words get vectors from their
+    character n-grams, as ``model[word]`` does in the released code.
+
+    Args:
+        sentences_forms: m training sentences (``Sentence`` or sequences of words).
+        dim: vector size. seed: non-negative int. epochs, min_count: gensim training options.
+
+    Returns:
+        gensim ``FastTextKeyedVectors``; use with :func:`embed_types`.
+    """
+    # heavy to import; needed only to train or load fastText vectors
+    from gensim.models.fasttext import FastText, load_facebook_vectors
+
+    seed = check_seed(seed)
+    if pretrained_path is not None:
+        path = Path(pretrained_path)
+        if not path.is_file():
+            raise DataNotFoundError(
+                f"fastText vectors not found: {path}",
+                "download cc.<lang>.300.bin from fasttext.cc or omit pretrained_path",
+            )
+        kv = load_facebook_vectors(str(path))
+        if kv.vector_size != dim:
+            raise ParameterError(
+                "dim", f"is {dim} but {path.name} holds {kv.vector_size}-d vectors"
+            )
+        return kv
+    sentences = [forms_of(s) for s in sentences_forms]
+    if not any(sentences):
+        raise ParameterError("sentences_forms", "is empty", "pass the training sentences")
+    model = FastText(
+        sentences=sentences,
+        vector_size=dim,
+        seed=seed,
+        workers=1,
+        epochs=epochs,
+        min_count=min_count,
+        hashfxn=_stable_hash,
+    )
+    return model.wv
