@@ -1,6 +1,6 @@
 """Benchmark: many logistic-regression probes over subsets and seeds (Zhu et al. 2022, §4).
 
-Ours: ``probekit.probes.logreg.train_logreg``, which trains K softmax-regression probes (each
+Ours: ``probekit.probes.softmax.train_softmax_probes``, which trains K softmax-regression probes (each
 with its own training subset, view, initialisation and data order) in one batched pass: one
 gather, one batched matmul and a hand-written gradient per step, one fused Adam over the stacked
 weights.
@@ -27,8 +27,8 @@ import time
 import numpy as np
 import torch
 
-from probekit.probes.logreg import train_logreg
 from probekit.probes.mlp import ProbeSpec, epoch_orders
+from probekit.probes.softmax import train_softmax_probes
 
 
 def workload(n_probes: int, n_train: int, n_eval: int, d: int = 384, seed: int = 0):
@@ -93,7 +93,7 @@ def main() -> None:
     torch.set_num_threads(1)  # both sides single-threaded: a fair per-core comparison
 
     t0 = time.perf_counter()
-    ours = train_logreg(X, y, Xe, ye, 2, specs, epochs=epochs, batch_size=batch_size, lr=lr,
+    ours = train_softmax_probes(X, y, Xe, ye, 2, specs, epochs=epochs, batch_size=batch_size, lr=lr,
                         checkpoints=checkpoints)  # fmt: skip
     t_ours = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -103,7 +103,7 @@ def main() -> None:
     agree = float((ours == base).mean())
     print(f"workload: {n_probes} probes x {epochs * steps} updates, d = {X.shape[2]}, "
           f"{n_train} training examples each")  # fmt: skip
-    print(f"ours (batched train_logreg): {t_ours:.2f} s")
+    print(f"ours (batched train_softmax_probes): {t_ours:.2f} s")
     print(f"baseline (nn.Linear + Adam per probe): {t_base:.2f} s")
     print(f"ratio baseline / ours: {t_base / t_ours:.1f}")
     print(f"prediction agreement: {agree:.4f}")

@@ -1,6 +1,6 @@
 """Benchmark: the stacked random-MLP trainer of Pimentel et al. 2020, §6.2 (pareto_runs.mlps).
 
-Workload: K random MLP architectures (:func:`probekit.methods.pareto.architectures.sample_configs`, several of
+Workload: K random MLP architectures (:func:`probekit.methods.pareto.architectures.sample_mlp_configs`, several of
 them with zero hidden layers) x 3 conditions (normal, label-shuffled, fully shuffled), each
 trained for a fixed number of updates on synthetic 384-d inputs with 17 classes.
 
@@ -80,7 +80,7 @@ def main() -> None:
         mlp_stack.TrainingSet("label_shuffled", X, shuffled["label_shuffled"], X[:512], y[:512]),
         mlp_stack.TrainingSet("fully_shuffled", Xs, shuffled["fully_shuffled"], Xs[:512], y[:512]),
     ]
-    configs = architectures.sample_configs(K, seed=0, max_hidden=256)
+    configs = architectures.sample_mlp_configs(K, seed=0, max_hidden=256)
     configs[: K // 3] = [mlp_stack.MLPConfig(0, 0, 0.1 * k) for k in range(K // 3)]
     opts = TrainOptions(
         batch_size=batch, lr=lr, eval_every=steps, patience=steps + 1, max_steps=steps

@@ -39,8 +39,8 @@ from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
+from probekit.experiments.foundations.layerwise import layerwise_pos
 from probekit.io import embeddings, treebanks
-from probekit.probes.softmax import layerwise_pos
 
 plots.use_style()
 g = Glue("ch01")
@@ -206,7 +206,7 @@ scores, majority = layerwise_pos(
     eval_sample,
     model,
     pooling,
-    layers or None,
+    layers,
     seeds,
     epochs=epochs,
     order_seed=order_seed,

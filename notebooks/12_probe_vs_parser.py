@@ -25,6 +25,11 @@
 # This chapter trains both models on every layer of our encoder and tests the two claims on
 # held-out sentences.
 
+# %% tags=["remove-cell"]
+# Optional[...] is the annotation papermill's --help-notebook can read for a parameter that may
+# be None.
+from typing import Optional
+
 # %% tags=["parameters"]
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
@@ -36,7 +41,7 @@ n_dev: int = 300  # dev sentences for early stopping, search and layer choice; 0
 n_test: int = 1000  # test sentences for the final comparison; 0 means all
 sample_seed: int = 42  # seed of the sentence samples
 n_trials: int = 3  # random-search trials per model
-search_layer: int = -1  # layer the random search tunes on; -1 means the middle layer
+search_layer: Optional[int] = None  # layer the random search tunes on; None means the middle layer
 search_seed: int = 0  # seed of the random search
 ranks: list[int] = [16, 32, 64, 128, 0]  # rank choices of the search; 0 means full rank
 lr_min: float = 0.0001  # lower end of the log-uniform learning-rate range
@@ -44,7 +49,7 @@ lr_max: float = 0.01  # upper end of the log-uniform learning-rate range
 dropout_max: float = 0.5  # dropout is drawn uniformly between 0 and this
 max_epochs: int = 15  # epoch cap of every training run
 patience: int = 5  # epochs without a better dev loss before training stops
-compare_layer: int = -1  # layer of the test comparison; -1 means the best dev layer by UUAS
+compare_layer: Optional[int] = None  # layer of the test comparison; None means the best dev layer by UUAS
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
 n_boot: int = 10000  # bootstrap resamples of the paired comparisons
 boot_seed: int = 0  # seed of the bootstrap
@@ -70,7 +75,7 @@ setup = experimental_setup.prepare(globals())
 tb, samples, gold = setup.treebank, setup.samples, setup.gold
 embs = {split: embeddings.embed(s, model, pooling, progress=False) for split, s in samples.items()}
 n_layers, dim = embs["train"].n_layers, embs["train"].dim
-layer_list = [representations.resolve_layer(k, n_layers, "layers") for k in layers] or list(range(n_layers))
+layer_list = representations.resolve_layers(layers, n_layers)
 g("treebank", tb.name)
 g("model", embeddings.resolve_model(model).name)
 g("pooling", pooling)
@@ -172,7 +177,11 @@ g("paper_n_sentences", 12000)
 # winner on every layer.
 
 # %% tags=["remove-input"]
-search_at = representations.resolve_layer(search_layer, n_layers, "search_layer")
+search_at = (
+    representations.middle_layer(n_layers)
+    if search_layer is None
+    else representations.resolve_layer(search_layer, n_layers, "search_layer")
+)
 space = training.search_space(ranks, dim, lr_min, lr_max, dropout_max)
 g("search_layer", search_at)
 g("n_trials", n_trials)
@@ -289,7 +298,7 @@ g("dev_chain_dspr", dev_chain["dspr"])
 # %% tags=["remove-input"]
 at = comparison.comparison_layer(compare_layer, scores, n_layers)
 g("compare_layer", at)
-g("layer_rule", "the best dev layer by mean UUAS" if compare_layer == -1 else "set by parameter")
+g("layer_rule", "the best dev layer by mean UUAS" if compare_layer is None else "set by parameter")
 per_sentence = training.per_sentence_scores(probes, embs["test"], gold["test"], at)
 per_seed = comparison.seed_scores(per_sentence)
 table = comparison.results_table(per_seed, evaluation.linear_baselines(gold["test"]))
@@ -331,7 +340,7 @@ display(
 by_seed = comparison.seed_differences(per_seed)
 g("seeds_parser_uuas", int((by_seed["uuas"] > 0).sum()))
 g("seeds_probe_dspr", int((by_seed["dspr"] < 0).sum()))
-g("overall", comparison.overall_verdict(verdicts))
+g("overall", comparison.probe_parser_verdict(verdicts))
 edges = comparison.edge_comparison(probes, embs["test"], gold["test"], at, seeds[0])
 g("edge_seed", seeds[0])
 g.comparison("edge", edges)

@@ -71,9 +71,9 @@ from probekit.experiments.part2_jabberwocky import comparisons, probes, represen
 from probekit.experiments.part2_jabberwocky.baselines import BASELINES, baseline_scores
 from probekit.experiments.part2_jabberwocky.corpus import aligned_pairs, ensure_corpus, substituted
 from probekit.io import embeddings, treebanks
-from probekit.representations.layers import resolve_layer
+from probekit.representations.layers import middle_layer, resolve_layers
 from probekit.trees import baselines as tree_baselines
-from probekit.trees.evaluation import summarise
+from probekit.trees.evaluation import corpus_scores
 
 plots.use_style()
 g = Glue("ch22")
@@ -159,9 +159,7 @@ for name in names:
     embs = {split: embeddings.embed(s, name, pooling, progress=False) for split, s in samples.items()}
     embs["Jabberwocky"] = embeddings.embed(jab_test, name, pooling, progress=False)
     n_layers = embs["train"].n_layers
-    layer_list = [resolve_layer(k, n_layers, "layers") for k in layers] or list(
-        range(n_layers)
-    )
+    layer_list = resolve_layers(layers, n_layers)
     configs, sources[name] = probes.model_configs(
         hyperparameters,
         "build/results/12_probe_vs_parser.json",
@@ -175,7 +173,7 @@ for name in names:
         search_space(ranks, embs["train"].dim, lr_min, lr_max, dropout_max),
         n_trials,
         search_seed,
-        resolve_layer(-1, n_layers),
+        middle_layer(n_layers),
         **train_kwargs,
     )
     if name == main_name:
@@ -309,7 +307,7 @@ order = [
     )
 ] + [ft_name, *BASELINES]
 g.figure("fig_bars", results.bars_figure(scores, order))
-summary = results.summary_table(scores, drops, leads)
+summary = results.jabberwocky_summary(scores, drops, leads)
 
 # %% [markdown]
 # ```{glue:figure} ch22_fig_bars
@@ -367,12 +365,12 @@ for kind, key in (("structural", "st"), ("perceptron", "pc")):
         r = drops.set_index(["representation", "probe"]).loc[(rep, probe)]
         g(f"{key}_{rkey}_drop", r["estimate"])
         g(f"{key}_{rkey}_claim", results.CLAIM_PHRASES[r["claim"]])
-base = baselines.groupby("baseline", sort=False).apply(summarise, include_groups=False)
+base = baselines.groupby("baseline", sort=False).apply(corpus_scores, include_groups=False)
 g("chain_uuas", 100 * base["linear chain"]["uuas"])
 g("majority_uuas", 100 * base["majority tree"]["uuas"])
 g("chain_dspr", base["linear chain"]["dspr"])
 g("majority_dspr", base["majority tree"]["dspr"])
-edge_test = comparisons.edge_comparison(
+edge_test = comparisons.jabberwocky_edge_comparison(
     main.probes[("perceptron", main.chosen["perceptron"], seeds[0])],
     main.chosen["perceptron"],
     embs_by_model[main_name],
@@ -382,7 +380,7 @@ g.comparison("mcnemar", edge_test)
 g("n_boot", n_boot)
 model_drops = drops[drops["representation"].str.endswith("· best layer")]
 g("n_model_probes", len(model_drops))
-g("overall", results.overall_verdict(drops, leads, best_label))
+g("overall", results.jabberwocky_verdict(drops, leads, best_label))
 n_holds = g("n_drop_holds", int((model_drops["claim"] == "holds").sum()))
 
 # %% [markdown]

@@ -51,10 +51,11 @@ from IPython.display import display
 from probekit.book.glue import Glue
 from probekit.experiments.part4_extrapolation import runs as xr
 from probekit.methods.extrapolation import splits
+from probekit.representations.layers import resolve_layers
 
 g = Glue("ch41")
 sample = xr.load_sample(treebank, model, pooling, n_train, n_eval, sample_seed)
-layer_list = xr.resolve_layers(layers, sample.n_layers)
+layer_list = resolve_layers(layers, sample.n_layers)
 order = None if order_seed < 0 else order_seed
 shown = layer_list[-1] if score_layer < 0 else score_layer
 if shown not in layer_list:

@@ -34,7 +34,7 @@ n_eval: int = 1000  # evaluation sentences sampled from the dev split; 0 means a
 sample_seed: int = 42  # seed of the sentence samples
 order_seed: int = -1  # seed of the training data order; -1 means corpus order, as released
 epochs: int = 5  # training epochs per probe, best epoch reported (paper 5, released code 10)
-compare_layer: int = -1  # layer of the paired control-extrapolation test; -1 means the last
+compare_layer: int = -1  # layer of the paired control-extrapolation test; negative counts from the last
 
 # %% tags=["remove-cell"]
 import pandas as pd
@@ -42,6 +42,7 @@ from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments.part4_extrapolation import runs as xr
+from probekit.representations.layers import resolve_layer
 
 g = Glue("ch44")
 names = ["speed_of_learning", "sample_loss"]
@@ -229,7 +230,7 @@ g("claim_t2_wider", verdict(v["t2_loss_gap_mean"] > v["t1_loss_gap_mean"]))
 # extrapolation probes on the same hard items, with its power {cite}`zhu2022data`.
 
 # %% tags=["remove-input"]
-test_layer = layer_list[-1] if compare_layer < 0 else compare_layer
+test_layer = resolve_layer(compare_layer, sample.n_layers, "compare_layer")
 g("compare_layer", int(test_layer))
 rows = []
 for key, task, split in (

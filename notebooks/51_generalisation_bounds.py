@@ -62,13 +62,14 @@ from probekit.experiments.part5_datasize.bound_tables import (
     paper_recommendations,
     requirement_grid,
 )
-from probekit.experiments.part5_datasize.encoders import layer_encoder, resolve_layer
+from probekit.experiments.part5_datasize.encoders import layer_encoder
 from probekit.experiments.part5_datasize.figures import plot_bound
 from probekit.experiments.part5_datasize.runs import Config, Training, run_tasks
 from probekit.io import embeddings as embed
 from probekit.io import treebanks
 from probekit.methods.datasize.pools import tense_overview
 from probekit.methods.datasize.subsets import max_size
+from probekit.representations.layers import resolve_layer
 from probekit.stats.bounds import finite_class_bound, n_for_bound
 
 plots.use_style()

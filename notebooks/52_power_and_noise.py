@@ -56,13 +56,14 @@ from probekit.experiments.part5_datasize.comparisons import (
     needed_test_size,
     prospective_power,
 )
-from probekit.experiments.part5_datasize.encoders import layer_encoder, resolve_layer
+from probekit.experiments.part5_datasize.encoders import layer_encoder
 from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_power
 from probekit.experiments.part5_datasize.runs import Config, Training, run_sizes
 from probekit.io import embeddings as embed
 from probekit.io import treebanks
 from probekit.methods.datasize.pools import build_pool
 from probekit.methods.datasize.subsets import choose_sizes
+from probekit.representations.layers import resolve_layer
 from probekit.stats.comparison import compare
 from probekit.stats.power import POWER_THRESHOLD
 

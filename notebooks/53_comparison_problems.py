@@ -76,9 +76,7 @@ from probekit.experiments.part5_datasize.comparisons import (
     prospective_power,
 )
 from probekit.experiments.part5_datasize.encoders import (
-    fasttext_table,
     layer_encoder,
-    resolve_layer,
     type_encoder,
 )
 from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_power
@@ -87,6 +85,8 @@ from probekit.io import embeddings as embed
 from probekit.io import treebanks
 from probekit.methods.datasize.subsets import fold_splits, max_size, pilot_splits
 from probekit.representations import types
+from probekit.representations.fasttext import fasttext_table
+from probekit.representations.layers import resolve_layer
 from probekit.stats.comparison import compare
 from probekit.stats.power import POWER_THRESHOLD
 

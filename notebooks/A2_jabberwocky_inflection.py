@@ -51,7 +51,7 @@ from IPython.display import display
 from probekit import teaching
 from probekit.book.glue import Glue
 from probekit.io import treebanks
-from probekit.teaching import is_vowel_letter, syllables
+from probekit.methods.jabberwocky.graphotactics import is_vowel_letter, vowel_groups
 
 g = Glue("a2")
 
@@ -62,11 +62,11 @@ g = Glue("a2")
 #
 # - `is_vowel_letter(word, j)` is True when `word[j]` spells a vowel: *a, e, i, o, u*, and *y*
 #   except at the start of a word (*yes*), but not the *u* of *qu*;
-# - `syllables(word)` counts the groups of adjacent vowel letters, less a silent final *e*:
-#   `syllables("bake") == 1`, `syllables("visit") == 2`.
+# - `vowel_groups(word)` counts the syllables as groups of adjacent vowel letters, less a silent
+#   final *e*: `vowel_groups("bake") == 1`, `vowel_groups("visit") == 2`.
 
 # %%
-print([is_vowel_letter("fly", 2), is_vowel_letter("yes", 0)], syllables("bake"), syllables("visit"))
+print([is_vowel_letter("fly", 2), is_vowel_letter("yes", 0)], vowel_groups("bake"), vowel_groups("visit"))
 
 # %% [markdown]
 # ## Task 1: plural nouns and third-person verbs (*-s*)
@@ -128,7 +128,7 @@ teaching.check_add_s(add_s, seed=seed, n_cases=n_cases)
 #
 # ```{dropdown} Hint
 # Check the conditions of `doubles` one by one and return False as soon as one fails; use
-# `is_vowel_letter` for the last three letters and `syllables(stem) == 1` last.
+# `is_vowel_letter` for the last three letters and `vowel_groups(stem) == 1` last.
 # The check's hint names the spelling situation of the failing stem in brackets.
 # ```
 
@@ -144,7 +144,7 @@ def doubles(stem: str) -> bool:
         return False
     if n >= 3 and is_vowel_letter(stem, n - 3):
         return False
-    return syllables(stem) == 1
+    return vowel_groups(stem) == 1
     ### END SOLUTION
 
 

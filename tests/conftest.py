@@ -5,9 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
+from hypothesis import settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Property tests draw the same examples on every run and machine, so a failure reproduces.
+settings.register_profile("probekit", derandomize=True, database=None)
+settings.load_profile("probekit")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -74,3 +80,36 @@ def quick_book(tmp_path_factory, ewt):
     (root / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
     build.build_book("quick", paths=runner.Paths(root), log=lambda message: None)
     return root
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers several test modules share (imported with ``from conftest import ...``)
+
+
+@pytest.fixture
+def one_thread():
+    """One torch thread for the test: the problems are tiny, so more threads only add overhead
+    on a shared 2-core machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A uniformly random-shaped dependency tree over n words: 1-based heads (n,), 0 = root."""
+    perm = rng.permutation(n)
+    heads = np.zeros(n, dtype=np.int64)
+    for k in range(1, n):
+        heads[perm[k]] = perm[rng.integers(k)] + 1
+    return heads
+
+
+def blobs(n: int, seed: int, C: int = 4, d: int = 10, spread: float = 0.5):
+    """A linearly separable toy task: C Gaussian blobs in d dimensions, centres fixed (seed 99,
+    scale 3), points drawn from ``seed``. Returns X float32 (n, d) and y int (n,)."""
+    centres = np.random.default_rng(99).normal(size=(C, d)) * 3
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, n)
+    X = (centres[y] + rng.normal(size=(n, d)) * spread).astype(np.float32)
+    return X, y

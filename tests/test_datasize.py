@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,9 +25,8 @@ from probekit.experiments.part5_datasize.comparisons import (
     prospective_power,
 )
 from probekit.experiments.part5_datasize.encoders import (
-    Encoder,
+    ExampleEncoder,
     contextual_encoder,
-    fasttext_table,
     type_encoder,
 )
 from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_bound, plot_power
@@ -52,8 +50,7 @@ from probekit.methods.datasize.subsets import (
     pilot_splits,
     stratified_split,
 )
-from probekit.probes.logreg import _LinearState, train_logreg
-from probekit.probes.mlp import ProbeSpec, epoch_orders
+from probekit.representations.fasttext import fasttext_table
 from probekit.stats.bounds import finite_class_bound
 
 FAST = settings(max_examples=60, deadline=None)
@@ -322,74 +319,11 @@ def test_default_and_chosen_sizes(tense_sentences):
 # Batched logistic regression
 
 
-def _blobs(n, d=6, C=2, seed=0, sep=3.0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, C, n)
-    centres = rng.standard_normal((C, d)) * sep
-    return (centres[y] + rng.standard_normal((n, d))).astype(np.float32), y
-
-
-def test_linear_state_matches_nn_linear_with_adam():
-    X, y = _blobs(40, d=5, C=3)
-    spec = ProbeSpec(seed=7, order_seed=3, train=np.arange(40))
-    state = _LinearState([spec], d=5, C=3)
-    ref = torch.nn.Linear(5, 3)
-    g = torch.Generator().manual_seed(7)
-    with torch.no_grad():
-        ref.weight.copy_(torch.empty(3, 5).uniform_(-(5**-0.5), 5**-0.5, generator=g))
-        ref.bias.copy_(torch.empty(3).uniform_(-(5**-0.5), 5**-0.5, generator=g))
-    opt = torch.optim.Adam(ref.parameters(), lr=0.01)
-    Xt, yt = torch.as_tensor(X), torch.as_tensor(y)
-    order = epoch_orders(40, 2, 3)
-    for epoch in range(2):
-        for start in range(0, 40, 16):
-            idx = torch.as_tensor(order[epoch, start : start + 16])
-            state.step(Xt, idx[None], yt[idx][None], 0.01)
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(ref(Xt[idx]), yt[idx]).backward()
-            opt.step()
-    assert torch.allclose(state.W[0].T, ref.weight, atol=1e-5)
-    assert torch.allclose(state.b[0, 0], ref.bias, atol=1e-5)
-
-
-def test_train_logreg_learns_and_is_batch_invariant():
-    X, y = _blobs(300, C=3)
-    Xt, yt, Xe, ye = X[:200], y[:200], X[200:], y[200:]
-    views = np.stack([Xt, Xt[:, ::-1]]), np.stack([Xe, Xe[:, ::-1]])
-    rng = np.random.default_rng(1)
-    specs = [
-        ProbeSpec(seed=s, view=v, order_seed=s, train=np.sort(rng.choice(200, 128, False)))
-        for s in (0, 1)
-        for v in (0, 1)
-    ]
-    out = train_logreg(*views[:1], yt, *views[1:], ye, 3, specs, epochs=5,
-                          checkpoints=[2, 10], lr=0.05)  # fmt: skip
-    assert out.shape == (4, 2, 100) and out.dtype == bool
-    assert out[:, -1].mean() > 0.9
-    for k, spec in enumerate(specs):
-        alone = train_logreg(views[0], yt, views[1], ye, 3, [spec], epochs=5,
-                                checkpoints=[2, 10], lr=0.05)  # fmt: skip
-        assert np.array_equal(alone[0], out[k])
-
-
-def test_train_logreg_input_errors():
-    X, y = _blobs(20)
-    specs = [ProbeSpec(0, train=np.arange(10)), ProbeSpec(1, train=np.arange(12))]
-    with pytest.raises(ParameterError, match="equally many"):
-        train_logreg(X[None], y, X[None], y, 2, specs, epochs=1, checkpoints=[1])
-    with pytest.raises(ParameterError, match="checkpoints"):
-        train_logreg(X[None], y, X[None], y, 2, specs[:1], epochs=1, checkpoints=[5])
-    with pytest.raises(ParameterError, match="views"):
-        train_logreg(X[None], y, X[None], y, 2, [ProbeSpec(0, view=2, train=np.arange(5))],
-                        epochs=1, checkpoints=[1])  # fmt: skip
-
-
 # --------------------------------------------------------------------------------------------
 # Runs over sizes and seeds
 
 
 def _synthetic_pool(n_per_class=400, d=8, C=2, seed=0):
-    X, _ = _blobs(1, d=d)  # only to keep one generator convention
     rng = np.random.default_rng(seed)
     y = np.repeat(np.arange(C), n_per_class)
     centres = rng.standard_normal((C, d))
@@ -398,8 +332,8 @@ def _synthetic_pool(n_per_class=400, d=8, C=2, seed=0):
     pool = Pool("past_present", ("a", "b", "c")[:C], y, zeros, np.arange(len(y)), zeros,
                    np.array(["w"] * len(y)), {"train": []}, ("train",))  # fmt: skip
     weak = X * np.array([1.0] + [0.0] * (d - 1), dtype=np.float32)
-    encoders = {"strong": Encoder("strong", d, lambda i: X[i]),
-                "weak": Encoder("weak", d, lambda i: weak[i])}  # fmt: skip
+    encoders = {"strong": ExampleEncoder("strong", d, lambda i: X[i]),
+                "weak": ExampleEncoder("weak", d, lambda i: weak[i])}  # fmt: skip
     return pool, encoders
 
 
@@ -590,15 +524,3 @@ def test_figures(runs):
     plt.close(fig)
 
 
-def test_adam_fallback_matches_fused(monkeypatch):
-    X, y = _blobs(32, d=4)
-    Xt, yt = torch.as_tensor(X), torch.as_tensor(y)
-    idx = torch.arange(16)[None]
-    fused = _LinearState([ProbeSpec(seed=3)], d=4, C=2)
-    for _ in range(3):
-        fused.step(Xt, idx, yt[idx], 0.05)
-    monkeypatch.delattr(torch, "_fused_adam_")
-    plain = _LinearState([ProbeSpec(seed=3)], d=4, C=2)
-    for _ in range(3):
-        plain.step(Xt, idx, yt[idx], 0.05)
-    assert torch.allclose(fused.W, plain.W, atol=1e-6) and torch.allclose(fused.b, plain.b)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -225,12 +224,12 @@ def test_probe_grid_and_summary():
     with pytest.raises(ParameterError, match="entries"):
         extrapolation_grid.probe_grid([s], layers=[0, 6])
 
-    class Fake:  # best_acc is all summarise reads
+    class Fake:  # best_acc is all setup_accuracies reads
         def __init__(self, acc):
             self.specs, self.best_acc = specs, acc
 
     acc = np.arange(len(specs), dtype=float)
-    table = extrapolation_grid.summarise(Fake(acc), index)
+    table = extrapolation_grid.setup_accuracies(Fake(acc), index)
     got = table[(table.layer == 0) & (table.setup == "control")].iloc[0]
     picks = acc[(index.layer == 0) & (index.setup == "control")]
     assert got.acc_mean == pytest.approx(picks.mean()) and got.acc_sd == pytest.approx(
@@ -247,14 +246,6 @@ def test_sample_split_is_seeded():
     assert len(splits.sample_split(sents, None, seed=0)) == len(sents)
     with pytest.raises(ParameterError, match="n"):
         splits.sample_split(sents, 0, seed=0)
-
-
-@pytest.fixture
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def test_learning_scores_end_to_end_on_the_fixture(one_thread):

@@ -63,21 +63,6 @@ def sample():
     return xr.Sample(train, dev, fake_embeddings(train, "t", 0), fake_embeddings(dev, "e", 1))
 
 
-@pytest.fixture
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
-def test_resolve_layers():
-    assert xr.resolve_layers([], 3) == [0, 1, 2]
-    assert xr.resolve_layers([2, 0], 3) == [2, 0]
-    with pytest.raises(ParameterError, match="layers"):
-        xr.resolve_layers([3], 3)
-
-
 def test_task_examples_and_inputs(sample):
     pos_train, pos_eval = xr.task_examples("pos", sample)
     assert len(pos_train) == sample.emb_train.offsets[-1]
@@ -128,7 +113,7 @@ def test_run_splits_trains_shared_probes_once(pos_run):
 def test_tables_agree_with_the_probes(pos_run):
     run, _, _ = pos_run
     table = xr.probe_table(run)
-    summary = xr.summary_table(run)
+    summary = xr.setup_summary(run)
     gaps = xr.gap_table(run)
     assert len(summary) == 2 * 2 * 3 and len(gaps) == 2 * 2
     row = gaps.iloc[0]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import random_heads
 from probekit.cli import main
 from probekit.errors import ParameterError, ProbekitError
 from probekit.experiments.part1_probe_parser.syntactic_distance import tree_path
@@ -26,7 +27,7 @@ from probekit.experiments.part2_jabberwocky.baselines import (
 from probekit.experiments.part2_jabberwocky.comparisons import (
     difference,
     drops_table,
-    edge_comparison,
+    jabberwocky_edge_comparison,
     leads_table,
 )
 from probekit.experiments.part2_jabberwocky.corpus import (
@@ -56,22 +57,21 @@ from probekit.experiments.part2_jabberwocky.probes import (
 from probekit.experiments.part2_jabberwocky.representations import (
     VectorSet,
     short_model_name,
-    sinusoidal_positions,
     type_level_vectors,
-    with_positions,
 )
 from probekit.experiments.part2_jabberwocky.results import (
     CLAIM_PHRASES,
     bars_figure,
-    overall_verdict,
+    jabberwocky_summary,
+    jabberwocky_verdict,
     relative_change,
     scores_table,
-    summary_table,
 )
 from probekit.io.treebanks import load_treebank, read_conllu
+from probekit.representations.positions import sinusoidal_positions, with_positions
 from probekit.trees import baselines as tree_baselines
 from probekit.trees import distances, metrics
-from probekit.trees.evaluation import EvalSet, edge_outcomes, summarise
+from probekit.trees.evaluation import EvalSet, corpus_scores, edge_outcomes
 
 matplotlib.use("Agg")
 
@@ -93,14 +93,6 @@ def corpus(source_dir, tmp_path_factory):
     original = load_treebank(source_dir, splits=("test",))["test"]
     jabber = load_treebank(path, splits=("test",))["test"]
     return path, report, aligned_pairs(original, jabber)
-
-
-def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
-    perm = rng.permutation(n)
-    heads = np.zeros(n, dtype=np.int64)
-    for k in range(1, n):
-        heads[perm[k]] = perm[rng.integers(k)] + 1
-    return heads
 
 
 def eval_set(heads_list, upos_list=None) -> EvalSet:
@@ -262,7 +254,7 @@ def test_linear_chain_baseline_matches_trees(lengths, seed):
     scores = baseline_scores(tree_baselines.MajorityTree().fit(heads), gold)
     chain = scores[scores["baseline"] == "linear chain"]
     dists = [distances.tree_distances(tree_baselines.linear_chain_heads(n)) for n in lengths]
-    assert summarise(chain)["uuas"] == pytest.approx(metrics.uuas(dists, heads))
+    assert corpus_scores(chain)["uuas"] == pytest.approx(metrics.uuas(dists, heads))
     assert best_baseline(scores, "uuas") in BASELINES
 
 
@@ -319,7 +311,7 @@ def test_difference_is_the_corpus_level_difference(seed):
     a = a.assign(dspr=da, dspr_pfw=da)
     b = b.assign(dspr=db, dspr_pfw=db)
     res = difference(a, b, "dspr", "a", "b", n_boot=200, seed=0)
-    assert res.diff == pytest.approx(summarise(a)["dspr"] - summarise(b)["dspr"])
+    assert res.diff == pytest.approx(corpus_scores(a)["dspr"] - corpus_scores(b)["dspr"])
 
 
 def test_difference_of_identical_rows_is_zero():
@@ -473,7 +465,7 @@ def test_run_representation_tables(source_dir):
     leads = leads_table(df, baselines, n_boot=50, seed=0)
     assert len(drops) == 4 and len(leads) == 8
     assert set(drops["claim"]) <= {"holds", "reversed", "not shown (the interval includes 0)"}
-    summary = summary_table(scores, drops, leads)
+    summary = jabberwocky_summary(scores, drops, leads)
     assert summary.loc[("perceptron probe", "linear chain"), "layer"] == "–"
     order = ["toy · best layer", "toy · layer 0", *BASELINES]
     import matplotlib.pyplot as plt
@@ -481,7 +473,7 @@ def test_run_representation_tables(source_dir):
     plt.close(bars_figure(scores, order))
     probe = run.probes[("perceptron", run.chosen["perceptron"], 1)]
     test = {"normal": emb, "Jabberwocky": emb}
-    same = edge_comparison(probe, run.chosen["perceptron"], test, gold)
+    same = jabberwocky_edge_comparison(probe, run.chosen["perceptron"], test, gold)
     assert same.verdict == "identical: both right on the same items"
 
 
@@ -510,14 +502,14 @@ def test_overall_verdict_words():
             "low": [0.1, 0.1, -0.2, 0.3],
         }
     )
-    text = overall_verdict(drops, leads, "m")
+    text = jabberwocky_verdict(drops, leads, "m")
     assert text.startswith("only the structural probe does significantly worse")
     assert "only the perceptron probe keeps a significant lead" in text
     both = drops.assign(claim="holds")
-    assert overall_verdict(both, leads.assign(low=1.0), "m") == (
+    assert jabberwocky_verdict(both, leads.assign(low=1.0), "m") == (
         "both probes do significantly worse on Jabberwocky, as the paper found, "
         "and both still beat the word-blind baselines there"
     )
     with pytest.raises(ParameterError):
-        overall_verdict(drops, leads, "other")
+        jabberwocky_verdict(drops, leads, "other")
     assert set(CLAIM_PHRASES) == {"holds", "reversed", "not shown (the interval includes 0)"}

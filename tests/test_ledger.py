@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from probekit.book import glue, ledger, runner
-from probekit.io import results
 from probekit.errors import ParameterError, ProbekitError
+from probekit.io import results
 
 REPO = Path(__file__).resolve().parents[1]
 

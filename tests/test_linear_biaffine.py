@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import blobs
 from probekit.errors import ParameterError
 from probekit.methods.pareto.controls import shuffle_heads
 from probekit.probes import biaffine as B
@@ -15,28 +16,12 @@ from probekit.probes.training import TrainOptions
 from probekit.representations.types import OneHotEmbedding
 from probekit.seeds import derived_seeds
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    # Tiny tensors: threads only add overhead on the shared 2-core machine.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 FAST = TrainOptions(
     batch_size=64, lr=0.05, eval_every=10, patience=5, min_delta=0.0, max_steps=300
 )
-
-
-def blobs(n: int, seed: int, C: int = 4, d: int = 10, spread: float = 0.5):
-    """Linearly separable toy set: C well-separated Gaussian blobs in d dimensions."""
-    centres = np.random.default_rng(99).normal(size=(C, d)) * 3
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, C, n)
-    X = (centres[y] + rng.normal(size=(n, d)) * spread).astype(np.float32)
-    return X, y
 
 
 @pytest.fixture(scope="module")

@@ -18,16 +18,9 @@ from probekit.probes.mlp import (
     train_reference,
 )
 
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 N, M, D, C = 640, 300, 12, 4
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """These problems are tiny: one thread is fastest and fair to the other tests' cores."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")
@@ -183,10 +176,7 @@ def test_manual_backward_equals_autograd():
     assert stack.grads[2][G * c - 1].abs().sum() == 0  # the padding slot gets no gradient
 
 
-@pytest.mark.parametrize("fused", [True, False])
-def test_stacked_adam_equals_torch_adam(monkeypatch, fused):
-    if not fused:
-        monkeypatch.delattr(torch, "_fused_adam_", raising=False)
+def test_stacked_adam_equals_torch_adam():
     stack = mlp._Stack(1, 2, 3, 4, 2, 5)
     torch.manual_seed(1)
     for p in stack.params:

@@ -410,13 +410,15 @@ def test_sample_mlp_configs():
     assert configs == architectures.sample_mlp_configs(400, seed=0)
     assert configs != architectures.sample_mlp_configs(400, seed=1)
     layers = [c.n_layers for c in configs]
-    sizes = np.array([c.hidden_size for c in configs])
+    assert all(c.hidden_size == 0 for c in configs if c.n_layers == 0)
+    sizes = np.array([c.hidden_size for c in configs if c.n_layers])
     dropouts = np.array([c.dropout for c in configs])
     assert set(layers) == set(range(6))
     assert sizes.min() >= 32 and sizes.max() <= 1024
     assert dropouts.min() >= 0 and dropouts.max() <= 0.5
     # Log-uniform: about half the sizes fall below the geometric midpoint sqrt(32 * 1024).
     assert 0.4 < np.mean(sizes < np.sqrt(32 * 1024)) < 0.6
-    assert configs[0].layer_sizes(halve=True) == tuple(
-        configs[0].hidden_size // 2**k for k in range(configs[0].n_layers)
+    deep = next(c for c in configs if c.n_layers > 1)
+    assert deep.layer_sizes(halve=True) == tuple(
+        deep.hidden_size // 2**k for k in range(deep.n_layers)
     )

@@ -400,7 +400,7 @@ def test_subsample_splits_are_disjoint_sized_and_seeded():
     splits = subsample_splits(100, 30, 20, n_repeats=4, seed=7, n_val=10)
     for s in splits:
         assert (len(s.train), len(s.test), len(s.val)) == (30, 20, 10)
-        assert len(np.unique(np.concatenate(s))) == 60
+        assert len(np.unique(np.concatenate([s.train, s.val, s.test]))) == 60
     again = subsample_splits(100, 30, 20, n_repeats=4, seed=7, n_val=10)
     assert all(np.array_equal(x.test, y.test) for x, y in zip(splits, again, strict=True))
     with pytest.raises(ParameterError, match="n_train"):

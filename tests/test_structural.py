@@ -8,18 +8,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import random_heads
 from probekit.errors import ParameterError
 from probekit.probes import perceptron as P
 from probekit.probes import structural as S
 from probekit.trees import baselines, distances, metrics, spanning, structure
-
-
-def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
-    perm = rng.permutation(n)
-    heads = np.zeros(n, dtype=np.int64)
-    for k in range(1, n):
-        heads[perm[k]] = perm[rng.integers(k)] + 1
-    return heads
 
 
 def path_embeddings(heads: np.ndarray, n_max: int) -> np.ndarray:
@@ -266,14 +259,14 @@ def test_predict_keeps_input_order(corpus):
 
 def test_sample_configs_are_seeded_and_in_range():
     space = S.SearchSpace()
-    a = S.sample_configs(space, 20, seed=3, d=384)
-    assert a == S.sample_configs(space, 20, seed=3, d=384)
-    assert a != S.sample_configs(space, 20, seed=4, d=384)
+    a = S.sample_trials(space, 20, seed=3, d=384)
+    assert a == S.sample_trials(space, 20, seed=3, d=384)
+    assert a != S.sample_trials(space, 20, seed=4, d=384)
     for c in a:
         assert c["rank"] in (1, 2, 4, 8, 16, 32, 64, 128, 256, 384)
         assert 1e-4 <= c["lr"] <= 1e-2 and 0.0 <= c["dropout"] <= 0.5
     with pytest.raises(ParameterError, match="n_trials"):
-        S.sample_configs(space, 0, seed=0, d=8)
+        S.sample_trials(space, 0, seed=0, d=8)
 
 
 def test_random_search_selects_lowest_dev_loss(corpus):

@@ -12,6 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import random_heads
 from probekit.errors import ParameterError
 from probekit.experiments.part1_probe_parser.comparison import (
     best_layer,
@@ -19,7 +20,7 @@ from probekit.experiments.part1_probe_parser.comparison import (
     compare_models,
     comparison_layer,
     edge_comparison,
-    overall_verdict,
+    probe_parser_verdict,
     results_table,
     seed_differences,
     seed_scores,
@@ -45,26 +46,18 @@ from probekit.experiments.part1_probe_parser.training import (
     train_layers,
 )
 from probekit.probes.threads import torch_threads
-from probekit.representations.layers import layer_vectors, resolve_layer
+from probekit.representations.layers import layer_vectors
 from probekit.trees import baselines, distances, metrics, spanning, structure
 from probekit.trees.evaluation import (
     METRICS,
     EvalSet,
-    evaluate,
+    corpus_scores,
     length_weights,
     linear_baselines,
-    summarise,
+    score_distances,
 )
 
 matplotlib.use("Agg")
-
-
-def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
-    perm = rng.permutation(n)
-    heads = np.zeros(n, dtype=np.int64)
-    for k in range(1, n):
-        heads[perm[k]] = perm[rng.integers(k)] + 1
-    return heads
 
 
 class Sent(SimpleNamespace):
@@ -228,14 +221,11 @@ def test_torch_threads_restores():
         pass
 
 
-def test_layer_vectors_and_resolve_layer():
+def test_layer_vectors():
     emb, sentences = two_layer_corpus(5, seed=0)
     vecs = layer_vectors(emb, 1)
     assert [v.shape[0] for v in vecs] == [len(s) for s in sentences]
     assert all(v.dtype == np.float32 for v in vecs)
-    assert resolve_layer(-1, 7) == 3 and resolve_layer(6, 7) == 6
-    with pytest.raises(ParameterError, match="search_layer"):
-        resolve_layer(7, 7, "search_layer")
 
 
 def test_evalset_punctuation_mask(tiny):
@@ -251,7 +241,7 @@ def test_gold_distances_score_perfectly():
     rng = np.random.default_rng(1)
     sentences = [sent(random_heads(rng, int(n))) for n in rng.integers(2, 20, size=30)]
     gold = EvalSet.build(sentences)
-    scores = summarise(evaluate([g.astype(float) for g in gold.gold], gold))
+    scores = corpus_scores(score_distances([g.astype(float) for g in gold.gold], gold))
     assert scores == pytest.approx({"uuas": 1.0, "dspr": 1.0, "dspr_pfw": 1.0})
 
 
@@ -270,8 +260,8 @@ def test_summarise_matches_the_trees_metrics(seed):
         p = a + a.T
         np.fill_diagonal(p, 0)
         preds.append(p)
-    per_sentence = evaluate(preds, gold)
-    got = summarise(per_sentence)
+    per_sentence = score_distances(preds, gold)
+    got = corpus_scores(per_sentence)
     assert got["uuas"] == pytest.approx(metrics.uuas(preds, gold.heads, gold.keep), nan_ok=True)
     assert got["dspr"] == pytest.approx(metrics.dspr(preds, gold.gold), nan_ok=True)
     assert got["dspr_pfw"] == pytest.approx(metrics.dspr_prim_fw(preds, gold.gold), nan_ok=True)
@@ -350,6 +340,7 @@ def test_train_layers_finds_the_tree_layer(trained):
     means = scores.groupby("layer")["uuas"].mean()
     assert means[1] > means[0] + 0.2
     assert best_layer(scores) == 1
+    assert comparison_layer(None, scores, 2) == 1
     assert comparison_layer(-1, scores, 2) == 1
     assert comparison_layer(0, scores, 2) == 0
     with pytest.raises(ParameterError, match="compare_layer"):
@@ -423,7 +414,7 @@ def test_overall_verdict():
     def frame(uuas: str, dspr: str) -> pd.DataFrame:
         return pd.DataFrame({"metric": ["uuas", "dspr", "dspr_pfw"], "verdict": [uuas, dspr, "x"]})
 
-    assert overall_verdict(frame("holds", "holds")).startswith("both claims hold")
-    assert overall_verdict(frame("reversed", "not shown")).startswith("neither claim")
-    assert "UUAS claim" in overall_verdict(frame("holds", "reversed"))
-    assert "DSpr claim" in overall_verdict(frame("not shown", "holds"))
+    assert probe_parser_verdict(frame("holds", "holds")).startswith("both claims hold")
+    assert probe_parser_verdict(frame("reversed", "not shown")).startswith("neither claim")
+    assert "UUAS claim" in probe_parser_verdict(frame("holds", "reversed"))
+    assert "DSpr claim" in probe_parser_verdict(frame("not shown", "holds"))

@@ -12,19 +12,11 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import random_heads
 from probekit.errors import ParameterError
 from probekit.trees import baselines, distances, metrics, spanning, structure
 
 SETTINGS = settings(max_examples=60, deadline=None)
-
-
-def random_heads(rng: np.random.Generator, n: int) -> np.ndarray:
-    """A uniformly shuffled random recursive tree as 1-based heads, random root."""
-    perm = rng.permutation(n)
-    heads = np.zeros(n, dtype=np.int64)
-    for k in range(1, n):
-        heads[perm[k]] = perm[rng.integers(k)] + 1
-    return heads
 
 
 def random_symmetric(rng: np.random.Generator, n: int, integer: bool) -> np.ndarray:

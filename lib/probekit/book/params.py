@@ -5,7 +5,8 @@ A chapter's parameters cell (``# %% tags=["parameters"]``) holds one line per pa
     name: type = default  # help text (one of {a, b, c} to restrict the values)
 
 This is the format papermill's ``--help-notebook`` parses. Supported types: ``int``, ``float``,
-``str``, ``bool``, ``list[int]``, ``list[float]``, ``list[str]``, each optionally ``| None``.
+``str``, ``bool``, ``list[int]``, ``list[float]``, ``list[str]``, each optionally
+``Optional[...]`` (the spelling papermill reads; ``... | None`` is accepted too).
 Unknown names, wrong types and values outside ``one of {...}`` raise
 :class:`~probekit.errors.ParameterError` naming the parameter, before anything runs.
 """
@@ -48,14 +49,15 @@ class Parameter:
     def parts(self) -> tuple[str, bool, bool]:
         """(base type, is_list, optional) of the annotation."""
         t = self.type.replace(" ", "")
-        optional = t.endswith("|None")
-        t = t.removesuffix("|None")
+        # Optional[T] is the spelling papermill's parameter parser reads; T | None is not.
+        optional = t.endswith("|None") or (t.startswith("Optional[") and t.endswith("]"))
+        t = t[len("Optional[") : -1] if t.startswith("Optional[") else t.removesuffix("|None")
         is_list = t.startswith("list[") and t.endswith("]")
         base = t[5:-1] if is_list else t
         if base not in _SCALARS:
             raise ProbekitError(
                 f"parameter '{self.name}' has unsupported type '{self.type}'",
-                hint=f"use {', '.join(_SCALARS)}, list[...] or '| None'",
+                hint=f"use {', '.join(_SCALARS)}, list[...] or Optional[...]",
             )
         return base, is_list, optional
 

@@ -38,6 +38,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from probekit.errors import ParameterError
+from probekit.probes.training import adam_update
 
 HIDDEN = 64
 LR = 1e-3
@@ -67,7 +68,7 @@ class ProbeSpec:
 
 
 @dataclass(frozen=True, eq=False)
-class TrainResult:
+class MLPTrainResult:
     """Outcome of training K probes (K = 1 for :func:`train_reference`).
 
     Accuracies are fractions in [0, 1]. ``acc`` (K, epochs) is the evaluation accuracy after
@@ -265,12 +266,12 @@ def train_reference(
     lr: float = LR,
     checkpoints: Sequence[int] = (),
     record_loss: bool = False,
-) -> TrainResult:
+) -> MLPTrainResult:
     """Train one §3.2 probe the plain way: DataLoader over a TensorDataset, ``torch.optim.Adam``.
 
     Kunz & Kuhlmann 2021, §3.2 and §3.6 (best epoch accuracy). ``X_train`` (N, d) or (V, N, d)
     with labels (N,); ``X_eval`` (M, d) or (V, M, d) with labels (M,); ``spec.view`` picks the
-    view. This is the baseline :func:`train_batched` must reproduce; see :class:`TrainResult`.
+    view. This is the baseline :func:`train_batched` must reproduce; see :class:`MLPTrainResult`.
     """
     _check_common(n_classes, epochs, batch_size, hidden)
     Xt_all, Xe_all = _as_views(X_train, "X_train"), _as_views(X_eval, "X_eval")
@@ -318,7 +319,7 @@ def train_reference(
             loss_train = _score(probe(Xt), yt)[1].numpy()[None]
             loss_eval = _score(probe(Xe), ye)[1].numpy()[None]
     evaluated = epochs * len(eval_rows) + n_ck * (N + M) + (N + M) * record_loss
-    return TrainResult(
+    return MLPTrainResult(
         specs=(spec,),
         acc=acc,
         pred_best=pred_best,
@@ -477,7 +478,7 @@ class _Stack:
         self.Z = torch.empty(G * c, C, B)
         self.dH = torch.empty(G * c, h, B)
         self.onehot = torch.zeros(G, C, B)
-        self.step = torch.zeros(())
+        self.steps = [torch.zeros(()) for _ in self.params]
 
     def place(self, g: int, j: int, W1, b1, W2, b2) -> None:
         """Put one probe's parameters (nn.Linear layout) into chunk g, slot j."""
@@ -495,10 +496,9 @@ class _Stack:
 
 
 def _adam(stack: _Stack, g: int, t: int, lr: float) -> None:
-    """One Adam update of the first g chunks, in place (Kingma & Ba 2015; torch.optim.Adam).
+    """One Adam update of the first g chunks, in place (:func:`probekit.probes.training.adam_update`).
 
-    Adam is elementwise, so a single update over the stacked tensors is exactly K independent
-    Adams. All active chunks started together, so they share the step count for bias correction.
+    All active chunks started together, so they share the step count t for bias correction.
     """
     c = stack.c
     cut = (g, g, g * c, g * c)
@@ -506,32 +506,9 @@ def _adam(stack: _Stack, g: int, t: int, lr: float) -> None:
     gr = [x[:n] for x, n in zip(stack.grads, cut, strict=True)]
     m = [x[:n] for x, n in zip(stack.exp_avg, cut, strict=True)]
     v = [x[:n] for x, n in zip(stack.exp_avg_sq, cut, strict=True)]
-    stack.step.fill_(t + 1)
-    if hasattr(torch, "_fused_adam_"):
-        # One pass over memory per tensor; Adam's state is as large as the parameters, so on
-        # a CPU the update is memory-bound and an unfused version costs more than the matmuls.
-        torch._fused_adam_(
-            p,
-            gr,
-            m,
-            v,
-            [],
-            [stack.step] * 4,
-            lr=lr,
-            beta1=BETAS[0],
-            beta2=BETAS[1],
-            weight_decay=0.0,
-            eps=EPS,
-            amsgrad=False,
-            maximize=False,
-        )
-        return
-    bias1, bias2 = 1 - BETAS[0] ** (t + 1), 1 - BETAS[1] ** (t + 1)
-    for pi, gi, mi, vi in zip(p, gr, m, v, strict=True):
-        mi.lerp_(gi, 1 - BETAS[0])
-        vi.mul_(BETAS[1]).addcmul_(gi, gi, value=1 - BETAS[1])
-        denom = (vi.sqrt() / math.sqrt(bias2)).add_(EPS)
-        pi.addcdiv_(mi, denom, value=-lr / bias1)
+    for step in stack.steps:
+        step.fill_(t)
+    adam_update(p, gr, m, v, stack.steps, lr, BETAS, EPS)
 
 
 def _train_step(
@@ -644,7 +621,7 @@ def train_batched(
     checkpoints: Sequence[int] = (),
     record_loss: bool = False,
     workers: int | None = None,
-) -> TrainResult:
+) -> MLPTrainResult:
     """Train K §3.2 probes in one batched pass; same semantics as :func:`train_reference`.
 
     Kunz & Kuhlmann 2021, §3.2 (probe), §3.6 (best of the epochs), §3.4.3 (checkpoint and loss
@@ -657,7 +634,7 @@ def train_batched(
     (view, training rows, order seed) form a group that shares every minibatch; groups are split
     into equal chunks and chunks step together with batched matmuls, the first layer of each
     chunk being one wide (c*h, d) matrix. Each probe is evaluated after every epoch on its own
-    eval subset. Returns a :class:`TrainResult` with K rows in spec order.
+    eval subset. Returns a :class:`MLPTrainResult` with K rows in spec order.
 
     ``workers`` (default: ``torch.get_num_threads()``) splits the chunks between that many
     threads, each running single-threaded torch ops; torch's thread count is restored afterwards.
@@ -711,7 +688,7 @@ def train_batched(
             torch.set_num_threads(threads_before)
     rec, steps = job.rec, {u: c.steps for c in chunks for u in c.members}
     probe_steps = sum(len(c.members) * epochs * c.steps for c in chunks)
-    return TrainResult(
+    return MLPTrainResult(
         specs=tuple(specs),
         acc=job.acc,
         pred_best=job.pred_best,

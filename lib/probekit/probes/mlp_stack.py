@@ -264,7 +264,7 @@ def train_mlps(
     """
     opts = options or TrainOptions()
     if not configs:
-        raise ParameterError("configs", "is empty", "e.g. sample_configs(10, seed=0)")
+        raise ParameterError("configs", "is empty", "e.g. sample_mlp_configs(10, seed=0)")
     if max_parallel < 1:
         raise ParameterError("max_parallel", f"must be >= 1, got {max_parallel}")
     n = _check_sets(sets)

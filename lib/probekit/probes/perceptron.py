@@ -26,9 +26,6 @@ from probekit.trees.structure import edges_from_heads
 # finite when two projected words coincide (it only changes d_B below 1e-6).
 SQRT_FLOOR = 1e-12
 
-__all__ = ["SQRT_FLOOR", "gold_edge_mask", "mst_edge_mask", "perceptron_loss"]
-
-
 def gold_edge_mask(heads: np.ndarray) -> np.ndarray:
     """Upper-triangular gold edge indicator, bool (n, n): True at (i, j), i < j, iff (i, j) ∈ t.
 

@@ -1,147 +1,142 @@
-"""Linear (softmax-regression) probes for every layer and seed, trained in one batched pass.
+"""Softmax-regression probes, many trained at once: the linear probe of chapter 01 and the
+logistic regression of Zhu et al. 2022, §4.1 (``hid_sizes = []``: one linear layer,
+cross-entropy, Adam).
 
-The layer-wise picture of chapter 01 needs L layers x S seeds linear probes on the same words.
-They all see the same minibatch (one fixed data order per ``order_seed``), so the step is one
-batched matmul ``(L, B, d) @ (L, d, S*C)``: each layer's inputs meet all its seeds' weights at
-once. Adam is elementwise, so one optimiser over the stacked weights is exactly L*S independent
-Adams; the loss is the sum of the probes' mean cross-entropies, so each probe's gradient is what it
-would be alone.
+:func:`train_softmax_probes` trains K probes together. Probes may differ in initialisation
+seed, input matrix ("view", e.g. one per layer), training subset and data order, described by
+:class:`probekit.probes.mlp.ProbeSpec` as for the MLP trainer. Each probe minimises its own
+batch-mean cross-entropy with its own Adam (torch's defaults), so the result equals training
+the K probes one by one with ``nn.Linear`` and ``torch.optim.Adam`` (see the tests).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import torch
-from tqdm import tqdm
 
 from probekit.errors import ParameterError
-from probekit.io.embeddings import embed
-from probekit.io.treebanks import UPOS_TAGS, upos_index
+from probekit.probes.mlp import ProbeSpec, epoch_orders
+from probekit.probes.training import adam_update
 
 
-@dataclass
-class LinearProbeResult:
-    """``accuracy[l, s, e]``: eval accuracy of layer l, seed s after epoch e+1."""
-
-    layers: list[int]
-    seeds: list[int]
-    accuracy: np.ndarray  # (L, S, E)
-
-    def best(self) -> pd.DataFrame:
-        """One row per (layer, seed): best-epoch accuracy, as Kunz & Kuhlmann report it."""
-        best = self.accuracy.max(axis=2)
-        return pd.DataFrame(
-            [
-                {
-                    "layer": layer,
-                    "seed": seed,
-                    "accuracy": float(best[i, j]),
-                    "best_epoch": int(self.accuracy[i, j].argmax()) + 1,
-                }
-                for i, layer in enumerate(self.layers)
-                for j, seed in enumerate(self.seeds)
-            ]
-        )
-
-
-def train_linear_probes(
-    train: Sequence[np.ndarray],
+def train_softmax_probes(
+    X_train: np.ndarray,
     y_train: np.ndarray,
-    test: Sequence[np.ndarray],
-    y_test: np.ndarray,
-    layers: Sequence[int],
-    seeds: Sequence[int],
+    X_eval: np.ndarray,
+    y_eval: np.ndarray,
     n_classes: int,
-    epochs: int = 5,
-    lr: float = 1e-3,
+    specs: Sequence[ProbeSpec],
+    *,
+    epochs: int,
+    checkpoints: Sequence[int],
     batch_size: int = 64,
-    order_seed: int = 0,
-    progress: bool = False,
-) -> LinearProbeResult:
-    """Fit a softmax probe per (layer, seed); report eval accuracy after every epoch.
-
-    train[l]: (N, d) inputs of layer ``layers[l]`` (float16 memory maps are upcast per batch);
-    y_train: (N,) int labels; test/y_test likewise. Initialisation: W ~ U(-1/sqrt(d), 1/sqrt(d)),
-    b = 0, from ``torch.Generator`` seeded by each seed (PyTorch's nn.Linear convention).
-    """
-
-    L, S, C = len(layers), len(seeds), n_classes
-    N, d = train[0].shape
-    bound = 1.0 / np.sqrt(d)
-    W = torch.empty((L, d, S * C))
-    for j, seed in enumerate(seeds):
-        g = torch.Generator().manual_seed(int(seed))
-        # The same seed gives the same initial weights at every layer, as with separate runs.
-        w = torch.rand((d, C), generator=g) * 2 * bound - bound
-        W[:, :, j * C : (j + 1) * C] = w
-    W.requires_grad_(True)
-    b = torch.zeros((L, 1, S * C), requires_grad=True)
-    opt = torch.optim.Adam([W, b], lr=lr)
-    y_tr = torch.as_tensor(np.asarray(y_train), dtype=torch.long)
-    y_te = torch.as_tensor(np.asarray(y_test), dtype=torch.long)
-    X_te = torch.stack([torch.as_tensor(np.asarray(x, dtype=np.float32)) for x in test])
-    X_tr = torch.stack([torch.as_tensor(np.asarray(x, dtype=np.float32)) for x in train])
-    rng = np.random.default_rng(order_seed)
-    acc = np.zeros((L, S, epochs))
-    bar = tqdm(total=epochs, desc=f"{L * S} linear probes", disable=not progress)
-    for epoch in range(epochs):
-        order = torch.as_tensor(rng.permutation(N))
-        for start in range(0, N, batch_size):
-            idx = order[start : start + batch_size]
-            logits = torch.baddbmm(b, X_tr[:, idx], W)  # (L, B, S*C)
-            logits = logits.reshape(L, len(idx), S, C).permute(0, 2, 1, 3).reshape(-1, C)
-            target = y_tr[idx].repeat(L * S)
-            # Sum over probes of each probe's mean loss: mean over all rows times L*S.
-            loss = torch.nn.functional.cross_entropy(logits, target) * (L * S)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-        with torch.inference_mode():
-            pred = torch.baddbmm(b, X_te, W).reshape(L, -1, S, C).argmax(-1)  # (L, M, S)
-            acc[:, :, epoch] = (pred == y_te[None, :, None]).float().mean(1).numpy()
-        bar.update()
-    bar.close()
-    return LinearProbeResult(list(layers), list(seeds), acc)
-
-
-def layerwise_pos(
-    train_sentences: Sequence,
-    eval_sentences: Sequence,
-    model: str,
-    pooling: str,
-    layers: Sequence[int] | None,
-    seeds: Sequence[int],
-    epochs: int = 5,
     lr: float = 1e-3,
-    order_seed: int = 0,
-    progress: bool = True,
-) -> tuple[pd.DataFrame, float]:
-    """Linear POS probe accuracy per (layer, seed) on ``eval_sentences``, and the majority
-    baseline (the training set's most frequent tag). Embeddings come from the cache."""
+) -> np.ndarray:
+    """Train K softmax-regression probes at once; their correctness at each checkpoint.
 
-    e_tr = embed(train_sentences, model, pooling, progress=progress)
-    e_ev = embed(eval_sentences, model, pooling, progress=progress)
-    layers = list(range(e_tr.n_layers)) if layers is None else list(layers)
-    for layer in layers:
-        if not 0 <= layer < e_tr.n_layers:
-            raise ParameterError("layers", f"layer {layer} outside 0..{e_tr.n_layers - 1}")
-    y_tr, y_ev = upos_index(train_sentences), upos_index(eval_sentences)
-    result = train_linear_probes(
-        [e_tr.layer(k) for k in layers],
-        y_tr,
-        [e_ev.layer(k) for k in layers],
-        y_ev,
-        layers,
-        seeds,
-        len(UPOS_TAGS),
-        epochs=epochs,
-        lr=lr,
-        order_seed=order_seed,
-        progress=progress,
-    )
-    majority = float((y_ev == np.bincount(y_tr, minlength=len(UPOS_TAGS)).argmax()).mean())
-    return result.best(), majority
+    Args:
+        X_train: (V, N, d) training inputs, one (N, d) matrix per view; y_train: (N,) labels.
+        X_eval: (V, M, d) evaluation inputs; y_eval: (M,) labels.
+        n_classes: C.
+        specs: (K,) probes: init ``seed`` (``nn.Linear``'s draw from ``torch.Generator(seed)``),
+            ``view``, training rows ``train`` (an index array, treated as a set, all probes the
+            same size; None means all N) and ``order_seed`` (epoch orders from
+            :func:`probekit.probes.mlp.epoch_orders`).
+        epochs: passes over each probe's training rows.
+        checkpoints: update counts after which every probe is evaluated.
+        batch_size, lr: minibatch size and Adam's learning rate.
+
+    Returns:
+        bool (K, len(checkpoints), M): whether probe k is right on evaluation row i after the
+        given number of updates, checkpoints in ascending order.
+    """
+    Xt = torch.as_tensor(np.ascontiguousarray(X_train, dtype=np.float32))
+    Xe = torch.as_tensor(np.ascontiguousarray(X_eval, dtype=np.float32))
+    if Xt.ndim != 3 or Xe.ndim != 3 or Xt.shape[0] != Xe.shape[0] or Xt.shape[2] != Xe.shape[2]:
+        raise ParameterError("X_train", "X_train (V, N, d) and X_eval (V, M, d) must match")
+    V, N, d = Xt.shape
+    K = len(specs)
+    rows = [
+        np.arange(N) if s.train is None else np.unique(np.asarray(s.train, dtype=np.int64))
+        for s in specs
+    ]
+    if K == 0 or len({len(r) for r in rows}) != 1 or len(rows[0]) == 0:
+        raise ParameterError("specs", "need one or more probes with equally many training rows")
+    view = np.array([int(s.view) for s in specs])
+    if view.min() < 0 or view.max() >= V:
+        raise ParameterError("specs", f"views must lie in 0..{V - 1}")
+    n = len(rows[0])
+    steps_per_epoch = math.ceil(n / batch_size)
+    ckpts = sorted({int(c) for c in checkpoints})
+    if not ckpts or ckpts[0] < 1 or ckpts[-1] > epochs * steps_per_epoch:
+        raise ParameterError("checkpoints", f"must lie in 1..{epochs * steps_per_epoch}")
+    orders = [r[epoch_orders(n, epochs, s.order_seed)] for r, s in zip(rows, specs, strict=True)]
+    y_flat = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
+    ye = torch.as_tensor(np.asarray(y_eval, dtype=np.int64))
+    offset = (view * N)[:, None]  # a view's rows sit at view * N + row in the flat inputs
+    state = _SoftmaxStack(specs, d, int(n_classes))
+    out = np.zeros((K, len(ckpts), Xe.shape[1]), dtype=bool)
+    threads = torch.get_num_threads()
+    # The ops are tiny: one thread avoids per-op barriers that stall when cores are shared.
+    torch.set_num_threads(1)
+    try:
+        t = 0
+        for epoch in range(epochs):
+            # Flat row ids of every probe's visits in this epoch, shape (K, n).
+            rows_epoch = np.stack([o[epoch] for o in orders])
+            flat = torch.as_tensor(rows_epoch + offset)
+            labels = y_flat[torch.as_tensor(rows_epoch)]
+            for start in range(0, n, batch_size):
+                stop = start + batch_size
+                state.step(Xt.view(V * N, d), flat[:, start:stop], labels[:, start:stop], lr)
+                t += 1
+                if t in ckpts:
+                    out[:, ckpts.index(t)] = state.correct(Xe, ye, view)
+    finally:
+        torch.set_num_threads(threads)
+    return out
+
+
+class _SoftmaxStack:
+    """Stacked weights W (K, d, C), biases b (K, 1, C) and Adam moments of K softmax probes."""
+
+    def __init__(self, specs: Sequence[ProbeSpec], d: int, C: int):
+        K = len(specs)
+        bound = 1.0 / math.sqrt(d)
+        self.W = torch.empty(K, d, C)
+        self.b = torch.empty(K, 1, C)
+        for k, s in enumerate(specs):
+            # nn.Linear's draw order and layout: weight (C, d), then bias (C,).
+            g = torch.Generator().manual_seed(int(s.seed))
+            self.W[k] = torch.empty(C, d).uniform_(-bound, bound, generator=g).T
+            self.b[k, 0] = torch.empty(C).uniform_(-bound, bound, generator=g)
+        self.params = [self.W, self.b]
+        self.grads = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
+        self.m = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
+        self.v = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
+        self.steps = [torch.zeros(()), torch.zeros(())]
+
+    def step(self, X_flat: torch.Tensor, idx: torch.Tensor, y: torch.Tensor, lr: float) -> None:
+        """One Adam step on minibatches ``idx`` (K, B) of flat rows with labels ``y`` (K, B)."""
+        K, B = idx.shape
+        Xb = torch.index_select(X_flat, 0, idx.reshape(-1)).view(K, B, -1)
+        # Softmax cross-entropy: d(batch-mean loss)/d(logits) = (softmax - onehot) / B.
+        G = torch.softmax(torch.baddbmm(self.b, Xb, self.W), dim=-1)
+        G.view(K * B, -1)[torch.arange(K * B), y.reshape(-1)] -= 1.0
+        G.mul_(1.0 / B)
+        torch.bmm(Xb.transpose(1, 2), G, out=self.grads[0])
+        torch.sum(G, dim=1, keepdim=True, out=self.grads[1])
+        adam_update(self.params, self.grads, self.m, self.v, self.steps, lr)
+
+    def correct(self, Xe: torch.Tensor, ye: torch.Tensor, view: np.ndarray) -> np.ndarray:
+        """Correctness (K, M) of every probe on its view of the eval rows ``Xe`` (V, M, d)."""
+        out = np.zeros((self.W.shape[0], Xe.shape[1]), dtype=bool)
+        with torch.inference_mode():
+            for v in np.unique(view):
+                ks = torch.as_tensor(np.flatnonzero(view == v))
+                pred = torch.baddbmm(self.b[ks], Xe[int(v)].expand(len(ks), -1, -1), self.W[ks])
+                out[ks.numpy()] = (pred.argmax(-1) == ye).numpy()
+        return out

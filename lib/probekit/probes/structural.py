@@ -32,23 +32,6 @@ KINDS = ("structural", "perceptron")
 # Hewitt & Manning initialise B uniformly in [-0.05, 0.05] (structural-probes probe.py).
 INIT_SCALE = 0.05
 
-__all__ = [
-    "KINDS",
-    "DistanceProbe",
-    "SearchResult",
-    "SearchSpace",
-    "TrainResult",
-    "drop_by_length",
-    "pad_embeddings",
-    "predict_distances",
-    "random_search",
-    "sample_configs",
-    "squared_distances",
-    "structural_loss",
-    "train_distance_probe",
-]
-
-
 # --------------------------------------------------------------------------------------------
 # The probe
 
@@ -208,7 +191,7 @@ def _dropout(h: torch.Tensor, p: float, generator: torch.Generator) -> torch.Ten
 
 
 @dataclass
-class TrainResult:
+class DistanceProbeResult:
     """A trained probe (at its best dev epoch) and its training record.
 
     ``history`` holds one dict per epoch: ``epoch``, ``train_loss`` (mean over batches) and
@@ -266,7 +249,7 @@ def train_distance_probe(
     max_epochs: int = 40,
     patience: int = 5,
     progress: bool = False,
-) -> TrainResult:
+) -> DistanceProbeResult:
     """Train the structural probe or the perceptron parser (Hall Maudslay et al. 2020, App. A).
 
     Adam on the mean per-sentence loss of each batch (eqs. 2–3 for ``"structural"``, eq. 4 for
@@ -335,7 +318,7 @@ def train_distance_probe(
         elif epoch - best_epoch >= patience:
             break
     probe.load_state_dict(best_state)
-    return TrainResult(
+    return DistanceProbeResult(
         probe, kind, config, best_loss, best_epoch, history, n_drop_train, n_drop_dev
     )
 
@@ -395,7 +378,7 @@ class SearchSpace:
         return (*powers, d)
 
 
-def sample_configs(space: SearchSpace, n_trials: int, seed: int, d: int) -> list[dict]:
+def sample_trials(space: SearchSpace, n_trials: int, seed: int, d: int) -> list[dict]:
     """Draw ``n_trials`` configurations {rank, lr, dropout, seed} from ``space`` for input dim d.
 
     Each configuration gets its own training seed, drawn from the same seeded generator.
@@ -426,7 +409,7 @@ def sample_configs(space: SearchSpace, n_trials: int, seed: int, d: int) -> list
 class SearchResult:
     """The best trained probe of a random search and every trial's configuration and dev loss."""
 
-    best: TrainResult
+    best: DistanceProbeResult
     trials: list[dict[str, object]]
 
 
@@ -443,20 +426,20 @@ def random_search(
 ) -> SearchResult:
     """Random hyperparameter search selected by dev loss (Hall Maudslay et al. 2020, App. A).
 
-    Samples ``n_trials`` configurations with :func:`sample_configs`, trains each with
+    Samples ``n_trials`` configurations with :func:`sample_trials`, trains each with
     :func:`train_distance_probe` (``train_kwargs`` are passed on, e.g. ``max_epochs``) and keeps
     the one with the lowest best-epoch dev loss (ties: the earlier trial).
     """
     space = space or SearchSpace()
     d = _check_data(train_embs, train_heads, "train_embs")
-    best: TrainResult | None = None
+    best: DistanceProbeResult | None = None
     trials = []
-    for config in sample_configs(space, n_trials, seed, d):
+    for config in sample_trials(space, n_trials, seed, d):
         result = train_distance_probe(
             kind, train_embs, train_heads, dev_embs, dev_heads, **config, **train_kwargs
         )
         trials.append({**config, "dev_loss": result.best_dev_loss, "epochs": len(result.history)})
         if best is None or result.best_dev_loss < best.best_dev_loss:
             best = result
-    assert best is not None  # n_trials >= 1 is checked in sample_configs
+    assert best is not None  # n_trials >= 1 is checked in sample_trials
     return SearchResult(best, trials)

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import numpy as np
 import torch
+from torch.optim.adam import adam as functional_adam
 
 from probekit.errors import ParameterError
 from probekit.representations.types import OneHotEmbedding
@@ -125,6 +126,42 @@ class StackAdam:
     def step(self) -> None:
         for opt in self.optimisers:
             opt.step()
+
+
+def adam_update(
+    params: list[torch.Tensor],
+    grads: list[torch.Tensor],
+    exp_avgs: list[torch.Tensor],
+    exp_avg_sqs: list[torch.Tensor],
+    steps: list[torch.Tensor],
+    lr: float,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+) -> None:
+    """One Adam update (Kingma & Ba 2015) of ``params`` in place, for hand-written trainers.
+
+    The arithmetic of ``torch.optim.Adam`` with its defaults, through torch's public functional
+    API and its fused kernel: one pass over memory per tensor, since on a CPU the update of a
+    large stack is memory-bound. Adam is elementwise, so one update of stacked tensors is exactly
+    independent Adams of the probes in the stack. ``steps`` holds one 0-d float tensor per
+    parameter, the number of updates so far; each is incremented here.
+    """
+    functional_adam(
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        [],
+        steps,
+        fused=True,
+        amsgrad=False,
+        beta1=betas[0],
+        beta2=betas[1],
+        lr=lr,
+        weight_decay=0.0,
+        eps=eps,
+        maximize=False,
+    )
 
 
 def fit_stack(

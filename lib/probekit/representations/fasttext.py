@@ -1,18 +1,23 @@
 """fastText word vectors (Bojanowski et al. 2017), the non-contextual baseline of the book:
 pretrained ``cc.<lang>.300.bin`` vectors when given, otherwise a deterministic model trained on
-the treebank's training text.
+the treebank's training text. :func:`fasttext_table` is the one cached table every chapter uses.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from probekit.errors import DataNotFoundError, ParameterError
-from probekit.io.treebanks import forms_of
+from probekit.io.cache import Cache
+from probekit.io.embeddings import selection_digest
+from probekit.io.treebanks import Sentence, file_sha256, forms_of
 from probekit.seeds import check_seed
 
 
@@ -76,3 +81,47 @@ def fasttext_vectors(
         hashfxn=_stable_hash,
     )
     return model.wv
+
+
+def fasttext_table(
+    vocab: Sequence[str],
+    text: Sequence[Sentence],
+    dim: int,
+    seed: int,
+    epochs: int = 5,
+    pretrained_path: str = "",
+) -> np.ndarray:
+    """fastText vectors of ``vocab``, shape (V, dim) float32, cached on disk.
+
+    With ``pretrained_path`` (a ``cc.<lang>.300.bin`` file, as in Pimentel et al. 2020, §6 and
+    Hall Maudslay & Cotterell 2021, App. B) the pretrained vectors are used; without it a model is
+    trained on ``text`` (:func:`fasttext_vectors`: deterministic, one thread). Words outside the
+    training text, pseudowords included, get vectors from their character n-grams either way.
+    The table is cached (:class:`probekit.io.cache.Cache`), keyed by the text's files and
+    sentence selection (or the pretrained file's path, size and time), the vocabulary and the
+    options, so a re-run reads it instead of training again.
+    """
+    words = list(vocab)
+    key: dict[str, Any] = {
+        "kind": "fasttext",
+        "vocab": hashlib.sha256("\x1f".join(words).encode()).hexdigest()[:16],
+        "n_vocab": len(words),
+        "dim": int(dim),
+        "seed": int(seed),
+    }
+    if pretrained_path:
+        path = Path(pretrained_path).expanduser().resolve()
+        key["pretrained"] = str(path)
+        if path.is_file():
+            key |= {"size": path.stat().st_size, "mtime": path.stat().st_mtime_ns}
+    else:
+        files = sorted({str(s.path) for s in text})
+        key["files"] = {Path(f).name: file_sha256(f) for f in files}
+        key["selection"] = selection_digest(text)
+        key["epochs"] = int(epochs)
+
+    def build(writer: Any) -> None:
+        kv = fasttext_vectors(text, int(dim), int(seed), pretrained_path or None, epochs=int(epochs))
+        writer.array("vectors", np.asarray(kv[words], dtype=np.float32).reshape(len(words), dim))
+
+    return np.asarray(Cache().get_or_create(key, build).array("vectors", mmap=False))

@@ -14,8 +14,6 @@ import numpy as np
 
 from probekit.errors import ParameterError
 
-__all__ = ["PairedBootstrap", "paired_bootstrap"]
-
 # Resamples drawn per vectorised step: bounds memory at CHUNK x n item indices.
 CHUNK = 512
 

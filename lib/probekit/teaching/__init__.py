@@ -25,9 +25,7 @@ from probekit.teaching.a2_jabberwocky_inflection import (
     check_add_degree,
     check_add_ing,
     check_add_s,
-    is_vowel_letter,
     rule_coverage,
-    syllables,
 )
 from probekit.teaching.a3_pareto_hypervolume import (
     check_hypervolume,
@@ -70,10 +68,8 @@ __all__ = [
     "check_uuas",
     "exact_power",
     "frequency_score",
-    "is_vowel_letter",
     "lookup_family",
     "rule_coverage",
     "student_source",
-    "syllables",
     "write_student_copies",
 ]

@@ -1,9 +1,9 @@
 """Assignment A2 · Inflection rules for pseudowords (Hall Maudslay & Cotterell 2021, §3).
 
-The spelling helpers the notebook hands to students (:func:`is_vowel_letter`,
-:func:`syllables`), checks of their -s, -ing and -er/-est rules against
-:mod:`probekit.methods.jabberwocky` on generated stems of every spelling situation, and
-:func:`rule_coverage`, how much of a treebank such rules reproduce.
+Checks of the students' -s, -ing and -er/-est rules against :mod:`probekit.methods.jabberwocky`
+on generated stems of every spelling situation, and :func:`rule_coverage`, how much of a
+treebank such rules reproduce. The notebook hands students the spelling helpers of
+:mod:`probekit.methods.jabberwocky.graphotactics` (``is_vowel_letter``, ``vowel_groups``).
 """
 
 from __future__ import annotations
@@ -17,30 +17,8 @@ import numpy as np
 import pandas as pd
 
 from probekit.methods.jabberwocky.feature_sets import feature_set
-from probekit.methods.jabberwocky.graphotactics import is_vowel_letter as reference
-from probekit.methods.jabberwocky.graphotactics import vowel_groups
 from probekit.methods.jabberwocky.inflection import inflect_set
 from probekit.teaching.runner import Case, Mismatch, check_options, pick, run_check
-
-
-def is_vowel_letter(word: str, j: int) -> bool:
-    """Whether ``word[j]`` spells a vowel in the rules of :mod:`probekit.methods.jabberwocky`.
-
-    Hall Maudslay & Cotterell 2021, §3 (our spelling rules): a, e, i, o, u are vowels; y is a
-    vowel except at the start of a word (*yes*); the u of *qu* is a consonant.
-    """
-
-    return reference(word, j)
-
-
-def syllables(word: str) -> int:
-    """Number of vowel-letter groups of a spelling, less a silent final e (*bake* has one).
-
-    Hall Maudslay & Cotterell 2021, §3 (our spelling rules, as :mod:`probekit.methods.jabberwocky`).
-    """
-
-    return vowel_groups(word)
-
 
 _ONSETS = (
     "b bl br ch cl d dr f fl fr g gl gr h j k l m n p pl pr r s sh sk sl sn sp st str t th tr v w z"
@@ -79,7 +57,7 @@ _STEM_CATEGORIES: dict[str, Callable[[np.random.Generator], str]] = {
 }
 _STEM_HINTS: dict[tuple[str, str], str] = {
     ("cvc", "ing"): "a one-syllable stem ending in one vowel letter + one consonant doubles it: "
-    "stop -> stopping (use syllables() and is_vowel_letter()).",
+    "stop -> stopping (use vowel_groups() and is_vowel_letter()).",
     ("cvc", "degree"): "a one-syllable stem ending in one vowel letter + one consonant doubles "
     "it: big -> bigger.",
     ("w_x_coda", "ing"): "w, x, y, h and c are never doubled: snow -> snowing, box -> boxing.",

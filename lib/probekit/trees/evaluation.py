@@ -53,7 +53,7 @@ class EvalSet:
         return len(self.heads)
 
 
-def evaluate(pred_dists: Sequence[np.ndarray], gold: EvalSet) -> pd.DataFrame:
+def score_distances(pred_dists: Sequence[np.ndarray], gold: EvalSet) -> pd.DataFrame:
     """Per-sentence scores of predicted (n_s, n_s) distance matrices against ``gold``.
 
     Hall Maudslay et al. 2020, §4.2. One row per sentence, columns: ``length``;
@@ -95,12 +95,12 @@ def length_weights(
     return w
 
 
-def summarise(per_sentence: pd.DataFrame) -> dict[str, float]:
+def corpus_scores(per_sentence: pd.DataFrame) -> dict[str, float]:
     """Corpus-level UUAS (micro average), DSpr and DSpr_P+FW (means over lengths 5..50).
 
     Hall Maudslay et al. 2020, §4.2; the same values as :func:`probekit.trees.metrics.uuas`,
     :func:`~probekit.trees.metrics.dspr` and :func:`~probekit.trees.metrics.dspr_prim_fw`, from the rows of
-    :func:`evaluate`.
+    :func:`score_distances`.
     """
     total = per_sentence["uuas_total"].sum()
     out = {"uuas": float(per_sentence["uuas_correct"].sum() / total) if total else float("nan")}
@@ -118,13 +118,13 @@ def linear_baselines(gold: EvalSet) -> dict[str, float]:
 
     The predicted distance is the linear distance |i − j|: its spanning tree is the chain of
     adjacent words, so UUAS is that of :func:`probekit.trees.baselines.linear_chain_heads`, and its DSpr
-    measures how far syntactic distance follows word order. Keys as :func:`summarise`.
+    measures how far syntactic distance follows word order. Keys as :func:`corpus_scores`.
     """
     preds = [
         np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(np.float64)
         for n in gold.lengths
     ]
-    return summarise(evaluate(preds, gold))
+    return corpus_scores(score_distances(preds, gold))
 
 
 def edge_outcomes(pred_dists: Sequence[np.ndarray], gold: EvalSet) -> np.ndarray:

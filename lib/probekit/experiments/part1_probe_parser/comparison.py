@@ -21,9 +21,9 @@ from probekit.trees.evaluation import (
     DSPR_MIN_LEN,
     METRICS,
     EvalSet,
+    corpus_scores,
     edge_outcomes,
     length_weights,
-    summarise,
 )
 
 
@@ -38,10 +38,11 @@ def best_layer(scores: pd.DataFrame, metric: str = "uuas") -> int:
     return int(means.index[int(np.argmax(means.to_numpy()))])
 
 
-def comparison_layer(compare_layer: int, scores: pd.DataFrame, n_layers: int) -> int:
-    """The layer of the test comparison: ``compare_layer``, or with −1 the best dev layer by
-    mean UUAS (:func:`best_layer`). It must be one of the layers in ``scores``."""
-    if compare_layer == -1:
+def comparison_layer(compare_layer: int | None, scores: pd.DataFrame, n_layers: int) -> int:
+    """The layer of the test comparison: ``compare_layer`` (negative counts from the last layer),
+    or with None the best dev layer by mean UUAS (:func:`best_layer`). It must be one of the
+    layers in ``scores``."""
+    if compare_layer is None:
         return best_layer(scores, "uuas")
     layer = resolve_layer(compare_layer, n_layers, "compare_layer")
     trained = sorted(set(scores["layer"].tolist()))
@@ -126,10 +127,10 @@ def edge_comparison(
 
 
 def seed_scores(per_sentence: pd.DataFrame) -> pd.DataFrame:
-    """Corpus-level scores (:func:`summarise`) per (kind, seed) from :func:`per_sentence_scores`
+    """Corpus-level scores (:func:`~probekit.trees.evaluation.corpus_scores`) per (kind, seed) from :func:`per_sentence_scores`
     rows; columns ``kind``, ``seed``, ``uuas``, ``dspr``, ``dspr_pfw``."""
     rows = [
-        {"kind": kind, "seed": seed, **summarise(df)}
+        {"kind": kind, "seed": seed, **corpus_scores(df)}
         for (kind, seed), df in per_sentence.groupby(["kind", "seed"], sort=True)
     ]
     return pd.DataFrame(rows)
@@ -205,7 +206,7 @@ def check_claims(
     return pd.DataFrame(rows)
 
 
-def overall_verdict(verdicts: pd.DataFrame) -> str:
+def probe_parser_verdict(verdicts: pd.DataFrame) -> str:
     """One sentence on the paper's main point from :func:`check_claims`: do both directional
     claims (parser ahead on UUAS, probe ahead on DSpr) hold?"""
     directional = verdicts[verdicts["metric"].isin(["uuas", "dspr"])].set_index("metric")

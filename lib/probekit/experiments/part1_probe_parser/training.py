@@ -20,7 +20,7 @@ from probekit.probes.structural import (
 )
 from probekit.probes.threads import torch_threads
 from probekit.representations.layers import layer_vectors
-from probekit.trees.evaluation import EvalSet, evaluate, summarise
+from probekit.trees.evaluation import EvalSet, corpus_scores, score_distances
 
 KINDS = ("structural", "perceptron")
 # Names used in the book's tables, figures and verdicts.
@@ -102,7 +102,7 @@ def train_layers(
     extending the paper's final-layer study), each with its own searched {rank, lr, dropout}.
     ``train_kwargs`` go to :func:`probekit.probes.structural.train_distance_probe` (e.g.
     ``max_epochs``, ``patience``). Returns a table with one row per (kind, layer, seed):
-    ``epochs``, ``best_epoch``, ``dev_loss`` and the :func:`summarise` scores on ``dev``; and
+    ``epochs``, ``best_epoch``, ``dev_loss`` and the :func:`~probekit.trees.evaluation.corpus_scores` on ``dev``; and
     the trained probes keyed by (kind, layer, seed).
     """
     rows, probes = [], {}
@@ -123,7 +123,7 @@ def train_layers(
                         seed=seed,
                         **train_kwargs,
                     )
-                    scores = summarise(evaluate(predict_distances(result.probe, x_dev), dev))
+                    scores = corpus_scores(score_distances(predict_distances(result.probe, x_dev), dev))
                     rows.append(
                         {
                             "kind": kind,
@@ -150,6 +150,6 @@ def per_sentence_scores(
     x_test = layer_vectors(test_emb, layer)
     frames = []
     for (kind, seed), probe in chosen.items():
-        df = evaluate(predict_distances(probe, x_test), test)
+        df = score_distances(predict_distances(probe, x_test), test)
         frames.append(df.assign(kind=kind, seed=seed, sentence=np.arange(len(df))))
     return pd.concat(frames, ignore_index=True)

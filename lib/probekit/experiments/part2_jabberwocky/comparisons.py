@@ -18,7 +18,7 @@ from probekit.probes.structural import predict_distances
 from probekit.representations.layers import layer_vectors
 from probekit.stats.bootstrap import PairedBootstrap, paired_bootstrap
 from probekit.stats.comparison import compare
-from probekit.trees.evaluation import METRICS, EvalSet, edge_outcomes, length_weights, summarise
+from probekit.trees.evaluation import METRICS, EvalSet, corpus_scores, edge_outcomes, length_weights
 
 
 def _seed_mean(per_sentence: pd.DataFrame, metric: str) -> pd.Series:
@@ -53,7 +53,7 @@ def difference(
     if metric == "uuas":
         w = info["uuas_total"].to_numpy(dtype=np.float64)
     else:
-        # Length weights over the sentences kept (0 = out of range), as summarise() counts them.
+        # Length weights over the sentences kept (0 = out of range), as corpus_scores() counts them.
         w = length_weights(np.where(ok, info["length"].to_numpy(), 0))
     ok &= w > 0
     return paired_bootstrap(
@@ -91,8 +91,8 @@ def drops_table(per_sentence: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFr
                 "representation": rep,
                 "probe": PROBE_LABELS[kind],
                 "metric": METRIC_LABELS[metric],
-                "normal": scale * summarise(normal)[metric],
-                "Jabberwocky": scale * summarise(jab)[metric],
+                "normal": scale * corpus_scores(normal)[metric],
+                "Jabberwocky": scale * corpus_scores(jab)[metric],
                 **_verdict_row(res, scale),
                 "claim": res.supports("normal"),
             }
@@ -133,7 +133,7 @@ def leads_table(
     return pd.DataFrame(rows)
 
 
-def edge_comparison(probe, layer: int, test_embs: Mapping[str, object], gold: EvalSet):
+def jabberwocky_edge_comparison(probe, layer: int, test_embs: Mapping[str, object], gold: EvalSet):
     """McNemar's test (:func:`probekit.stats.comparison.compare`) of one probe's gold-edge
     outcomes on the normal against the Jabberwocky test set
     (:func:`probekit.trees.evaluation.edge_outcomes`; same trees, so the edges pair up).

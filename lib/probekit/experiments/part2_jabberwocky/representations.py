@@ -5,54 +5,22 @@ and how many wordpieces a substituted word takes before and after substitution.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from probekit.errors import ParameterError
 from probekit.experiments.part2_jabberwocky.corpus import substituted
-from probekit.io.cache import Cache
-from probekit.io.treebanks import Sentence, file_sha256
-from probekit.representations.fasttext import fasttext_vectors
+from probekit.io.treebanks import Sentence
+from probekit.representations.fasttext import fasttext_table
+from probekit.representations.positions import with_positions
 
 
 def short_model_name(name: str) -> str:
     """The last path component of a model name (``sentence-transformers/all-MiniLM-L6-v2`` ->
     ``all-MiniLM-L6-v2``), for table rows and figure labels."""
     return str(name).rstrip("/").split("/")[-1] or str(name)
-
-
-def sinusoidal_positions(n: int, dim: int) -> np.ndarray:
-    """Sinusoidal position embeddings (Vaswani et al. 2017, §3.5), float32 (n, dim).
-
-    PE[p, 2i] = sin(p / 10000^(2i/dim)), PE[p, 2i+1] = cos(p / 10000^(2i/dim)) for the 0-based
-    position p. The type-level baseline of Hall Maudslay & Cotterell 2021 (§5.1, App. B) appends
-    BERT-base's learned position embeddings instead; fixed sinusoids carry the same kind of
-    information (where a word sits) with no training.
-    """
-    if n < 0:
-        raise ParameterError("n", f"must be >= 0, got {n}")
-    if dim < 1:
-        raise ParameterError("position_dim", f"must be >= 1, got {dim}")
-    pos = np.arange(n, dtype=np.float64)[:, None]
-    rate = 1.0 / 10000.0 ** (2 * (np.arange(dim) // 2) / dim)
-    angle = pos * rate[None, :]
-    out = np.where(np.arange(dim) % 2 == 0, np.sin(angle), np.cos(angle))
-    return out.astype(np.float32)
-
-
-def with_positions(vectors: Sequence[np.ndarray], dim: int) -> list[np.ndarray]:
-    """Append :func:`sinusoidal_positions` to per-sentence word vectors: S (n_s, d) ->
-    S (n_s, d + dim) float32. ``dim = 0`` returns the vectors unchanged."""
-    if dim == 0:
-        return [np.asarray(v, dtype=np.float32) for v in vectors]
-    return [
-        np.concatenate([np.asarray(v, dtype=np.float32), sinusoidal_positions(len(v), dim)], axis=1)
-        for v in vectors
-    ]
 
 
 @dataclass
@@ -90,10 +58,6 @@ class VectorSet:
         return np.concatenate([np.asarray(v, dtype=np.float32) for v in self.vectors])
 
 
-def _vocab_digest(vocab: Sequence[str]) -> str:
-    return hashlib.sha256("\x1f".join(vocab).encode()).hexdigest()[:16]
-
-
 def type_level_vectors(
     train: Sequence[Sentence],
     sets: Mapping[str, Sequence[Sentence]],
@@ -105,43 +69,17 @@ def type_level_vectors(
 ) -> dict[str, VectorSet]:
     """The type-level baseline of §5.1 / App. B: fastText word vectors ⊕ position embeddings.
 
-    fastText (Bojanowski et al. 2017; :func:`probekit.representations.fasttext.fasttext_vectors`) is trained on
-    the forms of ``train`` with ``dim`` dimensions and ``seed``, or loaded from
+    fastText vectors (:func:`probekit.representations.fasttext.fasttext_table`, cached) are
+    trained on the forms of ``train`` with ``dim`` dimensions and ``seed``, or loaded from
     ``pretrained_path`` (the paper: the Common Crawl vectors, 300 d). Words it has not seen,
     pseudowords included, get vectors from their character n-grams. Each word's vector is
-    followed by :func:`sinusoidal_positions` of ``position_dim`` dimensions. The vectors of every
-    form in ``sets`` are cached on disk (:class:`probekit.io.cache.Cache`), so a re-run does not
-    retrain. Returns one :class:`VectorSet` per entry of ``sets``, (n_s, dim + position_dim).
+    followed by :func:`sinusoidal_positions` of ``position_dim`` dimensions. Returns one
+    :class:`VectorSet` per entry of ``sets``, (n_s, dim + position_dim).
     """
 
     forms = {name: [s.forms.tolist() for s in sents] for name, sents in sets.items()}
     vocab = sorted({w for sents in forms.values() for s in sents for w in s})
-    if pretrained_path:
-        p = Path(pretrained_path).expanduser()
-        source: dict[str, object] = {"pretrained": str(p.resolve())}
-        if p.is_file():
-            source |= {"size": p.stat().st_size, "mtime": p.stat().st_mtime_ns}
-    else:
-        files = sorted({str(s.path) for s in train})
-        source = {
-            "train": {Path(f).name: file_sha256(f) for f in files},
-            "train_sentences": _vocab_digest([s.sent_id for s in train]),
-            "epochs": epochs,
-        }
-    key = {
-        "kind": "fasttext-vectors",
-        "dim": dim,
-        "seed": seed,
-        "source": source,
-        "vocab": _vocab_digest(vocab),
-        "n_vocab": len(vocab),
-    }
-
-    def build(writer) -> None:
-        kv = fasttext_vectors(train, dim, seed, pretrained_path or None, epochs=epochs)
-        writer.array("vectors", np.asarray(kv[vocab], dtype=np.float32))
-
-    table = np.asarray(Cache().get_or_create(key, build).array("vectors", mmap=False))
+    table = fasttext_table(vocab, train, dim, seed, epochs, pretrained_path)
     index = {w: k for k, w in enumerate(vocab)}
     out = {}
     for name, sents in forms.items():

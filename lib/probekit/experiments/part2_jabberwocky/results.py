@@ -16,14 +16,14 @@ from probekit.errors import ParameterError
 from probekit.experiments import plots
 from probekit.experiments.part2_jabberwocky.corpus import DATASETS
 from probekit.experiments.part2_jabberwocky.probes import METRIC, METRIC_LABELS, PROBE_LABELS
-from probekit.trees.evaluation import summarise
+from probekit.trees.evaluation import corpus_scores
 
 
 def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
     """Corpus-level scores per (representation, probe, dataset): mean and SD over seeds.
 
     ``per_sentence``: rows with ``representation``, ``kind``, ``dataset``, ``seed``,
-    ``layer`` and the :func:`probekit.trees.evaluation.evaluate` columns; ``baselines``:
+    ``layer`` and the :func:`probekit.trees.evaluation.score_distances` columns; ``baselines``:
     :func:`baseline_scores` (added for both datasets and both probes, SD 0). Each probe is
     scored on its own metric (§5.1): ``metric`` is "DSpr" or "UUAS (%)", ``score`` and ``SD``
     in those units. Columns: representation, probe, layer, dataset, metric, score, SD, seeds.
@@ -33,7 +33,7 @@ def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.Data
     for (rep, kind, dataset), df in per_sentence.groupby(keys, sort=False):
         metric = METRIC[kind]
         scale = 100.0 if metric == "uuas" else 1.0
-        per_seed = [scale * summarise(d)[metric] for _, d in df.groupby("seed")]
+        per_seed = [scale * corpus_scores(d)[metric] for _, d in df.groupby("seed")]
         rows.append(
             {
                 "representation": rep,
@@ -47,7 +47,7 @@ def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.Data
             }
         )
     for name, df in baselines.groupby("baseline", sort=False):
-        summary = summarise(df)
+        summary = corpus_scores(df)
         for kind, metric in METRIC.items():
             scale = 100.0 if metric == "uuas" else 1.0
             for dataset in DATASETS:
@@ -66,7 +66,7 @@ def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows)
 
 
-def summary_table(scores: pd.DataFrame, drops: pd.DataFrame, leads: pd.DataFrame) -> pd.DataFrame:
+def jabberwocky_summary(scores: pd.DataFrame, drops: pd.DataFrame, leads: pd.DataFrame) -> pd.DataFrame:
     """One row per (representation, probe): layer, normal, Jabberwocky, the drop with its 95 %
     CI, and the lead over the best baseline on each dataset (UUAS in %, DSpr as ρ). Baseline
     rows carry scores only. Inputs: :func:`scores_table`, :func:`drops_table`,
@@ -153,7 +153,7 @@ CLAIM_PHRASES = {
 }
 
 
-def overall_verdict(drops: pd.DataFrame, leads: pd.DataFrame, representation: str) -> str:
+def jabberwocky_verdict(drops: pd.DataFrame, leads: pd.DataFrame, representation: str) -> str:
     """One sentence on the paper's two claims (§5.2) for one representation: does each probe do
     significantly worse on Jabberwocky (:func:`drops_table`), and does it keep a significant
     lead over the best word-blind baseline there (:func:`leads_table`)?"""

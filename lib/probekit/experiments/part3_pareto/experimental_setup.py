@@ -25,7 +25,7 @@ from probekit.experiments.part3_pareto.representations import (
     shuffled_contextual,
 )
 from probekit.io import treebanks as pkdata
-from probekit.methods.pareto.architectures import sample_configs
+from probekit.methods.pareto.architectures import sample_mlp_configs
 from probekit.probes import mlp_stack
 from probekit.probes.training import TrainOptions
 
@@ -84,7 +84,7 @@ def prepare(params: Mapping[str, Any], *, eval_batch_size: int | None = None) ->
     instead of one per chapter. Optional: ``tasks`` (checked against POSL and DAL),
     ``families`` (nuclear, rank), ``controls`` (the shuffled conditions of §5; with
     ``fully_shuffled`` and the contextual representation the shuffled inputs are embedded) and
-    ``n_configs`` with ``max_hidden`` (:func:`~probekit.methods.pareto.architectures.sample_configs`).
+    ``n_configs`` with ``max_hidden`` (:func:`~probekit.methods.pareto.architectures.sample_mlp_configs`).
     ``eval_batch_size`` overrides the training options' default (parsing scores whole
     sentences, so it needs smaller batches).
     """
@@ -123,7 +123,7 @@ def prepare(params: Mapping[str, Any], *, eval_batch_size: int | None = None) ->
         )
     configs = []
     if "n_configs" in p:
-        configs = sample_configs(
+        configs = sample_mlp_configs(
             p["n_configs"], seed=p["seed"], max_hidden=p.get("max_hidden", 1024)
         )
     training = {k: p[k] for k in ("batch_size", "lr", "eval_every", "patience", "max_steps")}

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -20,10 +19,10 @@ import numpy as np
 from probekit.errors import ParameterError
 from probekit.io import embeddings, tasks
 from probekit.io import treebanks as pkdata
-from probekit.io.cache import Cache
-from probekit.io.embeddings import selection_digest
 from probekit.methods.pareto import controls
-from probekit.representations import fasttext, types
+from probekit.representations import types
+from probekit.representations.fasttext import fasttext_table
+from probekit.representations.layers import resolve_layer
 
 REPRESENTATIONS = ("contextual", "fasttext", "onehot", "random")
 NON_CONTEXTUAL = ("fasttext", "onehot", "random")
@@ -168,17 +167,6 @@ class Representation:
         return [np.asarray(source[off[s] : off[s + 1]], dtype=dtype) for s in range(len(off) - 1)]
 
 
-def resolve_layer(layer: int, n_layers: int) -> int:
-    """A layer index in 0..n_layers-1; negative counts from the end (-1 = last, the layer the
-    paper probes, §6)."""
-    k = layer + n_layers if layer < 0 else layer
-    if not 0 <= k < n_layers:
-        raise ParameterError(
-            "layer", f"{layer} is outside 0..{n_layers - 1}", "use -1 for the last layer"
-        )
-    return k
-
-
 def contextual_representation(
     splits: Splits, model: str = "default", layer: int = -1, pooling: str = "mean"
 ) -> Representation:
@@ -240,43 +228,6 @@ def _type_ids(splits: Splits, vocab: np.ndarray) -> dict[str, np.ndarray]:
         k: order[np.searchsorted(ordered, pkdata.flat(splits[k], "forms"))].astype(np.int64)
         for k in SPLITS
     }
-
-
-def fasttext_table(
-    vocab: Sequence[str],
-    text: Sequence[pkdata.Sentence],
-    dim: int,
-    seed: int,
-    epochs: int = 5,
-    path: str = "",
-) -> np.ndarray:
-    """fastText vectors of ``vocab`` (V, dim) float32 (Pimentel et al. 2020, §6).
-
-    With ``path`` (a ``cc.<lang>.300.bin`` file) the pretrained vectors are used, as in the
-    paper; without it a fastText model is trained on ``text`` (deterministic, one thread) and the
-    table is cached, keyed by the text, the vocabulary and the options. Out-of-vocabulary words
-    get vectors from their character n-grams either way.
-    """
-    if path:
-        kv = fasttext.fasttext_vectors(text, dim, seed, path)
-        return np.asarray(kv[list(vocab)], dtype=np.float32)
-
-    files = sorted({str(s.path) for s in text})
-    key = {
-        "kind": "fasttext",
-        "files": {f.split("/")[-1]: pkdata.file_sha256(f) for f in files},
-        "selection": selection_digest(text),
-        "vocab": hashlib.sha256("\x1f".join(vocab).encode()).hexdigest()[:16],
-        "dim": dim,
-        "seed": seed,
-        "epochs": epochs,
-    }
-
-    def build(writer: Any) -> None:
-        kv = fasttext.fasttext_vectors(text, dim, seed, epochs=epochs)
-        writer.array("vectors", np.asarray(kv[list(vocab)], dtype=np.float32))
-
-    return np.asarray(Cache().get_or_create(key, build).array("vectors", mmap=False))
 
 
 def type_representation(

@@ -28,7 +28,8 @@ from probekit.io.treebanks import Sentence
 from probekit.methods.extrapolation import grid
 from probekit.methods.extrapolation import scores as scoring
 from probekit.methods.extrapolation import splits as extrapolation_splits
-from probekit.probes.mlp import BATCH_SIZE, ProbeSpec, TrainResult, train_batched
+from probekit.probes.mlp import BATCH_SIZE, MLPTrainResult, ProbeSpec, train_batched
+from probekit.representations.layers import resolve_layers
 from probekit.stats.comparison import Comparison, compare
 
 STATIC_SCORERS: tuple[str, ...] = (
@@ -53,15 +54,6 @@ class Sample:
     @property
     def n_layers(self) -> int:
         return self.emb_train.n_layers
-
-
-def resolve_layers(layers: Sequence[int], n_layers: int) -> list[int]:
-    """The layers to probe: ``layers``, or all ``0..n_layers-1`` when empty; checked."""
-    chosen = list(layers) or list(range(n_layers))
-    bad = [k for k in chosen if not 0 <= k < n_layers]
-    if bad:
-        raise ParameterError("layers", f"{bad} outside 0..{n_layers - 1}")
-    return chosen
 
 
 def load_sample(
@@ -218,7 +210,7 @@ class SplitRun:
     ``index`` columns: split, layer, seed, setup, n_train, n_eval. ``y_eval`` (M,) gold labels.
     """
 
-    result: TrainResult
+    result: MLPTrainResult
     index: pd.DataFrame
     y_eval: np.ndarray
     eval_masks: dict[tuple[str, int], np.ndarray]
@@ -265,7 +257,7 @@ def probe_table(run: SplitRun) -> pd.DataFrame:
     return run.index.assign(accuracy=100 * run.result.best_acc)
 
 
-def summary_table(run: SplitRun) -> pd.DataFrame:
+def setup_summary(run: SplitRun) -> pd.DataFrame:
     """Mean and SD over seeds of best-epoch accuracy (%) per split, layer and setup (§3.6)."""
     return (
         probe_table(run)
@@ -287,7 +279,7 @@ def gap_table(run: SplitRun) -> pd.DataFrame:
     is) and ``extrapolation_gap`` = control - extrapolation (what training on easy data only
     costs on the same hard items).
     """
-    wide = summary_table(run).pivot_table(
+    wide = setup_summary(run).pivot_table(
         index=["split", "layer"], columns="setup", values="accuracy", sort=False
     )
     wide = wide.reindex(columns=list(EXPERIMENT_SETUPS))

@@ -8,7 +8,7 @@ one step each:
 - :mod:`~probekit.experiments.part5_datasize.encoders`: contextual layers and type-level vectors (§4.1);
 - :mod:`~probekit.methods.datasize.subsets`: stratified subsets with ``train : val : test = eta : 1 : 1``
   (§3.2 step 4, §4.1) and the folds and pilots of the collapse check (§3.6);
-- :mod:`~probekit.probes.logreg`: the batched logistic-regression probe (§4.1);
+- :mod:`~probekit.probes.softmax`: the batched logistic-regression probe (§4.1);
 - :mod:`~probekit.experiments.part5_datasize.runs`: every configuration over subset sizes x seeds (§4.2-4.6);
 - :mod:`~probekit.experiments.part5_datasize.bound_tables`: the generalisation bound and the paper's numbers (§3.4);
 - :mod:`~probekit.experiments.part5_datasize.comparisons`: recommendations, McNemar and power per comparison

@@ -12,17 +12,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from probekit.errors import ParameterError
-from probekit.experiments.part5_datasize.encoders import Encoder
+from probekit.experiments.part5_datasize.encoders import ExampleEncoder
 from probekit.experiments.part5_datasize.runs import Config, Training, train_subsets
 from probekit.methods.datasize.collapse import CollapseReport, collapse_check
-from probekit.methods.datasize.collapse import Split as ReportSplit
 from probekit.methods.datasize.pools import Pool
 from probekit.methods.datasize.subsets import Split
 
 
 def check_collapse(
     pool: Pool,
-    encoders: Mapping[str, Encoder],
+    encoders: Mapping[str, ExampleEncoder],
     a: Config,
     b: Config,
     splits: Sequence[Split],
@@ -52,8 +51,7 @@ def check_collapse(
         k = by_test[np.asarray(test_idx).tobytes()]
         return results[(a.name, k)][2], results[(b.name, k)][2]
 
-    report_splits = [ReportSplit(s.train, s.test, s.val) for s in splits]
-    return collapse_check(fit_predict, report_splits, alpha=alpha)
+    return collapse_check(fit_predict, splits, alpha=alpha)
 
 
 def collapse_verdict(report: CollapseReport) -> str:

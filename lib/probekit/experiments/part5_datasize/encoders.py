@@ -8,25 +8,21 @@ mean of its words' vectors (``rep="mean"``).
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from probekit.errors import ParameterError
-from probekit.io.cache import Cache
-from probekit.io.embeddings import selection_digest
-from probekit.io.treebanks import Sentence, file_sha256
 from probekit.io.treebanks import offsets as sentence_offsets
 from probekit.methods.datasize.pools import Pool
-from probekit.representations.fasttext import fasttext_vectors
+from probekit.representations.layers import resolve_layer
 
 REPS = ("root", "mean")
 
 
 @dataclass(frozen=True, eq=False)
-class Encoder:
+class ExampleEncoder:
     """A representation of a pool's examples. ``encode(idx)`` -> float32 (len(idx), dim)."""
 
     name: str
@@ -35,14 +31,6 @@ class Encoder:
 
     def __call__(self, idx: np.ndarray) -> np.ndarray:
         return self.encode(np.asarray(idx, dtype=np.int64))
-
-
-def resolve_layer(layer: int, n_layers: int) -> int:
-    """A layer index in ``0..n_layers-1``; negative values count from the end (-1 = last)."""
-    k = layer + n_layers if layer < 0 else layer
-    if not 0 <= k < n_layers:
-        raise ParameterError("layer", f"{layer} is outside 0..{n_layers - 1}", "-1 is the last")
-    return k
 
 
 def _check_rep(pool: Pool, rep: str) -> None:
@@ -62,8 +50,8 @@ def _sentence_means(words: np.ndarray, off: np.ndarray, sent: np.ndarray) -> np.
 
 def contextual_encoder(
     pool: Pool, layers: Mapping[str, np.ndarray], rep: str = "root", name: str = "contextual"
-) -> Encoder:
-    """One layer of a contextual model as an :class:`Encoder` (Zhu et al. 2022, §4.1).
+) -> ExampleEncoder:
+    """One layer of a contextual model as an :class:`ExampleEncoder` (Zhu et al. 2022, §4.1).
 
     ``layers`` maps each of ``pool.splits`` to that split's (N_words, d) word vectors at the
     chosen layer (e.g. ``probekit.io.embeddings.embed(...).layer(k)``, a float16 memory map).
@@ -83,7 +71,7 @@ def contextual_encoder(
         for k, (words, off) in enumerate(zip(arrays, offs, strict=True)):
             mask = pool.split == k
             table[mask] = _sentence_means(words, off, pool.sent[mask])
-        return Encoder(name, dim, lambda idx: table[idx])
+        return ExampleEncoder(name, dim, lambda idx: table[idx])
     flat_row = np.zeros(len(pool), dtype=np.int64)
     for k, off in enumerate(offs):
         mask = pool.split == k
@@ -102,10 +90,10 @@ def contextual_encoder(
                 out[mask] = block
         return out
 
-    return Encoder(name, dim, encode)
+    return ExampleEncoder(name, dim, encode)
 
 
-def layer_encoder(pool: Pool, embeddings: Mapping, layer: int, rep: str = "root") -> Encoder:
+def layer_encoder(pool: Pool, embeddings: Mapping, layer: int, rep: str = "root") -> ExampleEncoder:
     """:func:`contextual_encoder` for one layer of cached embeddings, named ``"layer k"``.
 
     ``embeddings`` maps each of ``pool.splits`` to a :class:`probekit.io.embeddings.Embeddings`;
@@ -123,8 +111,8 @@ def type_encoder(
     vectors: Callable[[list[str]], np.ndarray],
     rep: str = "root",
     name: str = "type-level",
-) -> Encoder:
-    """A type-level (non-contextual) representation as an :class:`Encoder` (Zhu et al. 2022,
+) -> ExampleEncoder:
+    """A type-level (non-contextual) representation as an :class:`ExampleEncoder` (Zhu et al. 2022,
     §4.1, the GloVe encoder).
 
     ``vectors`` maps a list of V word forms to a float array (V, d), e.g.
@@ -137,7 +125,7 @@ def type_encoder(
     if rep == "root":
         vocab, inverse = np.unique(pool.form, return_inverse=True)
         table = np.asarray(vectors(vocab.tolist()), dtype=np.float32)
-        return Encoder(name, table.shape[1], lambda idx: table[inverse[idx]])
+        return ExampleEncoder(name, table.shape[1], lambda idx: table[inverse[idx]])
     forms = [
         pool.sentences[pool.splits[k]][s].forms for k, s in zip(pool.split, pool.sent, strict=True)
     ]
@@ -145,34 +133,6 @@ def type_encoder(
     table = np.asarray(vectors(vocab.tolist()), dtype=np.float32)
     off = sentence_offsets(forms).astype(np.int64) if forms else np.zeros(1, np.int64)
     means = _sentence_means(table[inverse], off, np.arange(len(forms)))
-    return Encoder(name, table.shape[1], lambda idx: means[idx])
+    return ExampleEncoder(name, table.shape[1], lambda idx: means[idx])
 
 
-def fasttext_table(
-    vocab: Sequence[str], text: Sequence[Sentence], dim: int, seed: int, epochs: int
-) -> np.ndarray:
-    """fastText vectors of ``vocab`` (V, dim) float32, trained on ``text`` and cached.
-
-    The type-level encoder of Zhu et al. 2022 is GloVe; offline we train fastText
-    (:func:`probekit.representations.fasttext.fasttext_vectors`, deterministic, one thread) on the treebank's
-    training sentences. Words outside the training text get vectors from their character
-    n-grams. The table is cached, keyed by the text, the vocabulary and the options.
-    """
-
-
-    files = sorted({str(s.path) for s in text})
-    key = {
-        "kind": "fasttext",
-        "files": {f.split("/")[-1]: file_sha256(f) for f in files},
-        "selection": selection_digest(text),
-        "vocab": hashlib.sha256("\x1f".join(vocab).encode()).hexdigest()[:16],
-        "dim": int(dim),
-        "seed": int(seed),
-        "epochs": int(epochs),
-    }
-
-    def build(writer) -> None:
-        kv = fasttext_vectors(text, int(dim), int(seed), epochs=int(epochs))
-        writer.array("vectors", np.asarray(kv[list(vocab)], dtype=np.float32))
-
-    return np.asarray(Cache().get_or_create(key, build).array("vectors", mmap=False))

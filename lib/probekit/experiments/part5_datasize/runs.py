@@ -1,6 +1,6 @@
 """Probes over many subset sizes x seeds x configurations (Zhu et al. 2022, §4.1-4.6).
 
-Logistic regression (:func:`probekit.probes.logreg.train_logreg`) and an MLP with 20 hidden
+Logistic regression (:func:`probekit.probes.softmax.train_softmax_probes`) and an MLP with 20 hidden
 units (:func:`probekit.probes.mlp.train_batched`) train in few batched passes. Each probe is
 scored on its test set at the checkpoint with the best validation accuracy (the released code
 logs the test predictions of the best trial's *last* epoch instead, reference repos §3.3).
@@ -22,12 +22,12 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part5_datasize.encoders import Encoder
+from probekit.experiments.part5_datasize.encoders import ExampleEncoder
 from probekit.io.treebanks import Sentence
 from probekit.methods.datasize.pools import Pool, build_pool
 from probekit.methods.datasize.subsets import Split, choose_sizes, stratified_split
-from probekit.probes.logreg import train_logreg
 from probekit.probes.mlp import ProbeSpec, train_batched
+from probekit.probes.softmax import train_softmax_probes
 
 CLASSIFIERS = ("logreg", "mlp20")
 #: Hidden units of the paper's MLP probe (§4.1, §4.6).
@@ -113,7 +113,7 @@ class Runs:
         return out.reset_index()
 
 
-def _check_configs(configs: Sequence[Config], encoders: Mapping[str, Encoder]) -> None:
+def _check_configs(configs: Sequence[Config], encoders: Mapping[str, ExampleEncoder]) -> None:
     names = [c.name for c in configs]
     if not configs or len(set(names)) != len(names):
         raise ParameterError("configs", f"need distinct names, got {names}")
@@ -149,7 +149,7 @@ def _train_pass(
     probes: list[tuple[Config, int]],
     splits: Mapping[int, Split],
     pool: Pool,
-    encoders: Mapping[str, Encoder],
+    encoders: Mapping[str, ExampleEncoder],
     training: Training,
     init_seed: Callable[[int], int],
     noise_seed: Callable[[int], list[int]],
@@ -192,7 +192,7 @@ def _train_pass(
     epochs, ckpts = training.schedule(len(splits[keys[0]].train))
     yt, ye = pool.y[train_rows], pool.y[eval_rows]
     if classifier == "logreg":
-        correct = train_logreg(
+        correct = train_softmax_probes(
             Xt, yt, Xe, ye, pool.n_classes, specs, epochs=epochs,
             batch_size=training.batch_size, lr=training.lr, checkpoints=ckpts,
         )  # fmt: skip
@@ -219,7 +219,7 @@ def _select(ckpt_correct: np.ndarray, n_val: int) -> tuple[int, float, np.ndarra
 
 def train_subsets(
     pool: Pool,
-    encoders: Mapping[str, Encoder],
+    encoders: Mapping[str, ExampleEncoder],
     configs: Sequence[Config],
     splits: Mapping[int, Split],
     training: Training,
@@ -246,7 +246,7 @@ def train_subsets(
 
 def run_sizes(
     pool: Pool,
-    encoders: Mapping[str, Encoder],
+    encoders: Mapping[str, ExampleEncoder],
     configs: Sequence[Config],
     sizes: Sequence[int],
     seeds: Sequence[int],
@@ -317,14 +317,14 @@ class TaskRuns:
     """A chapter's runs, by task: its example pool, its encoders by key and its :class:`Runs`."""
 
     pools: dict[str, Pool]
-    encoders: dict[str, dict[str, Encoder]]
+    encoders: dict[str, dict[str, ExampleEncoder]]
     runs: dict[str, Runs]
 
 
 def run_tasks(
     sentences: Mapping[str, Sequence[Sentence]],
     tasks: Sequence[str],
-    encoders: Callable[[Pool, str], Mapping[str, Encoder]],
+    encoders: Callable[[Pool, str], Mapping[str, ExampleEncoder]],
     configs: Sequence[Config],
     sizes: Sequence[int],
     seeds: Sequence[int],

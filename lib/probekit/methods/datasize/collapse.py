@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -19,12 +18,19 @@ from probekit.stats.checks import open_unit, positive_int
 from probekit.stats.mcnemar import mcnemar_exact, mcnemar_table
 
 
-class Split(NamedTuple):
-    """Index arrays (int64, sorted) of one train/test(/validation) split of ``n_items``."""
+@dataclass(frozen=True, eq=False)
+class Split:
+    """Index arrays of one train / validation / test split: ``train`` (n_train,), ``val``
+    (n_val,, possibly empty) and ``test`` (n_test,), each sorted."""
 
     train: np.ndarray
-    test: np.ndarray
     val: np.ndarray
+    test: np.ndarray
+
+    @property
+    def eval(self) -> np.ndarray:
+        """Validation then test indices, shape (n_val + n_test,)."""
+        return np.concatenate([self.val, self.test])
 
 
 FitPredict = Callable[..., tuple[np.ndarray, np.ndarray]]
@@ -54,7 +60,7 @@ def subsample_splits(
         perm = rng.permutation(n_items)
         cut = np.cumsum([n_train, n_test, n_val])
         train, test, val = perm[: cut[0]], perm[cut[0] : cut[1]], perm[cut[1] : cut[2]]
-        splits.append(Split(np.sort(train), np.sort(test), np.sort(val)))
+        splits.append(Split(np.sort(train), np.sort(val), np.sort(test)))
     return splits
 
 
@@ -72,7 +78,7 @@ def rotation_splits(n_items: int, n_folds: int = 6, *, seed: int) -> list[Split]
     for i in range(n_folds):
         j = (i + 1) % n_folds
         train = np.concatenate([f for k, f in enumerate(folds) if k not in (i, j)])
-        splits.append(Split(np.sort(train), np.sort(folds[j]), np.sort(folds[i])))
+        splits.append(Split(np.sort(train), np.sort(folds[i]), np.sort(folds[j])))
     return splits
 
 

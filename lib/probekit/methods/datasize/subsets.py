@@ -10,31 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from probekit.errors import ParameterError
-from probekit.methods.datasize.collapse import rotation_splits
+from probekit.methods.datasize.collapse import Split, rotation_splits
 from probekit.methods.datasize.pools import Pool
-
-
-@dataclass(frozen=True, eq=False)
-class Split:
-    """Pool indices of one subset, each part sorted by class, then by pool index.
-
-    ``train`` (n_train,), ``val`` (n_val,), ``test`` (n_test,). Two splits of the same pool,
-    size and eta have identical label sequences in every part (see :func:`stratified_split`).
-    """
-
-    train: np.ndarray
-    val: np.ndarray
-    test: np.ndarray
-
-    @property
-    def eval(self) -> np.ndarray:
-        """Validation then test indices, shape (n_val + n_test,)."""
-        return np.concatenate([self.val, self.test])
 
 
 def _allocation(counts: np.ndarray, size: int, eta: float, balanced: bool) -> np.ndarray:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from probekit.errors import ParameterError
 from probekit.methods.extrapolation.splits import Setup
-from probekit.probes.mlp import ProbeSpec, TrainResult
+from probekit.probes.mlp import MLPTrainResult, ProbeSpec
 
 ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(1, 11))  # 10 classifiers, seeds 1..10 as released
 
@@ -60,7 +60,7 @@ def ensemble_specs(n_layers: int, seeds: Sequence[int] = ENSEMBLE_SEEDS) -> list
     return [ProbeSpec(int(seed), view) for view in range(n_layers) for seed in seeds]
 
 
-def summarise(result: TrainResult, index: pd.DataFrame) -> pd.DataFrame:
+def setup_accuracies(result: MLPTrainResult, index: pd.DataFrame) -> pd.DataFrame:
     """Mean and SD (n - 1) over seeds of the best-epoch accuracy, per layer and setup (§3.6).
 
     Kunz & Kuhlmann 2021, §3.6 ("the mean over 10 random seeds of the best accuracy").

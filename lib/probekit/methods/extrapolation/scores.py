@@ -120,7 +120,7 @@ def most_frequent_tag(train: Examples, examples: Examples, oov: str = "global") 
 def sample_loss(loss: np.ndarray) -> np.ndarray:
     """m(e) = the example's cross-entropy averaged over the ensemble (§3.4.3, T1/T2).
 
-    Kunz & Kuhlmann 2021, §3.4.3. ``loss`` (..., n_ensemble, N), e.g. ``TrainResult.loss_train``
+    Kunz & Kuhlmann 2021, §3.4.3. ``loss`` (..., n_ensemble, N), e.g. ``MLPTrainResult.loss_train``
     of the 10 ensemble probes (reshaped to (layers, 10, N) for per-layer scores); returns
     (..., N). Our losses come from the final weights (``record_loss``); the released code took
     train losses during the last epoch with batch size 1 and 10 epochs (released code: jekunz/extrapolation, `pos_loss.py`).
@@ -135,7 +135,7 @@ def speed_of_learning(correct: np.ndarray) -> np.ndarray:
     """m(e) = 1 / (c + 1), c = correct predictions of the ensemble over the checkpoints (§3.4.3).
 
     Kunz & Kuhlmann 2021, §3.4.3 (T1/T2). ``correct`` (..., n_ensemble, n_checkpoints, N) bool,
-    e.g. ``TrainResult.ckpt_correct_train`` recorded at :data:`SPEED_CHECKPOINTS`; returns
+    e.g. ``MLPTrainResult.ckpt_correct_train`` recorded at :data:`SPEED_CHECKPOINTS`; returns
     (..., N) in (0, 1], 1 for never-correct examples (the hardest). The released code left
     never-correct examples out entirely, and identified examples by their first two input floats
     (released code: jekunz/extrapolation, `pos_train_rank.py`).

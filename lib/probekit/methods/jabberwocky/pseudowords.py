@@ -90,7 +90,7 @@ def is_real_word(word: str, exclude: Iterable[str] = ()) -> bool:
     return w in _real_words() or w in {e.lower() for e in exclude}
 
 
-def forms_of(stem: str) -> set[str]:
+def _forms(stem: str) -> set[str]:
     return set(inflections(stem).values())
 
 
@@ -213,7 +213,7 @@ def generate_pseudowords(
         for w in _sample_candidates(chain, batch, rng):
             if w in rejected or w in taken or len(chosen) == n:
                 continue
-            forms = forms_of(w)
+            forms = _forms(w)
             if (
                 len(w) < MIN_LENGTH
                 or (w.endswith("s") and not w.endswith("ss"))
@@ -295,7 +295,7 @@ def reject_real(
     rejected: list[str] = []
     taken: set[str] = set()
     for w in pseudowords:
-        forms = forms_of(w)
+        forms = _forms(w)
         if forms.isdisjoint(real) and forms.isdisjoint(excluded) and forms.isdisjoint(taken):
             kept.append(w)
             taken.update(forms)
