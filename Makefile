@@ -10,7 +10,10 @@ PROFILE ?= book
 export HF_HUB_OFFLINE ?= 1
 export TOKENIZERS_PARALLELISM ?= false
 
-.PHONY: all setup book test bench bench-quick clean distclean lock
+# What `lint` checks: the library, the tests, the chapters and the benchmarks.
+LINT_PATHS := lib tests notebooks benchmarks
+
+.PHONY: all setup book test lint bench bench-quick clean distclean lock
 
 all: book
 
@@ -20,7 +23,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt "torch==2.13.0" -e ".[book,test]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt "torch==2.13.0" -e ".[book,test,bench]"
 	@touch $@
 
 book: setup
@@ -28,6 +31,13 @@ book: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# Both checks run, so one report shows every problem; the target fails if either found one.
+lint: setup
+	@status=0; \
+	$(BIN)/ruff check $(LINT_PATHS) || status=1; \
+	$(BIN)/ruff format --check $(LINT_PATHS) || status=1; \
+	exit $$status
 
 bench: setup
 	$(BIN)/probekit bench

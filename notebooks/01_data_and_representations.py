@@ -32,20 +32,21 @@ sample_seed: int = 42  # seed of the sentence samples
 order_seed: int = 0  # seed of the training data order
 epochs: int = 5  # training epochs of each probe (best epoch reported)
 
-# %% tags=["remove-cell"]
+# %% tags=["hide-input"]
 import numpy as np
-import pandas as pd
 from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.foundations.layerwise import layerwise_pos
+from probekit.experiments.foundations import corpus
+from probekit.experiments.foundations.config import FoundationsConfig
+from probekit.experiments.foundations.layerwise import run_layerwise
 from probekit.io import embeddings, treebanks
 
+config = FoundationsConfig.from_parameters(globals())
 plots.use_style()
 g = Glue("ch01")
-tb = treebanks.load_treebank(treebank)
-summary = treebanks.split_summary(tb)
+tb = treebanks.load_treebank(config.treebank)
 
 # %% [markdown]
 # ## The treebank
@@ -58,14 +59,17 @@ summary = treebanks.split_summary(tb)
 # and drop the ranges, and we drop the empty nodes of the enhanced graphs, since every paper here
 # probes the basic tree.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
+summary = treebanks.split_summary(tb)
+display(summary.style.format({"mean length": "{:.1f}"}))
+
+# %% tags=["remove-cell"]
 for split, row in summary.iterrows():
     g(f"{split}_sentences", int(row["sentences"]))
     g(f"{split}_words", int(row["words"]))
     g(f"{split}_mean_len", float(row["mean length"]))
 g("treebank", tb.name)
 g("multiword_total", int(summary["multiword tokens"].sum()))
-display(summary.style.format({"mean length": "{:.1f}"}))
 
 # %% [markdown]
 # In this run the treebank is **{glue:text}`ch01_treebank`**.
@@ -80,34 +84,15 @@ display(summary.style.format({"mean length": "{:.1f}"}))
 # head) matter later: Kunz and Kuhlmann split their data by both, and Hall Maudslay and colleagues
 # show that a probe's score depends on how long the sentences are.
 
-# %% tags=["remove-cell"]
-import matplotlib.pyplot as plt
+# %% tags=["hide-input"]
+lengths = corpus.lengths(tb["train"])
+fig_lengths = corpus.lengths_figure(lengths)
 
-train = tb["train"]
-lengths = treebanks.sentence_lengths(train)
-arcs = treebanks.arc_lengths(train)
-g("arc_len1_share", 100 * float((arcs == 1).mean()))
-g("arc_len_median", float(np.median(arcs)))
-g("len_median", float(np.median(lengths)))
-fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 2.8))
-plots.histogram(
-    lengths,
-    "sentence length (words)",
-    "sentences",
-    bins=np.arange(0, 80, 2),
-    ax=axes[0],
-    title="Sentence length",
-)
-plots.histogram(
-    arcs,
-    "arc length (|dependent − head|, words)",
-    "arcs",
-    bins=np.arange(0.5, 40.5, 1),
-    ax=axes[1],
-    title="Arc length",
-    log=True,
-)
-g.figure("fig_lengths", fig)
+# %% tags=["remove-cell"]
+g("arc_len1_share", 100 * lengths.adjacent_share)
+g("arc_len_median", float(np.median(lengths.arcs)))
+g("len_median", float(np.median(lengths.sentences)))
+g.figure("fig_lengths", fig_lengths)
 
 # %% [markdown]
 # ```{glue:figure} ch01_fig_lengths
@@ -121,18 +106,16 @@ g.figure("fig_lengths", fig)
 # Arcs are mostly short: {glue:text}`ch01_arc_len1_share:.1f` % join adjacent words, and the
 # median arc spans {glue:text}`ch01_arc_len_median:.0f` words.
 
+# %% tags=["hide-input"]
+labels = corpus.labels(tb["train"])
+fig_labels = corpus.labels_figure(labels)
+
 # %% tags=["remove-cell"]
-upos = pd.Series(treebanks.flat(train, "upos")).value_counts()
-rels = pd.Series([r.split(":")[0] for r in treebanks.flat(train, "deprel")]).value_counts()
-g("noun_share", 100 * float(upos.get("NOUN", 0) / upos.sum()))
-g("top_rel", str(rels.index[0]))
-g("top_rel_share", 100 * float(rels.iloc[0] / rels.sum()))
-g("n_rels", int(len(rels)))
-fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 5.2))
-plots.bar_counts(upos, "UPOS tag", ax=axes[0], title="Parts of speech")
-plots.bar_counts(rels.head(20), "relation (20 most frequent)", "share of arcs (%)", ax=axes[1],
-                 title="Relations")
-g.figure("fig_labels", fig)
+g("noun_share", 100 * float(labels.upos.get("NOUN", 0) / labels.upos.sum()))
+g("top_rel", str(labels.relations.index[0]))
+g("top_rel_share", 100 * float(labels.relations.iloc[0] / labels.relations.sum()))
+g("n_rels", int(len(labels.relations)))
+g.figure("fig_labels", fig_labels)
 
 # %% [markdown]
 # ```{glue:figure} ch01_fig_labels
@@ -158,18 +141,19 @@ g.figure("fig_labels", fig)
 # structural-probe code average the pieces.
 # This page uses **{glue:text}`ch01_pooling`** pooling; every chapter has it as a parameter.
 
-# %% tags=["remove-input"]
-g("pooling", pooling)
-spec = embeddings.resolve_model(model)
-encoder = embeddings.get_encoder(model)
+# %% tags=["hide-input"]
+encoder = embeddings.get_encoder(config.model)
 pieces, examples = embeddings.wordpiece_statistics(encoder, tb["dev"])
-g("model", spec.name)
+display(examples.set_index("word"))
+
+# %% tags=["remove-cell"]
+g("pooling", config.pooling)
+g("model", embeddings.resolve_model(config.model).name)
 g("n_layers", encoder.n_layers - 1)
 g("dim", encoder.dim)
 g("split_share", 100 * float((pieces > 1).mean()))
 g("pieces_per_word", float(pieces.mean()))
 g("max_pieces", int(pieces.max()))
-display(examples.set_index("word"))
 
 # %% [markdown]
 # With the tokenizer of {glue:text}`ch01_model`, {glue:text}`ch01_split_share:.1f` % of the
@@ -198,40 +182,24 @@ display(examples.set_index("word"))
 # The probes train on a sample of training sentences and are scored on the development split; each
 # reports its best epoch.
 
+# %% tags=["hide-input"]
+layerwise = run_layerwise(config, tb)
+per_layer = layerwise.per_layer()
+fig_layers = layerwise.figure()
+
 # %% tags=["remove-cell"]
-train_sample = treebanks.sample_sentences(tb["train"], n_train or None, seed=sample_seed)
-eval_sample = treebanks.sample_sentences(tb["dev"], n_eval or None, seed=sample_seed)
-scores, majority = layerwise_pos(
-    train_sample,
-    eval_sample,
-    model,
-    pooling,
-    layers,
-    seeds,
-    epochs=epochs,
-    order_seed=order_seed,
-)
-per_layer = scores.groupby("layer")["accuracy"].agg(["mean", "std"])
-best_layer = int(per_layer["mean"].idxmax())
-g("n_train_sentences", len(train_sample))
-g("n_train_words", int(sum(len(s) for s in train_sample)))
-g("n_eval_words", int(sum(len(s) for s in eval_sample)))
-g("n_seeds", len(seeds))
+best_layer = layerwise.best_layer()
+g("n_train_sentences", len(layerwise.train))
+g("n_train_words", int(sum(len(s) for s in layerwise.train)))
+g("n_eval_words", int(sum(len(s) for s in layerwise.eval)))
+g("n_seeds", len(config.seeds))
 g("best_layer", best_layer)
-g("best_acc", 100 * float(per_layer.loc[best_layer, "mean"]))
-g("best_sd", 100 * float(per_layer.loc[best_layer, "std"]) if len(seeds) > 1 else 0.0)
-g("layer0_acc", 100 * float(per_layer["mean"].iloc[0]))
+g("best_acc", float(per_layer.loc[best_layer, "mean"]))
+g("best_sd", float(per_layer.loc[best_layer, "std"]))
+g("layer0_acc", float(per_layer["mean"].iloc[0]))
 g("first_layer", int(per_layer.index[0]))
-g("majority_acc", 100 * majority)
-plot_df = scores.assign(accuracy=100 * scores["accuracy"])
-fig = plots.layer_curves(
-    plot_df,
-    "accuracy",
-    "POS accuracy (%)",
-    chance=100 * majority,
-    title="Linear POS probe by layer",
-)
-g.figure("fig_layers", fig)
+g("majority_acc", 100 * layerwise.majority)
+g.figure("fig_layers", fig_layers)
 g.save("build/results/01_data_and_representations.json")
 
 # %% [markdown]
@@ -255,6 +223,5 @@ g.save("build/results/01_data_and_representations.json")
 # probe complexity on the other axis (Pimentel and colleagues), and with enough test data to tell
 # two numbers apart (Zhu and colleagues).
 
-# %% tags=["remove-input"]
-table = per_layer.mul(100).round(2).rename(columns={"mean": "accuracy (%)", "std": "SD"})
-display(table)
+# %% tags=["hide-input"]
+display(per_layer.round(2).rename(columns={"mean": "accuracy (%)", "std": "SD"}))

@@ -23,7 +23,6 @@
 # It defines syntactic distance, draws it for one sentence, and checks on a whole treebank split
 # the paper's Proposition 1: a tree and its matrix of syntactic distances carry exactly the same
 # information.
-# No language model is needed here; the chapter runs in seconds.
 
 # %% tags=["parameters"]
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
@@ -33,23 +32,35 @@ example_id: str = ""  # sent_id of the example sentence; empty picks one by leng
 example_length: int = 12  # words in the example sentence (the first sentence of that length)
 transform_seed: int = 0  # seed of the random order-preserving transforms (Prop. 1 remark)
 
-# %% tags=["remove-cell"]
-import numpy as np
-import pandas as pd
+# %% tags=["hide-input"]
 from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.experiments.part1_probe_parser import distance_figures, syntactic_distance
+from probekit.experiments.part1_probe_parser.config import SyntacticDistanceConfig
 from probekit.io import treebanks
-from probekit.trees import distances, evaluation
+from probekit.trees import evaluation
 
 plots.use_style()
 g = Glue("ch11")
-tb = treebanks.load_treebank(treebank)
-sentences = tb[split]
+config = SyntacticDistanceConfig.from_parameters(globals())
+
+# %% [markdown]
+# ## Setup
+#
+# The chapter reads the dependency trees of the {glue:text}`ch11_split` split of
+# **{glue:text}`ch11_treebank`**: {glue:text}`ch11_n_trees:,d` trees over
+# {glue:text}`ch11_n_words:,d` words.
+# No language model is needed here; the chapter runs in seconds.
+
+# %% tags=["hide-input"]
+tb = treebanks.load_treebank(config.treebank)
+sentences = tb[config.split]
+
+# %% tags=["remove-cell"]
 g("treebank", tb.name)
-g("split", split)
+g("split", config.split)
 
 # %% [markdown]
 # ## Distance in a tree
@@ -65,20 +76,22 @@ g("split", split)
 # A sentence of $n$ words thus has an $n \times n$ matrix of distances, and that matrix is what
 # the structural probe is trained to reproduce.
 
+# %% tags=["hide-input"]
+example = syntactic_distance.example_tree(sentences, config.example_id, config.example_length)
+
 # %% tags=["remove-cell"]
-example = syntactic_distance.pick_example(sentences, example_id, example_length)
-dist = distances.tree_distances(example.heads)
-i, j = syntactic_distance.farthest_pair(dist)
-path = syntactic_distance.tree_path(example.heads, i, j)
-g("example_id", example.sent_id)
-g("example_n", len(example))
-g("word_i", str(example.forms[i]))
-g("word_j", str(example.forms[j]))
-g("pair_distance", int(dist[i, j]))
-g("pair_linear", int(abs(j - i)))
-g("max_distance", int(dist.max()))
-g("mean_distance", float(dist[np.triu_indices(len(example), 1)].mean()))
-g.figure("fig_example", distance_figures.example_figure(example, dist, path))
+g("example_id", example.sentence.sent_id)
+g("example_n", len(example.sentence))
+g("word_i", example.words[0])
+g("word_j", example.words[1])
+g("pair_distance", example.pair_distance)
+g("pair_linear", example.pair_linear)
+g("max_distance", int(example.dist.max()))
+g("mean_distance", example.mean_distance)
+g.figure(
+    "fig_example",
+    distance_figures.example_figure(example.sentence, example.dist, example.path),
+)
 
 # %% [markdown]
 # ```{glue:figure} ch11_fig_example
@@ -120,39 +133,23 @@ g.figure("fig_example", distance_figures.example_figure(example, dist, path))
 # the order of the distances survives, and run Prim's algorithm again.
 # Finally we compare our $O(n^2)$ breadth-first distances with Floyd–Warshall's $O(n^3)$ ones.
 
-# %% tags=["remove-input"]
-counts = syntactic_distance.round_trip_counts(sentences, seed=transform_seed)
-n_trees = counts["trees"]
-for key in ("round_trip", "ordering_only", "floyd_warshall"):
-    g(f"{key}_n", counts[key])
-    g(f"{key}_rate", 100 * counts[key] / n_trees)
-g("n_trees", n_trees)
-failures = n_trees - min(counts["round_trip"], counts["ordering_only"], counts["floyd_warshall"])
-g("prop1_verdict", "holds on every tree" if failures == 0 else f"fails on {failures} trees")
-g("n_words", int(sum(len(s) for s in sentences)))
-table = pd.DataFrame(
-    {
-        "check": [
-            "pairs at distance 1 = edges; Prim's tree = edges; distances re-computed",
-            "Prim's tree of an order-preserving transform = edges",
-            "Floyd–Warshall distances = breadth-first distances",
-        ],
-        "trees passing": [counts["round_trip"], counts["ordering_only"], counts["floyd_warshall"]],
-    }
-)
-table["share (%)"] = (100 * table["trees passing"] / n_trees).round(2)
-display(table.set_index("check"))
+# %% tags=["hide-input"]
+prop1 = syntactic_distance.check_proposition1(sentences, seed=config.transform_seed)
+display(prop1.table())
+
+# %% tags=["remove-cell"]
+g("n_trees", prop1.counts["trees"])
+g("n_words", prop1.words)
+g("round_trip_n", prop1.counts["round_trip"])
+g("round_trip_rate", prop1.rate("round_trip"))
+g("ordering_only_n", prop1.counts["ordering_only"])
+g("ordering_only_rate", prop1.rate("ordering_only"))
+g("floyd_warshall_n", prop1.counts["floyd_warshall"])
+g("floyd_warshall_rate", prop1.rate("floyd_warshall"))
+g("prop1_verdict", prop1.verdict)
 
 # %% [markdown]
-# Over the {glue:text}`ch11_n_trees:,d` trees of the {glue:text}`ch11_split` split
-# ({glue:text}`ch11_n_words:,d` words), the round trip from tree to distances and back succeeds for
-# {glue:text}`ch11_round_trip_rate:.1f` % of the trees, Prim's algorithm on order-only distances
-# recovers {glue:text}`ch11_ordering_only_rate:.1f` % of them, and the two ways of computing
-# distances agree on {glue:text}`ch11_floyd_warshall_rate:.1f` %.
-# **Verdict: Proposition 1 {glue:text}`ch11_prop1_verdict`.**
-# This is a theorem, so the check tests our code rather than the paper; it is the guarantee that
-# the tree machinery used in the next chapter is right on real, non-projective, punctuated
-# treebank trees.
+# The table counts the trees of the split that pass each check; the verdict closes the chapter.
 #
 # The same library also fixes one detail that the structural-probe code leaves ambiguous.
 # Its decoder, `prims_matrix_to_edges`, is named after Prim but implements Kruskal's algorithm;
@@ -167,15 +164,17 @@ display(table.set_index("check"))
 # {numref}`fig-ch11-linear` shows how far apart in the tree two words are, on average, for each
 # distance in the string.
 
-# %% tags=["remove-cell"]
+# %% tags=["hide-input"]
 pairs = syntactic_distance.distance_pairs(sentences)
-for key, value in syntactic_distance.distance_summary(pairs, far=10).items():
-    g(key, value)
+summary = syntactic_distance.distance_summary(pairs, far=10)
+chain = evaluation.linear_baselines(evaluation.EvalSet.build(sentences, exclude_punct=True))
+
+# %% tags=["remove-cell"]
+g("adjacent_arc_share", summary["adjacent_arc_share"])
+g("mean_syntactic_far", summary["mean_syntactic_far"])
+g("chain_uuas", 100 * chain["uuas"])
+g("chain_dspr", chain["dspr"])
 g.figure("fig_linear", distance_figures.linear_vs_syntactic_figure(pairs))
-baseline = evaluation.linear_baselines(evaluation.EvalSet.build(sentences, exclude_punct=True))
-g("chain_uuas", 100 * baseline["uuas"])
-g("chain_dspr", baseline["dspr"])
-g.save("build/results/11_syntactic_distance.json")
 
 # %% [markdown]
 # ```{glue:figure} ch11_fig_linear
@@ -196,3 +195,19 @@ g.save("build/results/11_syntactic_distance.json")
 # sentence, gets {glue:text}`ch11_chain_uuas:.1f` % of the non-punctuation edges right.
 # These two numbers are the floor against which the probe and the parser of the next chapter
 # must be read.
+#
+# ## Verdicts
+#
+# **Proposition 1, a tree and its matrix of syntactic distances carry the same information:
+# {glue:text}`ch11_prop1_verdict`.**
+# Over the {glue:text}`ch11_n_trees:,d` trees of the {glue:text}`ch11_split` split
+# ({glue:text}`ch11_n_words:,d` words), the round trip from tree to distances and back succeeds for
+# {glue:text}`ch11_round_trip_rate:.1f` % of the trees, Prim's algorithm on order-only distances
+# recovers {glue:text}`ch11_ordering_only_rate:.1f` % of them, and the two ways of computing
+# distances agree on {glue:text}`ch11_floyd_warshall_rate:.1f` %.
+# This is a theorem, so the check tests our code rather than the paper; it is the guarantee that
+# the tree machinery used in the next chapter is right on real, non-projective, punctuated
+# treebank trees.
+
+# %% tags=["remove-cell"]
+g.save("build/results/11_syntactic_distance.json")

@@ -49,86 +49,34 @@ lr_max: float = 0.01  # upper end of the log-uniform learning-rate range
 dropout_max: float = 0.5  # dropout is drawn uniformly between 0 and this
 max_epochs: int = 15  # epoch cap of every training run
 patience: int = 5  # epochs without a better dev loss before training stops
-compare_layer: Optional[int] = None  # layer of the test comparison; None means the best dev layer by UUAS
+compare_layer: Optional[int] = None  # layer of the test comparison; None: best dev layer by UUAS
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
 n_boot: int = 10000  # bootstrap resamples of the paired comparisons
 boot_seed: int = 0  # seed of the bootstrap
 
-# %% tags=["remove-cell"]
+# %% tags=["hide-input"]
 from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.experiments.part1_probe_parser import (
     comparison,
-    experimental_setup,
+    dev_layers,
     figures,
+    samples,
     training,
 )
+from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
+from probekit.experiments.part1_probe_parser.paper import PAPER
 from probekit.io import embeddings
-from probekit.representations import layers as representations
+from probekit.representations.layers import resolve_layers
 from probekit.trees import evaluation
 
 plots.use_style()
 g = Glue("ch12")
-setup = experimental_setup.prepare(globals())
-tb, samples, gold = setup.treebank, setup.samples, setup.gold
-embs = {split: embeddings.embed(s, model, pooling, progress=False) for split, s in samples.items()}
-n_layers, dim = embs["train"].n_layers, embs["train"].dim
-layer_list = representations.resolve_layers(layers, n_layers)
-g("treebank", tb.name)
-g("model", embeddings.resolve_model(model).name)
-g("pooling", pooling)
-g("dim", dim)
-g("n_blocks", n_layers - 1)
-g("n_layers_trained", len(layer_list))
-g("n_seeds", len(seeds))
-for split, s in samples.items():
-    g(f"n_{split}", len(s))
-    g(f"n_{split}_words", int(sum(len(x) for x in s)))
-g("punct_rule", "leaves punctuation out of" if exclude_punct else "counts punctuation in")
-# The paper's reference numbers (Hall Maudslay et al. 2020, §4–5 and App. A).
-g("paper_uuas_gap", 11.1)
-g("paper_pfw_diff", 0.0006)
-g("paper_n_sentences", 12000)
+config = ProbeParserConfig.from_parameters(globals())
 
 # %% [markdown]
-# ## One parameterisation, two objectives
-#
-# Both models map each word vector $\mathbf{h}_i \in \mathbb{R}^d$ of a sentence through one
-# matrix $B \in \mathbb{R}^{r \times d}$ and measure distances in the projected space:
-#
-# $$
-# d_B(w_i, w_j) = \lVert B(\mathbf{h}_i - \mathbf{h}_j) \rVert_2 .
-# $$ (eq-ch12-distance)
-#
-# The rank $r$ bounds how many directions of the representation the model may use.
-# The **structural probe** fits the *squared* distance to the tree distance of
-# {ref}`sec-ch11` for every pair of words, with an L1 loss that each sentence normalises by its
-# squared length, so that long sentences do not dominate:
-#
-# $$
-# \mathcal{L}_\text{probe}(B) = \sum_k \frac{1}{|\mathbf{w}^{(k)}|^2} \sum_{i<j}
-#   \bigl| \Delta_t(w_i, w_j) - d_B(w_i, w_j)^2 \bigr| .
-# $$ (eq-ch12-probe)
-#
-# The **perceptron parser** {cite}`hallmaudslay2020tale` never looks at distances beyond the
-# tree.
-# For each sentence it finds the minimum spanning tree $\hat t$ under the current $d_B$ (Prim's
-# algorithm) and pays the difference between the weight of the gold tree and that of $\hat t$:
-#
-# $$
-# \mathcal{L}_\text{parser}(B) = \sum_k \Bigl[ \sum_{(i,j) \in t^{(k)}} d_B(w_i, w_j)
-#   - \sum_{(i,j) \in \hat t^{(k)}} d_B(w_i, w_j) \Bigr] .
-# $$ (eq-ch12-parser)
-#
-# The loss is zero exactly when the gold tree is a minimum spanning tree, whatever the distances
-# between words that are not joined by an arc.
-# The parser only needs gold edges to be *shorter* than the alternatives; the probe must also get
-# the rank order of all the other distances right.
-# Both decode a test sentence the same way: Prim's minimum spanning tree of the predicted
-# distances.
-#
 # ## Setup
 #
 # The paper probes the final layer of multilingual BERT on nine UD 2.4 treebanks of up to
@@ -167,6 +115,65 @@ g("paper_n_sentences", 12000)
 # DSpr P+FW
 # : DSpr after replacing the predicted distances by the distances in the predicted tree (Prim's
 #   algorithm, then shortest paths), the post-processing the paper adds.
+
+# %% tags=["hide-input"]
+data = samples.load_samples(config)
+embs = samples.embed_samples(data.samples, config.model, config.pooling)
+n_layers = embs["train"].n_layers
+layer_list = resolve_layers(config.layers, n_layers)
+
+# %% tags=["remove-cell"]
+g("treebank", data.treebank.name)
+g("model", embeddings.resolve_model(config.model).name)
+g("pooling", config.pooling)
+g("dim", embs["train"].dim)
+g("n_blocks", n_layers - 1)
+g("n_layers_trained", len(layer_list))
+g("n_seeds", len(config.seeds))
+for split in samples.SPLITS:
+    g(f"n_{split}", len(data.samples[split]))
+    g(f"n_{split}_words", data.n_words(split))
+g("punct_rule", samples.punct_rule(config.exclude_punct))
+g("paper_uuas_gap", PAPER["uuas_gap"])
+g("paper_pfw_diff", PAPER["pfw_diff"])
+g("paper_n_sentences", PAPER["n_sentences"])
+
+# %% [markdown]
+# ## One parameterisation, two objectives
+#
+# Both models map each word vector $\mathbf{h}_i \in \mathbb{R}^d$ of a sentence through one
+# matrix $B \in \mathbb{R}^{r \times d}$ and measure distances in the projected space:
+#
+# $$
+# d_B(w_i, w_j) = \lVert B(\mathbf{h}_i - \mathbf{h}_j) \rVert_2 .
+# $$ (eq-ch12-distance)
+#
+# The rank $r$ bounds how many directions of the representation the model may use.
+# The **structural probe** fits the *squared* distance to the tree distance of
+# {ref}`sec-ch11` for every pair of words, with an L1 loss that each sentence normalises by its
+# squared length, so that long sentences do not dominate:
+#
+# $$
+# \mathcal{L}_\text{probe}(B) = \sum_k \frac{1}{|\mathbf{w}^{(k)}|^2} \sum_{i<j}
+#   \bigl| \Delta_t(w_i, w_j) - d_B(w_i, w_j)^2 \bigr| .
+# $$ (eq-ch12-probe)
+#
+# The **perceptron parser** {cite}`hallmaudslay2020tale` never looks at distances beyond the
+# tree.
+# For each sentence it finds the minimum spanning tree $\hat t$ under the current $d_B$ (Prim's
+# algorithm) and pays the difference between the weight of the gold tree and that of $\hat t$:
+#
+# $$
+# \mathcal{L}_\text{parser}(B) = \sum_k \Bigl[ \sum_{(i,j) \in t^{(k)}} d_B(w_i, w_j)
+#   - \sum_{(i,j) \in \hat t^{(k)}} d_B(w_i, w_j) \Bigr] .
+# $$ (eq-ch12-parser)
+#
+# The loss is zero exactly when the gold tree is a minimum spanning tree, whatever the distances
+# between words that are not joined by an arc.
+# The parser only needs gold edges to be *shorter* than the alternatives; the probe must also get
+# the rank order of all the other distances right.
+# Both decode a test sentence the same way: Prim's minimum spanning tree of the predicted
+# distances.
 #
 # ## Hyperparameters
 #
@@ -176,43 +183,24 @@ g("paper_n_sentences", 12000)
 # {glue:text}`ch12_n_trials:d` sampled configurations for both models, and use each model's
 # winner on every layer.
 
-# %% tags=["remove-input"]
-search_at = (
-    representations.middle_layer(n_layers)
-    if search_layer is None
-    else representations.resolve_layer(search_layer, n_layers, "search_layer")
-)
-space = training.search_space(ranks, dim, lr_min, lr_max, dropout_max)
-g("search_layer", search_at)
-g("n_trials", n_trials)
-g("max_epochs", max_epochs)
-g("patience", patience)
-configs, trials = training.search(
-    representations.layer_vectors(embs["train"], search_at),
-    gold["train"].heads,
-    representations.layer_vectors(embs["dev"], search_at),
-    gold["dev"].heads,
-    space,
-    n_trials,
-    search_seed,
-    max_epochs=max_epochs,
-    patience=patience,
-)
-for kind, config in configs.items():
-    name = training.LABELS[kind]
-    g(f"{name}_rank", int(config["rank"]))
-    g(f"{name}_lr", float(config["lr"]))
-    g(f"{name}_dropout", float(config["dropout"]))
-print(
-    f"Search space: rank one of {list(space.ranks)}; learning rate log-uniform on "
-    f"[{lr_min:g}, {lr_max:g}]; dropout uniform on [0, {dropout_max:g}]."
-)
-shown = trials.assign(model=trials["kind"].map(training.LABELS)).drop(columns=["kind", "seed"])
+# %% tags=["hide-input"]
+tuning = training.tune(config, embs, data.gold)
+print(training.describe_space(tuning.space))
 display(
-    shown.set_index(["model", "trial"]).style.format(
+    training.trials_table(tuning.trials).style.format(
         {"lr": "{:.2e}", "dropout": "{:.2f}", "dev_loss": "{:.4f}"}
     )
 )
+
+# %% tags=["remove-cell"]
+g("search_layer", tuning.layer)
+g("n_trials", config.n_trials)
+g("max_epochs", config.max_epochs)
+g("patience", config.patience)
+for kind, name in training.LABELS.items():
+    g(f"{name}_rank", int(tuning.configs[kind]["rank"]))
+    g(f"{name}_lr", float(tuning.configs[kind]["lr"]))
+    g(f"{name}_dropout", float(tuning.configs[kind]["dropout"]))
 
 # %% [markdown]
 # The probe chose rank {glue:text}`ch12_probe_rank:d`, learning rate
@@ -225,33 +213,33 @@ display(
 #
 # ## Layer by layer
 
-# %% tags=["remove-cell"]
+# %% tags=["hide-input"]
 scores, probes = training.train_layers(
     embs["train"],
-    gold["train"].heads,
+    data.gold["train"].heads,
     embs["dev"],
-    gold["dev"],
-    configs,
+    data.gold["dev"],
+    tuning.configs,
     layer_list,
-    seeds,
-    max_epochs=max_epochs,
-    patience=patience,
+    config.seeds,
+    max_epochs=config.max_epochs,
+    patience=config.patience,
 )
-dev_chain = evaluation.linear_baselines(gold["dev"])
+dev_chain = evaluation.linear_baselines(data.gold["dev"])
+by_layer = dev_layers.summarise_layers(scores, config.max_epochs)
+
+# %% tags=["remove-cell"]
 g.figure("fig_layers", figures.layer_figure(scores, dev_chain))
 g.figure("fig_pfw", figures.pfw_figure(scores, dev_chain))
-capped = scores.assign(capped=scores["epochs"] >= max_epochs).groupby("kind")["capped"].mean()
-means = scores.groupby(["kind", "layer"])[list(evaluation.METRICS)].mean()
-probe_mean, parser_mean = means.loc["structural"], means.loc["perceptron"]
-g("parser_capped", 100 * float(capped["perceptron"]))
-g("probe_capped", 100 * float(capped["structural"]))
-g("parser_best_uuas_layer", int(parser_mean["uuas"].idxmax()))
-g("probe_best_uuas_layer", int(probe_mean["uuas"].idxmax()))
-g("parser_best_dspr_layer", int(parser_mean["dspr"].idxmax()))
-g("probe_best_dspr_layer", int(probe_mean["dspr"].idxmax()))
-g("uuas_parser_layers", int((parser_mean["uuas"] > probe_mean["uuas"]).sum()))
-g("dspr_probe_layers", int((probe_mean["dspr"] > parser_mean["dspr"]).sum()))
-g("pfw_parser_layers", int((parser_mean["dspr_pfw"] > probe_mean["dspr_pfw"]).sum()))
+g("parser_capped", by_layer.parser_capped)
+g("probe_capped", by_layer.probe_capped)
+g("parser_best_uuas_layer", by_layer.parser_best_uuas_layer)
+g("probe_best_uuas_layer", by_layer.probe_best_uuas_layer)
+g("parser_best_dspr_layer", by_layer.parser_best_dspr_layer)
+g("probe_best_dspr_layer", by_layer.probe_best_dspr_layer)
+g("uuas_parser_layers", by_layer.uuas_parser_layers)
+g("dspr_probe_layers", by_layer.dspr_probe_layers)
+g("pfw_parser_layers", by_layer.pfw_parser_layers)
 g("dev_chain_uuas", 100 * dev_chain["uuas"])
 g("dev_chain_dspr", dev_chain["dspr"])
 
@@ -295,18 +283,23 @@ g("dev_chain_dspr", dev_chain["dspr"])
 #
 # ## The claims on test sentences
 
-# %% tags=["remove-input"]
-at = comparison.comparison_layer(compare_layer, scores, n_layers)
-g("compare_layer", at)
-g("layer_rule", "the best dev layer by mean UUAS" if compare_layer is None else "set by parameter")
-per_sentence = training.per_sentence_scores(probes, embs["test"], gold["test"], at)
-per_seed = comparison.seed_scores(per_sentence)
-table = comparison.results_table(per_seed, evaluation.linear_baselines(gold["test"]))
+# %% tags=["hide-input"]
+test = comparison.held_out_scores(
+    probes, scores, embs["test"], data.gold["test"], config.compare_layer
+)
+display(
+    test.table.style.format(
+        {c: "{:.1f}" if "UUAS" in c else "{:.3f}" for c in test.table.columns[1:]}
+    )
+)
+
+# %% tags=["remove-cell"]
+g("compare_layer", test.layer)
+g("layer_rule", comparison.comparison_layer_rule(config.compare_layer))
 for name, key in (("probe", "probe"), ("parser", "parser"), ("linear-chain baseline", "chain")):
-    g(f"test_{key}_uuas", table.loc[name, "UUAS (%)"])
-    g(f"test_{key}_dspr", table.loc[name, "DSpr"])
-    g(f"test_{key}_dspr_pfw", table.loc[name, "DSpr P+FW"])
-display(table.style.format({c: "{:.1f}" if "UUAS" in c else "{:.3f}" for c in table.columns[1:]}))
+    g(f"test_{key}_uuas", test.table.loc[name, "UUAS (%)"])
+    g(f"test_{key}_dspr", test.table.loc[name, "DSpr"])
+    g(f"test_{key}_dspr_pfw", test.table.loc[name, "DSpr P+FW"])
 
 # %% [markdown]
 # The table gives test scores at layer {glue:text}`ch12_compare_layer:d`
@@ -326,28 +319,39 @@ display(table.style.format({c: "{:.1f}" if "UUAS" in c else "{:.3f}" for c in ta
 # fall together.
 # A directional claim holds when the whole interval lies on its side of zero.
 
-# %% tags=["remove-input"]
-g("n_boot", n_boot)
-verdicts = comparison.check_claims(per_sentence, n_boot=n_boot, seed=boot_seed)
-for _, row in verdicts.iterrows():
-    for col in ("estimate", "low", "high", "sentences", "verdict"):
-        g(f"{row['metric']}_{col}", row[col])
+# %% tags=["hide-input"]
+claims = comparison.check_claims(test.per_sentence, n_boot=config.n_boot, seed=config.boot_seed)
 display(
-    verdicts.drop(columns=["metric"])
+    claims.drop(columns=["metric"])
     .set_index("claim")
     .style.format({"estimate": "{:+.3f}", "low": "{:.3f}", "high": "{:.3f}", "p_value": "{:.4f}"})
 )
-by_seed = comparison.seed_differences(per_seed)
-g("seeds_parser_uuas", int((by_seed["uuas"] > 0).sum()))
-g("seeds_probe_dspr", int((by_seed["dspr"] < 0).sum()))
-g("overall", comparison.probe_parser_verdict(verdicts))
-edges = comparison.edge_comparison(probes, embs["test"], gold["test"], at, seeds[0])
-g("edge_seed", seeds[0])
+seeds_for = comparison.seeds_for_claims(test.per_seed)
+edges = comparison.edge_comparison(
+    probes, embs["test"], data.gold["test"], test.layer, config.seeds[0]
+)
+
+# %% tags=["remove-cell"]
+g("n_boot", config.n_boot)
+for key, value in comparison.probe_parser_claim_values(claims).items():
+    g(key, value)
+g("seeds_parser_uuas", seeds_for["uuas"])
+g("seeds_probe_dspr", seeds_for["dspr"])
+g("overall", comparison.probe_parser_verdict(claims))
+g("edge_seed", config.seeds[0])
 g.comparison("edge", edges)
-g.save("build/results/12_probe_vs_parser.json")
 
 # %% [markdown]
-# UUAS differences are in points, DSpr differences in correlation units.
+# The table tests each claim on the test sentences; UUAS differences are in points, DSpr
+# differences in correlation units.
+# The book's common comparison tool ({ref}`sec-ch52`) reads UUAS edge by edge instead: McNemar's
+# test on the gold edges that each model recovers (seed {glue:text}`ch12_edge_seed:d`) says
+# *{glue:text}`ch12_edge_summary`*
+# It counts the edges as independent items, so its p-value and its power
+# ({glue:text}`ch12_edge_power:.2f`) are optimistic; the sentence bootstrap is the test we rely
+# on.
+#
+# ## Verdicts
 #
 # **The parser beats the probe on UUAS: {glue:text}`ch12_uuas_verdict`.**
 # The parser − probe difference is {glue:text}`ch12_uuas_estimate:+.1f` points (95 % CI
@@ -363,24 +367,20 @@ g.save("build/results/12_probe_vs_parser.json")
 # {glue:text}`ch12_dspr_sentences:,d` test sentences of 5 to 50 words; it is positive for
 # {glue:text}`ch12_seeds_probe_dspr:d` of {glue:text}`ch12_n_seeds:d` seeds.
 #
-# The book's common comparison tool ({ref}`sec-ch52`) reads UUAS edge by edge instead: McNemar's
-# test on the gold edges that each model recovers (seed {glue:text}`ch12_edge_seed:d`) says
-# *{glue:text}`ch12_edge_summary`*
-# It counts the edges as independent items, so its p-value and its power
-# ({glue:text}`ch12_edge_power:.2f`) are optimistic; the sentence bootstrap above is the test we
-# rely on.
-#
 # **After Prim and Floyd–Warshall the two hardly differ: {glue:text}`ch12_dspr_pfw_verdict`.**
 # The paper reports a mean parser − probe difference of {glue:text}`ch12_paper_pfw_diff:.4f`
 # over nine languages; here it is {glue:text}`ch12_dspr_pfw_estimate:+.3f` (95 % CI
 # {glue:text}`ch12_dspr_pfw_low:.3f` to {glue:text}`ch12_dspr_pfw_high:.3f`).
 #
+# **Overall, for this encoder and treebank, {glue:text}`ch12_overall`.**
 # Both models read the same kind of map, $d_B$, out of the same vectors, and neither has more
 # parameters than the other.
-# **Overall, for this encoder and treebank, {glue:text}`ch12_overall`.**
 # The paper's reading of such a split is that a metric which scores the whole distance matrix
 # rewards the objective that fits the whole matrix, and that UUAS, the established parsing
 # metric, should be preferred until a new metric is shown to measure something worth having.
 # A verdict of "not shown" would not make the two models equal; it would say that this many test
 # sentences cannot tell them apart.
 # Likewise, a difference that is "consistent" with zero is not evidence that there is none.
+
+# %% tags=["remove-cell"]
+g.save("build/results/12_probe_vs_parser.json")

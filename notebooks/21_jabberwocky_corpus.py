@@ -34,40 +34,39 @@ n_pseudowords: int = 2000  # pseudowords generated when no list file is given
 n_examples: int = 6  # example sentences shown beside their originals
 example_id: str = ""  # sent_id of the test sentence drawn as a tree; empty picks one
 
-# %% tags=["remove-cell"]
-import numpy as np
+# %% tags=["hide-input"]
 from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.part2_jabberwocky import corpus_figures, corpus_tables
-from probekit.experiments.part2_jabberwocky.corpus import aligned_pairs, ensure_corpus, substituted
-from probekit.io import treebanks
+from probekit.experiments.part2_jabberwocky import corpus_figures, corpus_summary, corpus_tables
+from probekit.experiments.part2_jabberwocky.config import JabberwockyCorpusConfig
+from probekit.experiments.part2_jabberwocky.corpus import load_corpus_pairs, substituted
 
 plots.use_style()
 g = Glue("ch21")
-corpus, report = ensure_corpus(
-    treebank, seed, rate=rate, pseudowords=pseudowords, n_pseudowords=n_pseudowords
-)
-original = treebanks.load_treebank(treebank, splits=("test",))["test"]
-jabber = treebanks.load_treebank(corpus, splits=("test",))["test"]
-pairs = aligned_pairs(original, jabber)
-g("seed", seed)
-g("rate", rate)
-g("n_sentences", int(report["n_sentences"]))
-g("n_words", int(report["n_words"]))
-g("n_replaced", int(report["replaced"]))
-g("replaced_share", 100 * report["replaced"] / report["n_words"])
-g("kept_share", 100 - 100 * report["replaced"] / report["n_words"])
-g("pool_size", int(report["pseudowords"]["n"]))
-g("pool_kind", "generated" if report["pseudowords"]["kind"] == "generated" else "read from a file")
-g("corpus_dir", str(corpus))
-g("corpus_sha", str(report["files"]["output"]["sha256"])[:12])
-g("treebank", treebanks.load_treebank(treebank, splits=("test",)).name)
-stems = corpus_tables.stem_table(pairs)
+config = JabberwockyCorpusConfig.from_parameters(globals())
+
+# %% [markdown]
+# ## Setup
+#
+# The corpus is built from the test split of **{glue:text}`ch21_treebank`** with seed
+# {glue:text}`ch21_seed:d`, replacing a share of {glue:text}`ch21_rate:.2f` of the eligible words
+# (the paper replaces all of them).
+# It is written once as a treebank directory and reused for as long as its report names the same
+# settings and the checksums of its input and output files still match.
+
+# %% tags=["hide-input"]
+corpus = load_corpus_pairs(config)
+stems = corpus_tables.stem_table(corpus.pairs)
+
+# %% tags=["remove-cell"]
+g("treebank", corpus.treebank)
+g("seed", config.seed)
+g("rate", config.rate)
+for key, value in corpus_summary.corpus_facts(corpus).items():
+    g(key, value)
 g("n_stems", len(stems))
-coverage = corpus_tables.coverage_table(report)
-by_upos = corpus_tables.upos_coverage(pairs)
 
 # %% [markdown]
 # ## How the corpus is made
@@ -77,8 +76,8 @@ by_upos = corpus_tables.upos_coverage(pairs)
 # Its pseudowords are monosyllables from the ARC Nonword Database, filtered and hand-validated
 # for plausibility, and inflected with hand-written rules of English spelling.
 # Neither that list nor the paper's code was released (the announced repository holds only a
-# README), so we build every step ourselves in `probekit.methods.jabberwocky`; a user with the original
-# list can pass it as the `pseudowords` parameter.
+# README), so we build every step ourselves in `probekit.methods.jabberwocky`; a user with the
+# original list can pass it as the `pseudowords` parameter.
 #
 # **Pseudowords.**
 # We split common monosyllabic English words from the CMU Pronouncing Dictionary into an
@@ -117,8 +116,8 @@ by_upos = corpus_tables.upos_coverage(pairs)
 # {glue:text}`ch21_n_stems:,d` different pseudoword stems.
 # Here are some sentences beside their Jabberwocky versions.
 
-# %% tags=["remove-input"]
-examples = corpus_tables.example_table(pairs, n_examples, seed)
+# %% tags=["hide-input"]
+examples = corpus_tables.example_table(corpus.pairs, config.n_examples, config.seed)
 display(examples.set_index("sent_id").style.set_properties(**{"text-align": "left"}))
 
 # %% [markdown]
@@ -127,8 +126,10 @@ display(examples.set_index("sent_id").style.set_properties(**{"text-align": "lef
 #
 # ## One tree, two sets of words
 
+# %% tags=["hide-input"]
+example_orig, example_jab = corpus_figures.pick_parse_example(corpus.pairs, config.example_id)
+
 # %% tags=["remove-cell"]
-example_orig, example_jab = corpus_figures.pick_parse_example(pairs, example_id)
 g("example_id", example_orig.sent_id)
 g("example_n_replaced", int(substituted(example_orig, example_jab).sum()))
 g("example_len", len(example_orig))
@@ -150,18 +151,13 @@ g.figure("fig_parse", corpus_figures.parse_figure(example_orig, example_jab))
 #
 # ## The pseudowords
 
+# %% tags=["hide-input"]
+lengths = corpus_summary.length_facts(stems, corpus.pairs)
+
 # %% tags=["remove-cell"]
-g("stem_len_mean", float(stems["length"].mean()) if len(stems) else 0.0)
-replaced_before = [len(w) for o, j in pairs for w in o.forms[substituted(o, j)].tolist()]
-replaced_after = [len(w) for o, j in pairs for w in j.forms[substituted(o, j)].tolist()]
-g("orig_len_mean", float(np.mean(replaced_before)) if replaced_before else 0.0)
-g("jab_len_mean", float(np.mean(replaced_after)) if replaced_after else 0.0)
-g("orig_len_sd", float(np.std(replaced_before)) if replaced_before else 0.0)
-g("jab_len_sd", float(np.std(replaced_after)) if replaced_after else 0.0)
-g("max_tokens_per_stem", int(stems["tokens"].max()) if len(stems) else 0)
-ranked = stems.sort_values("tokens", ascending=False, kind="stable")["stem"]
-g("top_stem", str(ranked.iloc[0]) if len(ranked) else "none")
-g.figure("fig_lengths", corpus_figures.length_figure(stems, pairs))
+for key, value in lengths.items():
+    g(key, value)
+g.figure("fig_lengths", corpus_figures.length_figure(stems, corpus.pairs))
 
 # %% [markdown]
 # ```{glue:figure} ch21_fig_lengths
@@ -184,28 +180,21 @@ g.figure("fig_lengths", corpus_figures.length_figure(stems, pairs))
 # The tables list the commonest onsets, nuclei and codas among the stems used, each with a few
 # stems that contain it.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 for part in ("onset", "nucleus", "coda"):
     display(corpus_tables.part_table(stems, part))
 
 # %% [markdown]
 # ## Coverage
 
+# %% tags=["hide-input"]
+coverage = corpus_tables.coverage_table(corpus.report)
+by_upos = corpus_tables.upos_coverage(corpus.pairs)
+covered = corpus_summary.coverage_facts(coverage, by_upos, corpus.report)
+
 # %% tags=["remove-cell"]
-top_set = coverage["replaced"].idxmax()
-g("top_set", top_set)
-g("top_set_share", 100 * coverage.loc[top_set, "replaced"] / max(report["replaced"], 1))
-g("skipped_multiword", int(coverage["in multiword token"].sum()))
-g("skipped_shape", int(coverage["not word-shaped"].sum()))
-for tag in ("NOUN", "VERB", "ADJ", "ADV"):
-    share = by_upos.loc[tag, "replaced (%)"] if tag in by_upos.index else 0.0
-    g(f"{tag.lower()}_share", float(share))
-plural = {"NOUN": "nouns", "VERB": "verbs", "ADJ": "adjectives", "ADV": "adverbs"}
-shares = {tag: g.values[f"{tag.lower()}_share"] for tag in plural}
-g("least_covered", plural[min(shares, key=shares.get)])
-g("verb_unmatched", int(by_upos.loc["VERB", "not a feature set"]) if "VERB" in by_upos.index else 0)
-g("propn_share", float(by_upos.loc["PROPN", "replaced (%)"]) if "PROPN" in by_upos.index else 0.0)
-g.save("build/results/21_jabberwocky_corpus.json")
+for key, value in covered.items():
+    g(key, value)
 g.figure("fig_coverage", corpus_figures.coverage_figure(coverage, by_upos))
 
 # %% [markdown]
@@ -234,7 +223,7 @@ g.figure("fig_coverage", corpus_figures.coverage_figure(coverage, by_upos))
 # grammatical skeleton and its names: {glue:text}`ch21_kept_share:.1f` % of the words the probes
 # of {ref}`sec-ch22` see in it are still real.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 display(coverage.style.format({"replaced (%)": "{:.1f}"}))
 display(by_upos.style.format({"replaced (%)": "{:.1f}"}))
 
@@ -246,3 +235,17 @@ display(by_upos.style.format({"replaced (%)": "{:.1f}"}))
 # The command `probekit jabberwocky --treebank UD_English-EWT --seed 0 --out DIR` writes the
 # same corpus outside the book; `--pseudowords FILE` uses a list of your own and `--rate` replaces
 # only part of the eligible words.
+#
+# ## Verdicts
+#
+# **Every Jabberwocky sentence keeps the tree and the annotation of its original, and only words
+# change: {glue:text}`ch21_trees_verdict`.**
+# Heads, relations, UPOS and XPOS tags and features are compared sentence by sentence.
+# {glue:text}`ch21_n_replaced:,d` of the {glue:text}`ch21_n_words:,d` test words
+# ({glue:text}`ch21_replaced_share:.1f` %) are pseudowords, drawn from
+# {glue:text}`ch21_n_stems:,d` stems; the other {glue:text}`ch21_kept_share:.1f` % of the words
+# are real, function words and names among them.
+
+# %% tags=["remove-cell"]
+g("trees_verdict", corpus_summary.same_trees_verdict(corpus.pairs))
+g.save("build/results/21_jabberwocky_corpus.json")

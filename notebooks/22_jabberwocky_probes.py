@@ -59,49 +59,27 @@ exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
 n_boot: int = 10000  # bootstrap resamples of the paired comparisons
 boot_seed: int = 0  # seed of the bootstrap
 
-# %% tags=["remove-cell"]
-import pandas as pd
+# %% tags=["hide-input"]
 from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.part1_probe_parser import experimental_setup
-from probekit.experiments.part1_probe_parser.training import search_space
-from probekit.experiments.part2_jabberwocky import comparisons, probes, representations, results
-from probekit.experiments.part2_jabberwocky.baselines import BASELINES, baseline_scores
-from probekit.experiments.part2_jabberwocky.corpus import aligned_pairs, ensure_corpus, substituted
-from probekit.io import embeddings, treebanks
-from probekit.representations.layers import middle_layer, resolve_layers
-from probekit.trees import baselines as tree_baselines
-from probekit.trees.evaluation import corpus_scores
+from probekit.experiments.part2_jabberwocky import (
+    comparisons,
+    layer_choice,
+    probe_runs,
+    probes,
+    representations,
+    results,
+    test_sets,
+    verdicts,
+)
+from probekit.experiments.part2_jabberwocky.config import JabberwockyProbesConfig
+from probekit.experiments.part2_jabberwocky.corpus import output_sha
 
 plots.use_style()
 g = Glue("ch22")
-setup = experimental_setup.prepare(globals())
-tb, samples, gold = setup.treebank, setup.samples, setup.gold
-corpus, report = ensure_corpus(treebank, jabberwocky_seed, rate=rate, pseudowords=pseudowords)
-jabberwocky = treebanks.load_treebank(corpus, splits=("test",))["test"]
-jab_test = experimental_setup.sample(jabberwocky, n_test, sample_seed)
-pairs = aligned_pairs(samples["test"], jab_test)
-majority = tree_baselines.MajorityTree(majority_min_count).fit([s.heads for s in tb["train"]])
-baselines = baseline_scores(majority, gold["test"])
-train_kwargs = {"max_epochs": max_epochs, "patience": patience}
-names = list(dict.fromkeys(embeddings.resolve_model(m).name for m in [model, *models]))
-main_name = embeddings.resolve_model(model).name
-g("treebank", tb.name)
-g("model", main_name)
-g("n_models", len(names))
-g("pooling", pooling)
-g("n_seeds", len(seeds))
-g("max_epochs", max_epochs)
-g("patience", patience)
-g("replaced", int(sum(substituted(o, j).sum() for o, j in pairs)))
-g("corpus_sha", str(report["files"]["output"]["sha256"])[:12])
-g("jabberwocky_seed", jabberwocky_seed)
-g("test_words", int(sum(len(o) for o, _ in pairs)))
-g("layer_rule", "the lowest dev loss" if layer_rule == "loss" else "the best score on its metric")
-for split, s in samples.items():
-    g(f"n_{split}", len(s))
+config = JabberwockyProbesConfig.from_parameters(globals())
 
 # %% [markdown]
 # ## Setup
@@ -151,93 +129,42 @@ for split, s in samples.items():
 # or at {glue:text}`ch22_max_epochs:d` epochs; {glue:text}`ch22_n_seeds:d` seeds are trained at
 # each chosen layer and at layer 0.
 
-# %% tags=["remove-cell"]
-g("majority_min", majority_min_count)
-runs, embs_by_model, pieces, sources = {}, {}, {}, {}
-for name in names:
-    short = representations.short_model_name(name)
-    embs = {split: embeddings.embed(s, name, pooling, progress=False) for split, s in samples.items()}
-    embs["Jabberwocky"] = embeddings.embed(jab_test, name, pooling, progress=False)
-    n_layers = embs["train"].n_layers
-    layer_list = resolve_layers(layers, n_layers)
-    configs, sources[name] = probes.model_configs(
-        hyperparameters,
-        "build/results/12_probe_vs_parser.json",
-        name,
-        tb.name,
-        pooling,
-        embs["train"],
-        gold["train"].heads,
-        embs["dev"],
-        gold["dev"].heads,
-        search_space(ranks, embs["train"].dim, lr_min, lr_max, dropout_max),
-        n_trials,
-        search_seed,
-        middle_layer(n_layers),
-        **train_kwargs,
-    )
-    if name == main_name:
-        main_configs = configs
-    test_embs = {"normal": embs["test"], "Jabberwocky": embs["Jabberwocky"]}
-    runs[name] = probes.run_representation(
-        short,
-        embs["train"],
-        gold["train"].heads,
-        embs["dev"],
-        gold["dev"],
-        test_embs,
-        gold["test"],
-        configs,
-        layer_list,
-        seeds,
-        layer_rule,
-        **train_kwargs,
-    )
-    embs_by_model[name] = test_embs
-    pieces[name] = representations.pieces_of_substituted(embs["test"], embs["Jabberwocky"], pairs)
+# %% tags=["hide-input"]
+sets = test_sets.load_test_sets(config)
 
-type_level = representations.type_level_vectors(
-    tb["train"],
-    {
-        "train": samples["train"],
-        "dev": samples["dev"],
-        "normal": samples["test"],
-        "Jabberwocky": jab_test,
-    },
-    fasttext_dim,
-    seeds[0],
-    position_dim,
-    fasttext_path,
-    fasttext_epochs,
-)
-ft_name = "fastText + position"
-runs[ft_name] = probes.run_representation(
-    ft_name,
-    type_level["train"],
-    gold["train"].heads,
-    type_level["dev"],
-    gold["dev"],
-    {"normal": type_level["normal"], "Jabberwocky": type_level["Jabberwocky"]},
-    gold["test"],
-    main_configs,
-    [0],
-    seeds,
-    layer_rule,
-    **train_kwargs,
-)
-main = runs[main_name]
-main_short = representations.short_model_name(main_name)
-g("hyper_source", sources[main_name])
-g("pieces_normal", pieces[main_name][0])
-g("pieces_jab", pieces[main_name][1])
-g("ft_dim", fasttext_dim)
-g("position_dim", position_dim)
-g("ft_source", "pretrained vectors" if fasttext_path else "the training split")
-for kind, key in (("structural", "st"), ("perceptron", "pc")):
-    g(f"{key}_layer", main.chosen[kind])
-    g(f"{key}_rank", int(main_configs[kind]["rank"]))
-    g(f"{key}_lr", float(main_configs[kind]["lr"]))
-    g(f"{key}_dropout", float(main_configs[kind]["dropout"]))
+# %% tags=["remove-cell"]
+g("treebank", sets.data.treebank.name)
+g("pooling", config.pooling)
+g("n_seeds", len(config.seeds))
+g("max_epochs", config.max_epochs)
+g("patience", config.patience)
+g("replaced", sets.n_replaced)
+g("corpus_sha", output_sha(sets.report))
+g("jabberwocky_seed", config.jabberwocky_seed)
+g("test_words", sets.n_words)
+g("layer_rule", probes.layer_rule_phrase(config.layer_rule))
+g("n_train", len(sets.data.samples["train"]))
+g("n_dev", len(sets.data.samples["dev"]))
+g("n_test", len(sets.data.samples["test"]))
+g("majority_min", config.majority_min_count)
+
+# %% tags=["hide-input"]
+runs = probe_runs.probe_representations(config, sets, "build/results/12_probe_vs_parser.json")
+
+# %% tags=["remove-cell"]
+g("model", runs.main)
+g("n_models", len(runs.encoders))
+g("hyper_source", runs.source)
+g("pieces_normal", runs.pieces[0])
+g("pieces_jab", runs.pieces[1])
+g("ft_dim", config.fasttext_dim)
+g("position_dim", config.position_dim)
+g("ft_source", representations.fasttext_source(config.fasttext_path))
+for kind, key in verdicts.PROBE_KEYS.items():
+    g(f"{key}_layer", runs.main_run.chosen[kind])
+    g(f"{key}_rank", int(runs.configs[kind]["rank"]))
+    g(f"{key}_lr", float(runs.configs[kind]["lr"]))
+    g(f"{key}_dropout", float(runs.configs[kind]["dropout"]))
 
 # %% [markdown]
 # The probes' rank, learning rate and dropout come from {glue:text}`ch22_hyper_source`: the
@@ -263,18 +190,14 @@ for kind, key in (("structural", "st"), ("perceptron", "pc")):
 # The structural probe was kept at layer {glue:text}`ch22_st_layer:d` and the perceptron probe
 # at layer {glue:text}`ch22_pc_layer:d`.
 
-# %% tags=["remove-input"]
-dev = main.dev[main.dev["seed"] == seeds[0]].assign(
-    probe=lambda df: df["kind"].map(probes.PROBE_LABELS), uuas=lambda df: 100 * df["uuas"]
-)
-dev_table = dev.pivot_table(index="layer", columns="probe", values=["dev_loss", "dspr", "uuas"])
-dev_table.columns = [f"{probe}: {metric}" for metric, probe in dev_table.columns]
-by_loss = probes.choose_layer(dev, "perceptron", "loss")
-by_metric = probes.choose_layer(dev, "perceptron", "metric")
-g("pc_layer_by_loss", by_loss)
-g("pc_dev_uuas_by_loss", dev_table.loc[by_loss, "perceptron probe: uuas"])
-g("pc_dev_uuas_best", dev_table.loc[by_metric, "perceptron probe: uuas"])
-display(dev_table.style.format("{:.3f}"))
+# %% tags=["hide-input"]
+rules = layer_choice.check_layer_rules(runs.main_run.dev, config.seeds[0])
+display(rules.table.style.format("{:.3f}"))
+
+# %% tags=["remove-cell"]
+g("pc_layer_by_loss", rules.by_loss)
+g("pc_dev_uuas_by_loss", rules.perceptron_uuas(rules.by_loss))
+g("pc_dev_uuas_best", rules.perceptron_uuas(rules.by_metric))
 
 # %% [markdown]
 # The paper chose layers by development *loss*.
@@ -293,21 +216,13 @@ display(dev_table.style.format("{:.3f}"))
 # %% [markdown]
 # ## Normal against Jabberwocky
 
+# %% tags=["hide-input"]
+res = results.jabberwocky_results(
+    runs.per_sentence, sets.baselines, config.n_boot, config.boot_seed
+)
+
 # %% tags=["remove-cell"]
-per_sentence = pd.concat([r.per_sentence for r in runs.values()], ignore_index=True)
-scores = results.scores_table(per_sentence, baselines)
-drops = comparisons.drops_table(per_sentence, n_boot, boot_seed)
-leads = comparisons.leads_table(per_sentence, baselines, n_boot, boot_seed)
-order = [
-    label
-    for name in names
-    for label in (
-        f"{representations.short_model_name(name)} · best layer",
-        f"{representations.short_model_name(name)} · layer 0",
-    )
-] + [ft_name, *BASELINES]
-g.figure("fig_bars", results.bars_figure(scores, order))
-summary = results.jabberwocky_summary(scores, drops, leads)
+g.figure("fig_bars", results.bars_figure(res.scores, runs.order))
 
 # %% [markdown]
 # ```{glue:figure} ch22_fig_bars
@@ -325,9 +240,9 @@ summary = results.jabberwocky_summary(scores, drops, leads)
 # lead is the probe's score minus that of the better word-blind baseline on the same sentences.
 # UUAS and its differences are in percentage points, DSpr in correlation units.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 display(
-    summary.style.format(
+    res.summary.style.format(
         {
             "normal": "{:.3f}",
             "Jabberwocky": "{:.3f}",
@@ -339,87 +254,47 @@ display(
     )
 )
 
-# %% tags=["remove-cell"]
-best_label = f"{main_short} · best layer"
-for kind, key in (("structural", "st"), ("perceptron", "pc")):
-    probe = probes.PROBE_LABELS[kind]
-    d = drops.set_index(["representation", "probe"]).loc[(best_label, probe)]
-    for col in ("normal", "Jabberwocky", "estimate", "low", "high", "claim"):
-        g(f"{key}_{col.lower()}", d[col])
-    lead = leads.set_index(["representation", "probe", "dataset"])
-    for dataset, dkey in (("normal", "n"), ("Jabberwocky", "j")):
-        row = lead.loc[(best_label, probe, dataset)]
-        g(f"{key}_lead_{dkey}", row["estimate"])
-        g(f"{key}_lead_{dkey}_low", row["low"])
-        g(f"{key}_lead_{dkey}_high", row["high"])
-        g(f"{key}_lead_{dkey}_verdict", row["verdict"])
-    g(f"{key}_baseline", row["baseline"])
-    g(
-        f"{key}_lead_change",
-        results.relative_change(
-            lead.loc[(best_label, probe, "normal"), "estimate"],
-            lead.loc[(best_label, probe, "Jabberwocky"), "estimate"],
-        ),
-    )
-    for rep, rkey in ((f"{main_short} · layer 0", "l0"), (ft_name, "ft")):
-        r = drops.set_index(["representation", "probe"]).loc[(rep, probe)]
-        g(f"{key}_{rkey}_drop", r["estimate"])
-        g(f"{key}_{rkey}_claim", results.CLAIM_PHRASES[r["claim"]])
-base = baselines.groupby("baseline", sort=False).apply(corpus_scores, include_groups=False)
-g("chain_uuas", 100 * base["linear chain"]["uuas"])
-g("majority_uuas", 100 * base["majority tree"]["uuas"])
-g("chain_dspr", base["linear chain"]["dspr"])
-g("majority_dspr", base["majority tree"]["dspr"])
+# %% tags=["hide-input"]
+claims = verdicts.jabberwocky_claim_values(res.drops, res.leads, sets.baselines, runs.main_short)
 edge_test = comparisons.jabberwocky_edge_comparison(
-    main.probes[("perceptron", main.chosen["perceptron"], seeds[0])],
-    main.chosen["perceptron"],
-    embs_by_model[main_name],
-    gold["test"],
+    runs.main_run, runs.test_embs, sets.data.gold["test"], config.seeds[0]
 )
+
+# %% tags=["remove-cell"]
+for key, value in claims.items():
+    g(key, value)
 g.comparison("mcnemar", edge_test)
-g("n_boot", n_boot)
-model_drops = drops[drops["representation"].str.endswith("· best layer")]
-g("n_model_probes", len(model_drops))
-g("overall", results.jabberwocky_verdict(drops, leads, best_label))
-n_holds = g("n_drop_holds", int((model_drops["claim"] == "holds").sum()))
+g("n_boot", config.n_boot)
 
 # %% [markdown]
 # ### The structural probe
 #
 # At layer {glue:text}`ch22_st_layer:d` of {glue:text}`ch22_model`, the structural probe reaches
 # a DSpr of {glue:text}`ch22_st_normal:.3f` on normal sentences and
-# {glue:text}`ch22_st_jabberwocky:.3f` on their Jabberwocky versions, a drop of
-# {glue:text}`ch22_st_estimate:+.3f` (95 % CI {glue:text}`ch22_st_low:.3f` to
-# {glue:text}`ch22_st_high:.3f`).
-# **The paper's claim that the probe does worse on Jabberwocky: {glue:text}`ch22_st_claim`.**
+# {glue:text}`ch22_st_jabberwocky:.3f` on their Jabberwocky versions.
 # The better word-blind baseline on DSpr is the {glue:text}`ch22_st_baseline`
 # (linear chain {glue:text}`ch22_chain_dspr:.3f`, majority tree
 # {glue:text}`ch22_majority_dspr:.3f`).
 # The probe leads it by {glue:text}`ch22_st_lead_n:+.3f` on normal sentences (CI
 # {glue:text}`ch22_st_lead_n_low:.3f` to {glue:text}`ch22_st_lead_n_high:.3f`) and by
 # {glue:text}`ch22_st_lead_j:+.3f` on Jabberwocky (CI {glue:text}`ch22_st_lead_j_low:.3f` to
-# {glue:text}`ch22_st_lead_j_high:.3f`): the lead {glue:text}`ch22_st_lead_change` on normal
-# sentences.
+# {glue:text}`ch22_st_lead_j_high:.3f`).
 #
 # ### The perceptron probe
 #
 # At layer {glue:text}`ch22_pc_layer:d`, the perceptron probe recovers
 # {glue:text}`ch22_pc_normal:.1f` % of the gold edges of normal sentences and
-# {glue:text}`ch22_pc_jabberwocky:.1f` % on Jabberwocky, a drop of
-# {glue:text}`ch22_pc_estimate:+.1f` points (95 % CI {glue:text}`ch22_pc_low:.1f` to
-# {glue:text}`ch22_pc_high:.1f`).
-# **The paper's claim that the probe does worse on Jabberwocky: {glue:text}`ch22_pc_claim`.**
+# {glue:text}`ch22_pc_jabberwocky:.1f` % on Jabberwocky.
 # Edge by edge, with the first seed's probe, over {glue:text}`ch22_mcnemar_n:,d` gold edges:
 # {glue:text}`ch22_mcnemar_summary`
 # The edges of one sentence stand or fall together, which McNemar's test ignores, so its p-value
-# is optimistic; the interval over sentences above is the better guide.
+# is optimistic; the interval over sentences in the verdicts below is the better guide.
 # The better word-blind baseline on UUAS is the {glue:text}`ch22_pc_baseline` (linear chain
 # {glue:text}`ch22_chain_uuas:.1f` %, majority tree {glue:text}`ch22_majority_uuas:.1f` %).
 # The probe leads it by {glue:text}`ch22_pc_lead_n:+.1f` points on normal sentences (CI
 # {glue:text}`ch22_pc_lead_n_low:.1f` to {glue:text}`ch22_pc_lead_n_high:.1f`) and by
 # {glue:text}`ch22_pc_lead_j:+.1f` on Jabberwocky (CI {glue:text}`ch22_pc_lead_j_low:.1f` to
-# {glue:text}`ch22_pc_lead_j_high:.1f`): the lead {glue:text}`ch22_pc_lead_change` on normal
-# sentences.
+# {glue:text}`ch22_pc_lead_j_high:.1f`).
 #
 # ### The uncontextualised representations
 #
@@ -434,11 +309,40 @@ n_holds = g("n_drop_holds", int((model_drops["claim"] == "holds").sum()))
 # themselves: a pseudoword's vector says less about what kind of word it is, and where it
 # attaches, than the vector of the real word it replaced.
 #
-# ## What the numbers say
+# ## Verdicts
 #
+# Drops are normal minus Jabberwocky at each probe's dev-chosen layer of
+# {glue:text}`ch22_model`, with 95 % intervals from {glue:text}`ch22_n_boot:,d` bootstrap
+# resamples of test sentences.
+#
+# **The structural probe does worse on Jabberwocky: {glue:text}`ch22_st_claim`.**
+# Its DSpr drops by {glue:text}`ch22_st_estimate:+.3f` (95 % CI {glue:text}`ch22_st_low:.3f` to
+# {glue:text}`ch22_st_high:.3f`), from {glue:text}`ch22_st_normal:.3f` to
+# {glue:text}`ch22_st_jabberwocky:.3f`.
+#
+# **The perceptron probe does worse on Jabberwocky: {glue:text}`ch22_pc_claim`.**
+# Its UUAS drops by {glue:text}`ch22_pc_estimate:+.1f` points (95 % CI
+# {glue:text}`ch22_pc_low:.1f` to {glue:text}`ch22_pc_high:.1f`), from
+# {glue:text}`ch22_pc_normal:.1f` % to {glue:text}`ch22_pc_jabberwocky:.1f` %.
+#
+# **On Jabberwocky the structural probe still beats the word-blind baselines:
+# {glue:text}`ch22_st_lead_j_verdict`.**
+# Its lead over the {glue:text}`ch22_st_baseline` is {glue:text}`ch22_st_lead_j:+.3f` (CI
+# {glue:text}`ch22_st_lead_j_low:.3f` to {glue:text}`ch22_st_lead_j_high:.3f`) against
+# {glue:text}`ch22_st_lead_n:+.3f` on normal sentences: the lead
+# {glue:text}`ch22_st_lead_change` on normal sentences.
+#
+# **On Jabberwocky the perceptron probe still beats the word-blind baselines:
+# {glue:text}`ch22_pc_lead_j_verdict`.**
+# Its lead over the {glue:text}`ch22_pc_baseline` is {glue:text}`ch22_pc_lead_j:+.1f` points
+# (CI {glue:text}`ch22_pc_lead_j_low:.1f` to {glue:text}`ch22_pc_lead_j_high:.1f`) against
+# {glue:text}`ch22_pc_lead_n:+.1f` on normal sentences: the lead
+# {glue:text}`ch22_pc_lead_change` on normal sentences.
+#
+# **Overall, for {glue:text}`ch22_model` on {glue:text}`ch22_treebank`:
+# {glue:text}`ch22_overall`.**
 # Across the {glue:text}`ch22_n_model_probes:d` probes trained on the best layer of an encoder in
-# this run, the drop on Jabberwocky is significant in {glue:text}`ch22_n_drop_holds:d`
-# (intervals from {glue:text}`ch22_n_boot:,d` bootstrap resamples of test sentences).
+# this run, the drop on Jabberwocky is significant in {glue:text}`ch22_n_drop_holds:d`.
 # The paper reads its drops as evidence that probes lean on the meaning of words to find syntax,
 # and so that a probe's score on ordinary text overstates how much syntax a model encodes.
 # Two caveats apply to that reading here as there.
@@ -450,8 +354,6 @@ n_holds = g("n_drop_holds", int((model_drops["claim"] == "holds").sum()))
 # The word-blind baselines score the same on both test sets by construction, so whatever lead a
 # probe keeps on Jabberwocky is structure that it recovers without help from the meaning of the
 # replaced words.
-#
-# **For {glue:text}`ch22_model` on {glue:text}`ch22_treebank`: {glue:text}`ch22_overall`.**
 
 # %% tags=["remove-cell"]
 g.save("build/results/22_jabberwocky_probes.json")

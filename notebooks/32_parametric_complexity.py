@@ -56,45 +56,23 @@ eval_every: int = 25  # minibatches between early-stopping checks on dev (the pa
 patience: int = 4  # checks without improvement before a probe stops (the paper uses 10)
 max_steps: int = 1000  # upper bound on minibatches per probe
 
-# %% tags=["remove-cell"]
-import numpy as np
-import pandas as pd
-from IPython.display import display
-
+# %% tags=["hide-input"]
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.part3_pareto import experimental_setup, frontiers, parametric
-from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
-from probekit.experiments.part3_pareto.representations import (
-    NON_CONTEXTUAL,
-    REPRESENTATIONS,
-    TASKS,
-    task_data,
+from probekit.experiments.part3_pareto import (
+    claims,
+    experimental_setup,
+    paper,
+    parametric_experiment,
 )
-from probekit.experiments.part3_pareto.runs import combine
-from probekit.stats.comparison import compare
+from probekit.experiments.part3_pareto.config import ParametricConfig
 
 plots.use_style()
 g = Glue("ch32")
-setup = experimental_setup.prepare(globals())
-tb, splits, reps, labels = setup.treebank, setup.splits, setup.representations, setup.labels
-options = setup.options
-g("treebank", tb.name)
-g("n_train_sentences", len(splits.train))
-g("n_train_words", splits.n_words("train"))
-g("n_dev_words", splits.n_words("dev"))
-g("n_test_words", splits.n_words("test"))
-g("n_probes", n_probes)
-g("alpha_max", alpha_max)
-g("contextual", labels.get("contextual", "not run"))
-g("max_norm", max_norm)
-g("lr", lr)
-g("batch_size", batch_size)
-g("max_steps", max_steps)
-g("type_dim", type_dim)
+config = ParametricConfig.from_parameters(globals())
 
 # %% [markdown]
-# ## Set-up
+# ## Setup
 #
 # The representations are those of the paper's §6, with our default model in place of BERT:
 #
@@ -125,50 +103,32 @@ g("type_dim", type_dim)
 # batches of {glue:text}`ch32_batch_size:,d` and at most {glue:text}`ch32_max_steps:,d`
 # updates; the `full` profile restores the paper's settings.
 
+# %% tags=["hide-input"]
+setup = experimental_setup.build_pareto_setup(config)
+labels = setup.labels
+
 # %% tags=["remove-cell"]
-datasets = {task: task_data(task, splits) for task in tasks}
-runs = {}
-for task, d in datasets.items():
-    for name, rep in reps.items():
-        for family in families:
-            runs[(task, name, family)] = parametric.linear_pareto(
-                rep, d, family, n_probes=n_probes, seed=seed, options=options, alpha_max=alpha_max
-            )
-table = combine(list(runs.values()))
-task_titles = {"posl": "POSL", "dal": "DAL"}
-for task in TASKS:
-    g(f"classes_{task}", datasets[task].n_classes if task in datasets else 0)
+g("treebank", setup.treebank.name)
+g("n_train_sentences", len(setup.splits.train))
+g("n_train_words", setup.splits.n_words("train"))
+g("n_dev_words", setup.splits.n_words("dev"))
+g("n_test_words", setup.splits.n_words("test"))
+g("n_probes", config.n_probes)
+g("alpha_max", config.alpha_max)
+g("contextual", setup.contextual_label)
+g("max_norm", config.max_norm)
+g("lr", config.lr)
+g("batch_size", config.batch_size)
+g("max_steps", config.max_steps)
+g("type_dim", config.type_dim)
 
+# %% tags=["hide-input"]
+runs = parametric_experiment.run_parametric(setup, config)
+hv = parametric_experiment.parametric_hypervolumes(runs)
 
-def cap_of(task, family):
-    """The hypervolume cap: max_norm, or the number of labels for the rank."""
-    return max_norm if family == "nuclear" else float(datasets[task].n_classes)
-
-
-hv = paper_comparison(
-    pd.concat(
-        [
-            frontiers.hypervolume_table(table[table["family"] == f], "complexity", cap)
-            for f, cap in (("nuclear", max_norm), ("rank", "max_complexity"))
-            if f in families
-        ],
-        ignore_index=True,
-    )
-)
-
-
-def frontier_figure(family, xlabel):
-    """The Pareto curves of one family, or a placeholder when it was not run."""
-    if family not in families:
-        return frontiers.placeholder_figure(
-            f"the {family} family was not run with these parameters"
-        )
-    caps = {t: cap_of(t, family) for t in tasks}
-    sub = table[table["family"] == family]
-    return frontiers.plot_frontiers(
-        sub, "complexity", caps, xlabel, titles=task_titles, labels=labels
-    )
-
+# %% tags=["remove-cell"]
+g("classes_posl", runs.n_classes.get("posl", 0))
+g("classes_dal", runs.n_classes.get("dal", 0))
 
 # %% [markdown]
 # ## Pareto curves under the nuclear norm
@@ -179,8 +139,8 @@ def frontier_figure(family, xlabel):
 # The x-axis stops at the cap of {glue:text}`ch32_max_norm:.0f` that the paper uses for its
 # hypervolumes.
 
-# %% tags=["remove-cell"]
-g.figure("fig_nuclear", frontier_figure("nuclear", "nuclear norm of [W | b]"))
+# %% tags=["hide-input"]
+g.figure("fig_nuclear", parametric_experiment.plot_parametric(runs, "nuclear", labels))
 
 # %% [markdown]
 # ```{glue:figure} ch32_fig_nuclear
@@ -190,55 +150,14 @@ g.figure("fig_nuclear", frontier_figure("nuclear", "nuclear norm of [W | b]"))
 # the paper's Fig. 2. Dots: probes; lines: each representation's frontier up to the cap.
 # ```
 
+# %% tags=["hide-input"]
+leaders = parametric_experiment.parametric_leaders(runs, config.simple_fraction, labels)
+
 # %% tags=["remove-cell"]
-lead_rows = []
-for task in TASKS:
-    for family in ("nuclear", "rank"):
-        if task not in tasks or family not in families:
-            g(f"leaders_{task}_{family}", "not run")
-            g(f"simple_{task}_{family}", "not run")
-            continue
-        sub = table[(table["task"] == task) & (table["family"] == family)]
-        cap = cap_of(task, family)
-        leaders = frontiers.main_leaders(
-            frontiers.frontier_leaders(sub, "complexity", cap), 0.02 * cap
-        )
-        phrase = frontiers.describe_leaders(
-            leaders, labels, "{:.0f}" if family == "rank" else "{:.1f}"
-        )
-        winner, _ = frontiers.simple_winner(sub, "complexity", simple_fraction * cap)
-        g(f"leaders_{task}_{family}", phrase)
-        g(f"simple_{task}_{family}", labels.get(winner, "none") if winner else "none")
-        lead_rows.append(
-            {
-                "task": task_titles[task],
-                "family": family,
-                "winner": winner,
-                "simple-probe winner": labels.get(winner, "none") if winner else "none",
-                "frontier held by": phrase,
-            }
-        )
-g("simple_fraction", 100 * simple_fraction)
-
-
-def onehot_wins(family):
-    """How many tasks' simple range one-hot wins under a family, out of how many."""
-    rows = [r for r in lead_rows if r["family"] == family]
-    return sum(r["winner"] == "onehot" for r in rows), len(rows)
-
-
-# The paper's claim (§2.3, §6.1) is about the nuclear norm; the rank is reported alongside.
-wins, n_tasks = onehot_wins("nuclear")
-wins_rank, n_rank = onehot_wins("rank")
-testable = "onehot" in reps and "nuclear" in families
-g(
-    "verdict_onehot",
-    frontiers.verdict(
-        (wins == n_tasks) if testable else None,
-        f"under the nuclear norm one-hot wins the simple range in {wins} of {n_tasks} tasks; "
-        f"under the rank in {wins_rank} of {n_rank}",
-    ),
-)
+for key, value in parametric_experiment.parametric_leader_numbers(leaders).items():
+    g(key, value)
+g("simple_fraction", 100 * config.simple_fraction)
+g("verdict_onehot", claims.parametric_onehot_verdict(leaders, config.representations))
 
 # %% [markdown]
 # The representation that holds the joint frontier changes with the budget.
@@ -259,8 +178,8 @@ g(
 # Its cap is the number of labels ({glue:text}`ch32_classes_posl:d` for POSL and
 # {glue:text}`ch32_classes_dal:d` for DAL), beyond which the constraint no longer binds.
 
-# %% tags=["remove-cell"]
-g.figure("fig_rank", frontier_figure("rank", "rank of W"))
+# %% tags=["hide-input"]
+g.figure("fig_rank", parametric_experiment.plot_parametric(runs, "rank", labels))
 
 # %% [markdown]
 # ```{glue:figure} ch32_fig_rank
@@ -277,8 +196,8 @@ g.figure("fig_rank", frontier_figure("rank", "rank of W"))
 # left out: near complexity 0 every probe sits at the majority baseline and the lead changes
 # hands on noise).
 
-# %% tags=["remove-input"]
-display(pd.DataFrame(lead_rows).drop(columns="winner").set_index(["task", "family"]))
+# %% tags=["hide-input"]
+parametric_experiment.parametric_leader_table(leaders)
 
 # %% [markdown]
 # ## Hypervolumes
@@ -288,37 +207,15 @@ display(pd.DataFrame(lead_rows).drop(columns="winner").set_index(["task", "famil
 # complexity.
 # A representation that needs complex probes before it is accurate loses area on the left.
 
-# %% tags=["remove-cell"]
-for task in TASKS:
-    for family in ("nuclear", "rank"):
-        for name in REPRESENTATIONS:
-            value = frontiers.hypervolume_of(hv, task=task, family=family, representation=name)
-            g(f"hv_{task}_{family}_{name}", value)
-            g(f"paper_{task}_{family}_{name}", PAPER["table3"][(task, family)][name])
-for name in REPRESENTATIONS:
-    g(f"released_posl_nuclear_{name}", PAPER["released_posl_nuclear"][name])
-shown = (
-    hv.assign(task=hv["task"].map(task_titles), representation=hv["representation"].map(labels))
-    .rename(
-        columns={
-            "hypervolume": "hypervolume (ours)",
-            "paper": "Table 3 (paper, English)",
-            "best_accuracy": "best accuracy within cap",
-            "n_within_cap": "probes within cap",
-        }
-    )
-    .set_index(["task", "family", "representation"])[
-        [
-            "hypervolume (ours)",
-            "Table 3 (paper, English)",
-            "best accuracy within cap",
-            "probes within cap",
-        ]
-    ]
-)
+# %% tags=["hide-input"]
+shown = parametric_experiment.parametric_hypervolume_table(hv, labels)
+shown.style.format("{:.2f}", subset=list(shown.columns[:3]), na_rep="–")
 
-# %% tags=["remove-input"]
-display(shown.style.format("{:.2f}", subset=list(shown.columns[:3]), na_rep="–"))
+# %% tags=["remove-cell"]
+for key, value in paper.table3_numbers(hv, ("nuclear", "rank")).items():
+    g(key, value)
+for name, value in paper.PAPER["released_posl_nuclear"].items():
+    g(f"released_posl_nuclear_{name}", value)
 
 # %% [markdown]
 # Under the nuclear norm, the POSL hypervolumes of this run are
@@ -340,44 +237,7 @@ display(shown.style.format("{:.2f}", subset=list(shown.columns[:3]), na_rep="–
 # Table 3 is one of orderings, not of values.
 # The values also depend on how long the probes train, because an unpenalised probe's norm keeps
 # growing as long as its training loss falls, and ours train for far fewer steps.
-
-# %% tags=["remove-cell"]
-compare_rows = []
-for task in TASKS:
-    for budget_name, budget in (("simple", simple_fraction * max_norm), ("cap", max_norm)):
-        key = f"compare_{task}_{budget_name}"
-        pair = [(task, n, "nuclear") for n in ("contextual", "onehot")]
-        if not all(p in runs for p in pair):
-            g(
-                key,
-                "Not run (needs the contextual and one-hot representations and the nuclear norm).",
-            )
-            continue
-        picked = [frontiers.pick_probe(runs[p].table, "complexity", budget) for p in pair]
-        if None in picked:
-            g(key, "Not possible: one of the two has no probe within this budget.")
-            continue
-        c = compare(
-            runs[pair[0]].correct[picked[0]],
-            runs[pair[1]].correct[picked[1]],
-            labels["contextual"],
-            labels["onehot"],
-        )
-        g(key, c.summary())
-        compare_rows.append(
-            {
-                "task": task_titles[task],
-                "budget (nuclear norm)": budget,
-                "contextual accuracy": c.acc_a,
-                "one-hot accuracy": c.acc_b,
-                "McNemar p": c.p_value,
-                "power": c.power,
-                "verdict": c.verdict,
-            }
-        )
-g("budget_simple", simple_fraction * max_norm)
-
-# %% [markdown]
+#
 # ## Contextual against one-hot at a fixed budget
 #
 # A hypervolume has no error bar.
@@ -386,66 +246,67 @@ g("budget_simple", simple_fraction * max_norm)
 # accuracy among those within a budget, and compare the two on the same test words with
 # McNemar's exact test (with the power simulated at the observed effect, as in
 # {cite:t}`zhu2022data`).
+
+# %% tags=["hide-input"]
+summaries, comparisons = parametric_experiment.parametric_comparisons(
+    runs, config.simple_fraction, labels
+)
+comparisons.style.format(
+    {
+        "contextual accuracy": "{:.3f}",
+        "one-hot accuracy": "{:.3f}",
+        "McNemar p": "{:.3g}",
+        "power": "{:.2f}",
+    }
+)
+
+# %% tags=["remove-cell"]
+for key, value in summaries.items():
+    g(key, value)
+g("budget_simple", config.simple_fraction * config.max_norm)
+
+# %% [markdown]
 # With a nuclear norm of at most {glue:text}`ch32_budget_simple:.0f` on POSL:
 # {glue:text}`ch32_compare_posl_simple`
 # Within the full cap: {glue:text}`ch32_compare_posl_cap`
 # On DAL, within {glue:text}`ch32_budget_simple:.0f`: {glue:text}`ch32_compare_dal_simple`
 # Within the full cap: {glue:text}`ch32_compare_dal_cap`
 
-# %% tags=["remove-input"]
-if compare_rows:
-    display(
-        pd.DataFrame(compare_rows)
-        .set_index(["task", "budget (nuclear norm)"])
-        .style.format(
-            {
-                "contextual accuracy": "{:.3f}",
-                "one-hot accuracy": "{:.3f}",
-                "McNemar p": "{:.3g}",
-                "power": "{:.2f}",
-            }
-        )
-    )
-
 # %% tags=["remove-cell"]
-best = table.groupby(["task", "representation"])["accuracy"].max()
-for task in TASKS:
-    for name in REPRESENTATIONS:
-        g(f"best_{task}_{name}", 100 * float(best.get((task, name), np.nan)))
-        g(f"best_paper_{task}_{name}", 100 * PAPER["best_linear"][task][name])
-    others = [best[(task, n)] for n in NON_CONTEXTUAL if (task, n) in best]
-    gap = (
-        best[(task, "contextual")] - max(others)
-        if (task, "contextual") in best and others
-        else np.nan
-    )
-    g(f"ctx_gap_{task}", 100 * float(gap))
-g(
-    "verdict_parsing",
-    frontiers.verdict(None, "this chapter has no parsing probes; see the parsing chapter"),
-)
+for key, value in parametric_experiment.parametric_accuracy_numbers(runs).items():
+    g(key, value)
+g("verdict_parsing", claims.NO_PARSING_VERDICT)
 g.save("build/results/32_parametric_complexity.json")
 
 # %% [markdown]
 # ## Verdicts
 #
-# - **Which representations are Pareto-dominant.** Under the nuclear norm:
-#   POSL, {glue:text}`ch32_leaders_posl_nuclear`; DAL, {glue:text}`ch32_leaders_dal_nuclear`.
-#   Under the rank: POSL, {glue:text}`ch32_leaders_posl_rank`; DAL,
-#   {glue:text}`ch32_leaders_dal_rank`.
-# - **"One-hot wins for simple probes"** {glue:text}`ch32_verdict_onehot`.
-# - **Accuracy without a budget.** The most accurate linear probe of the contextual
-#   representation reaches {glue:text}`ch32_best_posl_contextual:.1f` % on POSL and
-#   {glue:text}`ch32_best_dal_contextual:.1f` % on DAL, {glue:text}`ch32_ctx_gap_posl:.1f` and
-#   {glue:text}`ch32_ctx_gap_dal:.1f` points above the best type-level representation
-#   (fastText {glue:text}`ch32_best_posl_fasttext:.1f` and {glue:text}`ch32_best_dal_fasttext:.1f`,
-#   one-hot {glue:text}`ch32_best_posl_onehot:.1f` and {glue:text}`ch32_best_dal_onehot:.1f`,
-#   random {glue:text}`ch32_best_posl_random:.1f` and {glue:text}`ch32_best_dal_random:.1f`).
-#   The paper's released runs reach {glue:text}`ch32_best_paper_posl_contextual:.1f` and
-#   {glue:text}`ch32_best_paper_dal_contextual:.1f` with BERT and
-#   {glue:text}`ch32_best_paper_posl_fasttext:.1f` and {glue:text}`ch32_best_paper_dal_fasttext:.1f`
-#   with pretrained fastText, on the full training split.
-# - **"Parsing separates contextual from non-contextual"** {glue:text}`ch32_verdict_parsing`.
+# **Which representations are Pareto-dominant.**
+# Under the nuclear norm: POSL, {glue:text}`ch32_leaders_posl_nuclear`; DAL,
+# {glue:text}`ch32_leaders_dal_nuclear`.
+# Under the rank: POSL, {glue:text}`ch32_leaders_posl_rank`; DAL,
+# {glue:text}`ch32_leaders_dal_rank`.
+#
+# **"One-hot wins for simple probes": {glue:text}`ch32_verdict_onehot`.**
+# The representation with the largest hypervolume over the simple range is, under the nuclear
+# norm, {glue:text}`ch32_simple_posl_nuclear` for POSL and {glue:text}`ch32_simple_dal_nuclear`
+# for DAL; under the rank, {glue:text}`ch32_simple_posl_rank` and
+# {glue:text}`ch32_simple_dal_rank`.
+#
+# **Accuracy without a budget.**
+# The most accurate linear probe of the contextual representation reaches
+# {glue:text}`ch32_best_posl_contextual:.1f` % on POSL and
+# {glue:text}`ch32_best_dal_contextual:.1f` % on DAL, {glue:text}`ch32_ctx_gap_posl:.1f` and
+# {glue:text}`ch32_ctx_gap_dal:.1f` points above the best type-level representation
+# (fastText {glue:text}`ch32_best_posl_fasttext:.1f` and {glue:text}`ch32_best_dal_fasttext:.1f`,
+# one-hot {glue:text}`ch32_best_posl_onehot:.1f` and {glue:text}`ch32_best_dal_onehot:.1f`,
+# random {glue:text}`ch32_best_posl_random:.1f` and {glue:text}`ch32_best_dal_random:.1f`).
+# The paper's released runs reach {glue:text}`ch32_best_paper_posl_contextual:.1f` and
+# {glue:text}`ch32_best_paper_dal_contextual:.1f` with BERT and
+# {glue:text}`ch32_best_paper_posl_fasttext:.1f` and {glue:text}`ch32_best_paper_dal_fasttext:.1f`
+# with pretrained fastText, on the full training split.
+#
+# **"Parsing separates contextual from non-contextual": {glue:text}`ch32_verdict_parsing`.**
 #
 # Three differences from the paper shape these numbers: our contextual model is a small
 # sentence-embedding model rather than BERT; our fastText is trained on a few hundred thousand

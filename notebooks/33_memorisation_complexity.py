@@ -59,45 +59,25 @@ eval_every: int = 50  # minibatches between early-stopping checks on dev (the pa
 patience: int = 4  # checks without improvement before a probe stops (the paper uses 10)
 max_steps: int = 800  # upper bound on minibatches per probe trained on the gold labels
 
-# %% tags=["remove-cell"]
-import numpy as np
-import pandas as pd
-from IPython.display import display
-
+# %% tags=["hide-input"]
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.part3_pareto import experimental_setup, frontiers, memorisation
-from probekit.experiments.part3_pareto.memorisation import CONDITIONS
-from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
-from probekit.experiments.part3_pareto.representations import (
-    NON_CONTEXTUAL,
-    REPRESENTATIONS,
-    TASKS,
-    task_data,
+from probekit.experiments.part3_pareto import (
+    claims,
+    experimental_setup,
+    frontiers,
+    memorisation_experiment,
+    paper,
 )
-from probekit.experiments.part3_pareto.runs import combine
-from probekit.stats.comparison import compare
+from probekit.experiments.part3_pareto.config import MemorisationConfig
+from probekit.experiments.part3_pareto.memorisation import CONDITIONS
 
 plots.use_style()
 g = Glue("ch33")
-setup = experimental_setup.prepare(globals())
-tb, splits, reps, labels = setup.treebank, setup.splits, setup.representations, setup.labels
-configs, shuffled_words, options = setup.configs, setup.shuffled_words, setup.options
-g("treebank", tb.name)
-g("n_train_sentences", len(splits.train))
-g("n_train_words", splits.n_words("train"))
-g("n_dev_words", splits.n_words("dev"))
-g("n_test_words", splits.n_words("test"))
-g("n_configs", n_configs)
-g("max_hidden", max_hidden)
-g("memorise_steps", memorise_steps)
-g("batch_size", batch_size)
-g("max_steps", max_steps)
-g("lr", lr)
-g("contextual", labels.get("contextual", "not run"))
+config = MemorisationConfig.from_parameters(globals())
 
 # %% [markdown]
-# ## Set-up
+# ## Setup
 #
 # Representations, data and tasks are those of {ref}`sec-ch32`: the contextual model
 # ({glue:text}`ch33_contextual`), fastText trained on the treebank, one-hot and random vectors,
@@ -122,57 +102,39 @@ g("contextual", labels.get("contextual", "not run"))
 # would be on the whole split; what matters for the curves is how architectures rank.
 # Architectures with the same layer sizes are trained together in one batched pass.
 
-# %% tags=["remove-input"]
-display(
-    pd.DataFrame([vars(c) for c in configs])
-    .rename(columns={"n_layers": "hidden layers", "hidden_size": "hidden size"})
-    .rename_axis("architecture")
-    .style.format({"dropout": "{:.2f}"})
-)
+# %% tags=["hide-input"]
+setup = experimental_setup.build_pareto_setup(config)
+labels = setup.labels
+memorisation_experiment.architecture_table(setup.architectures).style.format({"dropout": "{:.2f}"})
 
 # %% tags=["remove-cell"]
-datasets = {task: task_data(task, splits) for task in tasks}
-runs = {}
-for task, d in datasets.items():
-    for name, rep in reps.items():
-        runs[(task, name)] = memorisation.mlp_pareto(
-            rep,
-            d,
-            configs,
-            conditions=["normal", *controls],
-            shuffled_words=shuffled_words,
-            seed=seed,
-            options=options,
-            n_memorise=n_memorise,
-            memorise_steps=memorise_steps,
-        )
-table = combine(list(runs.values()))
-g("n_memorise", int(table["n_memorise"].iloc[0]))
-task_titles = {"posl": "POSL", "dal": "DAL"}
-for t in TASKS:
-    y = datasets[t].y("train") if t in datasets else np.zeros(1, dtype=int)
-    g(f"majority_{t}", 100 * float(np.bincount(y).max() / len(y)) if t in datasets else np.nan)
-x = "label_shuffled" if "label_shuffled" in controls else "fully_shuffled"
-g("x_name", x.replace("_", "-"))
+g("treebank", setup.treebank.name)
+g("n_train_sentences", len(setup.splits.train))
+g("n_train_words", setup.splits.n_words("train"))
+g("n_dev_words", setup.splits.n_words("dev"))
+g("n_test_words", setup.splits.n_words("test"))
+g("n_configs", config.n_configs)
+g("max_hidden", config.max_hidden)
+g("memorise_steps", config.memorise_steps)
+g("batch_size", config.batch_size)
+g("max_steps", config.max_steps)
+g("lr", config.lr)
+g("contextual", setup.contextual_label)
+
+# %% tags=["hide-input"]
+runs = memorisation_experiment.run_memorisation(setup, config)
+
+# %% tags=["remove-cell"]
+g("n_memorise", runs.n_memorise)
+g("majority_posl", 100 * runs.majority_share("posl"))
+g("majority_dal", 100 * runs.majority_share("dal"))
+g("x_name", runs.x.replace("_", "-"))
 
 # %% [markdown]
 # ## Pareto curves under label-shuffled complexity
 
-# %% tags=["remove-cell"]
-if "label_shuffled" in controls:
-    fig = frontiers.plot_frontiers(
-        table,
-        "label_shuffled",
-        1.0,
-        "memorisation: training accuracy on shuffled labels",
-        titles=task_titles,
-        labels=labels,
-    )
-else:
-    fig = frontiers.placeholder_figure(
-        "the label-shuffled control was not run with these parameters"
-    )
-g.figure("fig_label", fig)
+# %% tags=["hide-input"]
+g.figure("fig_label", memorisation_experiment.plot_memorisation(runs, labels))
 
 # %% [markdown]
 # ```{glue:figure} ch33_fig_label
@@ -185,47 +147,20 @@ g.figure("fig_label", fig)
 # No probe memorises less than the majority label, which is about
 # {glue:text}`ch33_majority_posl:.1f` % of the POSL and {glue:text}`ch33_majority_dal:.1f` % of
 # the DAL training labels, so every curve starts near there.
-
-# %% tags=["remove-cell"]
-hv = paper_comparison(
-    pd.concat(
-        [frontiers.hypervolume_table(table.assign(family=c), c, 1.0) for c in controls],
-        ignore_index=True,
-    )
-)
-hv = hv[hv["n_probes"] > 0]
-
-
-for task in TASKS:
-    for control in CONDITIONS[1:]:
-        for name in REPRESENTATIONS:
-            if control == "fully_shuffled" and name != "contextual":
-                continue
-            value = frontiers.hypervolume_of(hv, task=task, family=control, representation=name)
-            g(f"hv_{task}_{control}_{name}", value)
-            g(f"paper_{task}_{control}_{name}", PAPER["table3"][(task, control)][name])
-shown = (
-    hv.assign(task=hv["task"].map(task_titles), representation=hv["representation"].map(labels))
-    .rename(
-        columns={
-            "family": "complexity",
-            "hypervolume": "hypervolume (ours)",
-            "paper": "Table 3 (paper, English)",
-            "best_accuracy": "best accuracy",
-        }
-    )
-    .set_index(["task", "complexity", "representation"])[
-        ["hypervolume (ours)", "Table 3 (paper, English)", "best accuracy"]
-    ]
-)
-
-# %% [markdown]
+#
 # ## Hypervolumes
 #
 # With memorisation as the complexity, the cap is 1: a probe that memorises every shuffled label.
 
-# %% tags=["remove-input"]
-display(shown.style.format("{:.2f}", na_rep="–"))
+# %% tags=["hide-input"]
+hv = memorisation_experiment.memorisation_hypervolumes(runs)
+memorisation_experiment.memorisation_hypervolume_table(hv, labels).style.format(
+    "{:.2f}", na_rep="–"
+)
+
+# %% tags=["remove-cell"]
+for key, value in paper.table3_numbers(hv, CONDITIONS[1:]).items():
+    g(key, value)
 
 # %% [markdown]
 # Under label-shuffled complexity the POSL hypervolumes are
@@ -263,32 +198,14 @@ display(shown.style.format("{:.2f}", na_rep="–"))
 # BERT (0.79 and 0.79 on POSL, 0.80 and 0.81 on DAL).
 # The next figure puts the contextual model's two curves side by side.
 
+# %% tags=["hide-input"]
+g.figure(
+    "fig_full", memorisation_experiment.plot_memorisation_controls(runs, config.representations)
+)
+
 # %% tags=["remove-cell"]
-both = "contextual" in reps and set(controls) == {"label_shuffled", "fully_shuffled"}
-if both:
-    ctx = table[table["representation"] == "contextual"]
-    long = pd.concat(
-        [
-            ctx.assign(control="label-shuffled", memorisation=ctx["label_shuffled"]),
-            ctx.assign(control="fully shuffled", memorisation=ctx["fully_shuffled"]),
-        ],
-        ignore_index=True,
-    )
-    fig = frontiers.plot_frontiers(
-        long, "memorisation", 1.0, "memorisation accuracy", hue="control", titles=task_titles
-    )
-    diff = float((ctx["fully_shuffled"] - ctx["label_shuffled"]).mean())
-else:
-    fig = frontiers.placeholder_figure("needs the contextual model and both controls")
-    diff = float("nan")
-g.figure("fig_full", fig)
-g("full_minus_label_mean", 100 * diff)
-for task in TASKS:
-    full, label = (
-        frontiers.hypervolume_of(hv, task=task, family=c, representation="contextual")
-        for c in ("fully_shuffled", "label_shuffled")
-    )
-    g(f"hv_full_minus_label_{task}", full - label)
+for key, value in memorisation_experiment.control_numbers(runs, hv, config.representations).items():
+    g(key, value)
 
 # %% [markdown]
 # ```{glue:figure} ch33_fig_full
@@ -304,47 +221,7 @@ for task in TASKS:
 # means it memorises less), and the contextual hypervolume by
 # {glue:text}`ch33_hv_full_minus_label_posl:+.2f` on POSL and
 # {glue:text}`ch33_hv_full_minus_label_dal:+.2f` on DAL.
-
-# %% tags=["remove-cell"]
-svb = frontiers.simple_vs_best(table, x)
-for task in TASKS:
-    for name in REPRESENTATIONS:
-        row = svb[(svb["task"] == task) & (svb["representation"] == name)]
-        g(f"gap_{task}_{name}", 100 * float(row["gap"].iloc[0]) if len(row) else np.nan)
-g("max_gap", 100 * float(svb["gap"].max()))
-g("mean_gap", 100 * float(svb["gap"].mean()))
-g(
-    "verdict_simple_as_good",
-    frontiers.verdict(
-        bool(svb["gap"].max() <= 0.01),
-        f"the simpler half of the architectures loses at most {100 * svb['gap'].max():.1f} "
-        f"points of accuracy, {100 * svb['gap'].mean():.1f} on average",
-    ),
-)
-lead_rows = []
-for task in TASKS:
-    if task not in tasks:
-        g(f"leaders_{task}", "not run")
-        g(f"simple_{task}", "not run")
-        continue
-    sub = table[table["task"] == task]
-    leaders = frontiers.main_leaders(frontiers.frontier_leaders(sub, x, 1.0), 0.02)
-    winner, _ = frontiers.simple_winner(sub, x, simple_budget)
-    g(f"leaders_{task}", frontiers.describe_leaders(leaders, labels, "{:.2f}"))
-    g(f"simple_{task}", labels.get(winner, "none") if winner else "none")
-    lead_rows.append(winner)
-wins = sum(w == "onehot" for w in lead_rows)
-g(
-    "verdict_onehot",
-    frontiers.verdict(
-        (wins == len(lead_rows)) if "onehot" in reps else None,
-        f"one-hot has the largest hypervolume below a memorisation of {simple_budget:.2f} "
-        f"in {wins} of {len(lead_rows)} tasks",
-    ),
-)
-g("simple_budget", simple_budget)
-
-# %% [markdown]
+#
 # ## Are simple probes enough?
 #
 # The paper's main observation in its §6.2 is that on these tasks the architectures that memorise
@@ -352,32 +229,34 @@ g("simple_budget", simple_budget)
 # We test it by comparing, for each representation and task, the best test accuracy among the
 # half of the architectures with the lower memorisation with the best accuracy overall.
 
-# %% tags=["remove-input"]
-display(
-    svb.assign(
-        task=svb["task"].map(task_titles),
-        representation=svb["representation"].map(labels),
-        best=100 * svb["best"],
-        best_simple=100 * svb["best_simple"],
-        gap=100 * svb["gap"],
-    )
-    .rename(
-        columns={
-            "best": "best accuracy (%)",
-            "best_simple": "best of the simpler half (%)",
-            "gap": "gap (points)",
-            "spearman": "Spearman ρ (memorisation, accuracy)",
-        }
-    )
-    .set_index(["task", "representation"])
-    .style.format("{:.1f}")
-    .format("{:.2f}", subset=["Spearman ρ (memorisation, accuracy)"])
+# %% tags=["hide-input"]
+gaps = frontiers.simple_vs_best(runs.table, runs.x)
+memorisation_experiment.simple_vs_best_table(gaps, labels).style.format("{:.1f}").format(
+    "{:.2f}", subset=["Spearman ρ (memorisation, accuracy)"]
 )
+
+# %% tags=["remove-cell"]
+for key, value in memorisation_experiment.simple_vs_best_numbers(gaps).items():
+    g(key, value)
+g("verdict_simple_as_good", claims.simple_as_good_verdict(gaps))
 
 # %% [markdown]
 # The simpler half loses {glue:text}`ch33_mean_gap:.1f` points on average and at most
 # {glue:text}`ch33_max_gap:.1f`.
-#
+
+# %% tags=["hide-input"]
+leaders = memorisation_experiment.memorisation_leaders(runs, config.simple_budget, labels)
+verdict_onehot = claims.memorisation_onehot_verdict(
+    leaders["winner"].tolist(), config.representations, config.simple_budget
+)
+
+# %% tags=["remove-cell"]
+for key, value in memorisation_experiment.memorisation_leader_numbers(leaders).items():
+    g(key, value)
+g("verdict_onehot", verdict_onehot)
+g("simple_budget", config.simple_budget)
+
+# %% [markdown]
 # ## Contextual against one-hot among simple probes
 #
 # As in {ref}`sec-ch32` we pick, for the contextual and the one-hot representation, the
@@ -385,41 +264,20 @@ display(
 # {glue:text}`ch33_simple_budget:.2f` of the shuffled labels, and compare the two on the same test
 # items with McNemar's exact test.
 
+# %% tags=["hide-input"]
+summaries = memorisation_experiment.memorisation_comparisons(runs, config.simple_budget, labels)
+
 # %% tags=["remove-cell"]
-for task in TASKS:
-    key = f"compare_{task}"
-    if (task, "contextual") not in runs or (task, "onehot") not in runs:
-        g(key, "Not run (needs the contextual and one-hot representations).")
-        continue
-    picks = [
-        frontiers.pick_probe(runs[(task, n)].table, x, simple_budget)
-        for n in ("contextual", "onehot")
-    ]
-    if None in picks:
-        g(key, "Not possible: one of the two has no architecture within the budget.")
-        continue
-    c = compare(
-        runs[(task, "contextual")].correct[picks[0]],
-        runs[(task, "onehot")].correct[picks[1]],
-        labels["contextual"],
-        labels["onehot"],
-    )
-    g(key, c.summary())
-for task in TASKS:
-    label_hv = {
-        name: frontiers.hypervolume_of(hv, task=task, family="label_shuffled", representation=name)
-        for name in REPRESENTATIONS
-    }
-    others = [label_hv[n] for n in NON_CONTEXTUAL if n in reps]
-    ctx_hv = label_hv["contextual"]
-    g(f"hv_gap_{task}", ctx_hv - max(others) if others else float("nan"))
-g("model", model)
-g("layer", layer)
-g("pooling", pooling)
-g(
-    "verdict_parsing",
-    frontiers.verdict(None, "this chapter has no parsing probes; see the parsing chapter"),
-)
+for key, value in summaries.items():
+    g(key, value)
+for key, value in memorisation_experiment.hypervolume_gap_numbers(
+    hv, config.representations
+).items():
+    g(key, value)
+g("model", config.model)
+g("layer", config.layer)
+g("pooling", config.pooling)
+g("verdict_parsing", claims.NO_PARSING_VERDICT)
 g.save("build/results/33_memorisation_complexity.json")
 
 # %% [markdown]
@@ -428,15 +286,21 @@ g.save("build/results/33_memorisation_complexity.json")
 #
 # ## Verdicts
 #
-# - **Which representations are Pareto-dominant** (complexity: {glue:text}`ch33_x_name`):
-#   POSL, {glue:text}`ch33_leaders_posl`; DAL, {glue:text}`ch33_leaders_dal` (intervals narrower
-#   than 0.02 are left out).
-# - **"Simple architectures are as accurate as complex ones"**
-#   {glue:text}`ch33_verdict_simple_as_good`.
-# - **"One-hot wins for simple probes"** {glue:text}`ch33_verdict_onehot`.
-#   The representation with the largest hypervolume below that budget is
-#   {glue:text}`ch33_simple_posl` for POSL and {glue:text}`ch33_simple_dal` for DAL.
-# - **The contextual advantage on toy tasks.** The contextual model's label-shuffled hypervolume
-#   exceeds the best type-level one by {glue:text}`ch33_hv_gap_posl:+.2f` on POSL and
-#   {glue:text}`ch33_hv_gap_dal:+.2f` on DAL; {ref}`sec-ch34` sets these gaps against parsing.
-# - **"Parsing separates contextual from non-contextual"** {glue:text}`ch33_verdict_parsing`.
+# **Which representations are Pareto-dominant** (complexity: {glue:text}`ch33_x_name`).
+# POSL, {glue:text}`ch33_leaders_posl`; DAL, {glue:text}`ch33_leaders_dal` (intervals narrower
+# than 0.02 are left out).
+#
+# **"Simple architectures are as accurate as complex ones": {glue:text}`ch33_verdict_simple_as_good`.**
+# The simpler half of the architectures gives up {glue:text}`ch33_mean_gap:.1f` points of
+# accuracy on average, at most {glue:text}`ch33_max_gap:.1f`.
+#
+# **"One-hot wins for simple probes": {glue:text}`ch33_verdict_onehot`.**
+# The representation with the largest hypervolume below that budget is
+# {glue:text}`ch33_simple_posl` for POSL and {glue:text}`ch33_simple_dal` for DAL.
+#
+# **The contextual advantage on toy tasks.**
+# The contextual model's label-shuffled hypervolume exceeds the best type-level one by
+# {glue:text}`ch33_hv_gap_posl:+.2f` on POSL and {glue:text}`ch33_hv_gap_dal:+.2f` on DAL;
+# {ref}`sec-ch34` sets these gaps against parsing.
+#
+# **"Parsing separates contextual from non-contextual": {glue:text}`ch33_verdict_parsing`.**

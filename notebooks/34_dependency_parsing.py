@@ -60,47 +60,24 @@ patience: int = 3  # checks without improvement before a parser stops (the paper
 max_steps: int = 400  # upper bound on minibatches per parser trained on the gold heads
 n_boot: int = 2000  # bootstrap resamples of test sentences
 
-# %% tags=["remove-cell"]
-import numpy as np
-import pandas as pd
-from IPython.display import display
-
+# %% tags=["hide-input"]
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.part3_pareto import experimental_setup, frontiers, parsing
-from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
-from probekit.experiments.part3_pareto.representations import NON_CONTEXTUAL, REPRESENTATIONS
-from probekit.experiments.part3_pareto.runs import combine
+from probekit.experiments.part3_pareto import (
+    claims,
+    experimental_setup,
+    paper,
+    parsing_experiment,
+)
+from probekit.experiments.part3_pareto.config import ParsingConfig
 from probekit.io.results import load_results
-from probekit.stats import bootstrap
-from probekit.stats.comparison import compare
 
 plots.use_style()
 g = Glue("ch34")
-setup = experimental_setup.prepare(globals(), eval_batch_size=256)
-tb, splits, reps, labels = setup.treebank, setup.splits, setup.representations, setup.labels
-configs, shuffled_words, options = setup.configs, setup.shuffled_words, setup.options
-for key, value in {
-    "treebank": tb.name,
-    "n_train_sentences": len(splits.train),
-    "n_train_words": splits.n_words("train"),
-    "n_dev_sentences": len(splits.dev),
-    "n_test_sentences": len(splits.test),
-    "n_test_words": splits.n_words("test"),
-    "n_configs": n_configs,
-    "n_probes": n_probes,
-    "max_hidden": max_hidden,
-    "max_norm": max_norm,
-    "memorise_steps": memorise_steps,
-    "max_steps": max_steps,
-    "batch_size": batch_size,
-    "lr": lr,
-    "contextual": labels.get("contextual", "not run"),
-}.items():
-    g(key, value)
+config = ParsingConfig.from_parameters(globals())
 
 # %% [markdown]
-# ## The parsing probe
+# ## Setup
 #
 # The probe is the biaffine parser of Dozat and Manning with its sentence encoder removed, so
 # that all context must come from the representation (the paper's appendix A).
@@ -133,64 +110,50 @@ for key, value in {
 # our parsers are much weaker in absolute terms; the question here is how the representations
 # compare under the same budget.
 
+# %% tags=["hide-input"]
+setup = experimental_setup.build_pareto_setup(config)
+labels = setup.labels
+
 # %% tags=["remove-cell"]
-mlp_runs = {
-    name: parsing.parse_mlp_pareto(
-        rep,
-        splits,
-        configs,
-        conditions=["normal", *controls],
-        shuffled_words=shuffled_words,
-        seed=seed,
-        options=options,
-        n_memorise=n_memorise,
-        memorise_steps=memorise_steps,
-    )
-    for name, rep in reps.items()
-}
-lin_runs = {}
-if linear:
-    lin_runs = {
-        name: parsing.parse_linear_pareto(
-            rep, splits, n_probes=n_probes, seed=seed, options=options, alpha_max=alpha_max
-        )
-        for name, rep in reps.items()
-    }
-mlp = combine(list(mlp_runs.values()))
-g("n_memorise", int(mlp["n_memorise"].iloc[0]))
-x = "label_shuffled" if "label_shuffled" in controls else "fully_shuffled"
-g("x_name", x.replace("_", "-"))
-titles = {"parse": "Dependency parsing"}
+g("treebank", setup.treebank.name)
+g("n_train_sentences", len(setup.splits.train))
+g("n_train_words", setup.splits.n_words("train"))
+g("n_dev_sentences", len(setup.splits.dev))
+g("n_test_sentences", len(setup.splits.test))
+g("n_test_words", setup.splits.n_words("test"))
+g("n_configs", config.n_configs)
+g("n_probes", config.n_probes)
+g("max_hidden", config.max_hidden)
+g("max_norm", config.max_norm)
+g("memorise_steps", config.memorise_steps)
+g("max_steps", config.max_steps)
+g("batch_size", config.batch_size)
+g("lr", config.lr)
+g("contextual", setup.contextual_label)
+
+# %% tags=["hide-input"]
+runs = parsing_experiment.run_parsing(setup, config)
+
+# %% tags=["remove-cell"]
+g("n_memorise", runs.n_memorise)
+g("x_name", runs.x.replace("_", "-"))
 
 # %% [markdown]
 # ## Pareto curves under memorisation complexity
 
+# %% tags=["hide-input"]
+g.figure("fig_label", parsing_experiment.plot_parsing(runs, labels))
+
+# %% tags=["hide-input"]
+hv = parsing_experiment.parsing_hypervolumes(runs)
+mlp_summary = parsing_experiment.mlp_parsing_summary(runs, config.simple_budget, labels)
+
 # %% tags=["remove-cell"]
-fig = frontiers.plot_frontiers(
-    mlp,
-    x,
-    1.0,
-    "memorisation: training UAS on shuffled heads",
-    ylabel="test UAS",
-    titles=titles,
-    labels=labels,
-    height=3.4,
-)
-g.figure("fig_label", fig)
-hv = paper_comparison(frontiers.hypervolume_table(mlp.assign(family=x), x, 1.0), key="table2")
-
-
-best = mlp.groupby("representation")["accuracy"].max()
-for name in REPRESENTATIONS:
-    g(f"hv_{name}", frontiers.hypervolume_of(hv, representation=name))
-    g(f"paper_{name}", PAPER["table2"][name])
-    g(f"best_{name}", 100 * float(best.get(name, np.nan)))
-    g(f"best_paper_{name}", 100 * PAPER["best_mlp"]["parse"][name])
-leaders = frontiers.main_leaders(frontiers.frontier_leaders(mlp, x, 1.0), 0.02)
-g("leaders", frontiers.describe_leaders(leaders, labels, "{:.2f}"))
-winner, _ = frontiers.simple_winner(mlp, x, simple_budget)
-g("simple_mlp", labels.get(winner, "none") if winner else "none")
-g("simple_budget", simple_budget)
+for key, value in parsing_experiment.parsing_numbers(runs, hv).items():
+    g(key, value)
+g("leaders", mlp_summary.leaders)
+g("simple_mlp", mlp_summary.simple)
+g("simple_budget", config.simple_budget)
 
 # %% [markdown]
 # ```{glue:figure} ch34_fig_label
@@ -210,19 +173,8 @@ g("simple_budget", simple_budget)
 #
 # ## Hypervolumes
 
-# %% tags=["remove-input"]
-display(
-    hv.assign(representation=hv["representation"].map(labels))
-    .rename(
-        columns={
-            "hypervolume": "hypervolume (ours)",
-            "paper": "Table 2 (paper, English)",
-            "best_accuracy": "best UAS",
-        }
-    )
-    .set_index("representation")[["hypervolume (ours)", "Table 2 (paper, English)", "best UAS"]]
-    .style.format("{:.2f}", na_rep="–")
-)
+# %% tags=["hide-input"]
+parsing_experiment.parsing_hypervolume_table(hv, labels).style.format("{:.2f}", na_rep="–")
 
 # %% [markdown]
 # Our hypervolumes are {glue:text}`ch34_hv_contextual:.2f` (contextual),
@@ -231,32 +183,11 @@ display(
 # {glue:text}`ch34_paper_contextual:.2f` for BERT, {glue:text}`ch34_paper_fasttext:.2f`,
 # {glue:text}`ch34_paper_onehot:.2f` and {glue:text}`ch34_paper_random:.2f`.
 
+# %% tags=["hide-input"]
+g.figure("fig_full", parsing_experiment.plot_parsing_controls(runs, labels))
+
 # %% tags=["remove-cell"]
-if "contextual" in reps and set(controls) == {"label_shuffled", "fully_shuffled"}:
-    ctx = mlp[mlp["representation"] == "contextual"]
-    long = pd.concat(
-        [
-            ctx.assign(control="label-shuffled", memorisation=ctx["label_shuffled"]),
-            ctx.assign(control="fully shuffled", memorisation=ctx["fully_shuffled"]),
-        ],
-        ignore_index=True,
-    )
-    fig = frontiers.plot_frontiers(
-        long,
-        "memorisation",
-        1.0,
-        "memorisation: training UAS on shuffled heads",
-        ylabel="test UAS",
-        hue="control",
-        titles={"parse": labels["contextual"]},
-        height=3.0,
-    )
-    diff = float((ctx["fully_shuffled"] - ctx["label_shuffled"]).mean())
-else:
-    fig = frontiers.placeholder_figure("needs the contextual model and both controls")
-    diff = float("nan")
-g.figure("fig_full", fig)
-g("full_minus_label", 100 * diff)
+g("full_minus_label", parsing_experiment.control_shift_points(runs))
 
 # %% [markdown]
 # ```{glue:figure} ch34_fig_full
@@ -272,34 +203,18 @@ g("full_minus_label", 100 * diff)
 #
 # ## Linear parsers under the nuclear norm
 
+# %% tags=["hide-input"]
+g.figure("fig_nuclear", parsing_experiment.plot_linear_parsing(runs, config.max_norm, labels))
+
+# %% tags=["hide-input"]
+linear = parsing_experiment.linear_parsing_numbers(
+    runs, config.max_norm, config.simple_fraction, labels
+)
+
 # %% tags=["remove-cell"]
-if lin_runs:
-    lin = combine(list(lin_runs.values()))
-    fig = frontiers.plot_frontiers(
-        lin,
-        "complexity",
-        max_norm,
-        "nuclear norm of U",
-        ylabel="test UAS",
-        titles=titles,
-        labels=labels,
-        height=3.4,
-    )
-    lin_leaders = frontiers.main_leaders(
-        frontiers.frontier_leaders(lin, "complexity", max_norm), 0.02 * max_norm
-    )
-    w, _ = frontiers.simple_winner(lin, "complexity", simple_fraction * max_norm)
-    g("leaders_nuclear", frontiers.describe_leaders(lin_leaders, labels, "{:.0f}"))
-    g("simple_nuclear", labels.get(w, "none") if w else "none")
-    g("best_linear_max", 100 * float(lin["accuracy"].max()))
-else:
-    fig = frontiers.placeholder_figure("linear parsers were not run with these parameters")
-    for key in ("leaders_nuclear", "simple_nuclear"):
-        g(key, "not run")
-    g("best_linear_max", float("nan"))
-g.figure("fig_nuclear", fig)
-g("simple_norm", simple_fraction * max_norm)
-g("best_mlp_max", 100 * float(mlp["accuracy"].max()))
+for key, value in linear.items():
+    g(key, value)
+g("simple_norm", config.simple_fraction * config.max_norm)
 
 # %% [markdown]
 # ```{glue:figure} ch34_fig_nuclear
@@ -325,93 +240,21 @@ g("best_mlp_max", 100 * float(mlp["accuracy"].max()))
 # and weighted by their length, so that the statistic is the corpus UAS; words of one sentence
 # are not independent, which McNemar's test assumes).
 
+# %% tags=["hide-input"]
+rival = parsing_experiment.contextual_against_rival(
+    runs, labels, n_boot=config.n_boot, seed=config.seed
+)
+
 # %% tags=["remove-cell"]
-non_ctx = [n for n in reps if n != "contextual"]
-comparison = None
-if "contextual" in reps and non_ctx:
-    i_ctx = int(mlp_runs["contextual"].table["dev_accuracy"].idxmax())
-    dev_best = {n: float(mlp_runs[n].table["dev_accuracy"].max()) for n in non_ctx}
-    rival = max(dev_best, key=dev_best.get)
-    i_rival = int(mlp_runs[rival].table["dev_accuracy"].idxmax())
-    a = mlp_runs["contextual"].correct[i_ctx]
-    b = mlp_runs[rival].correct[i_rival]
-    comparison = compare(a, b, labels["contextual"], labels[rival])
-    groups = mlp_runs["contextual"].groups
-    lengths = np.bincount(groups)
-    boot = bootstrap.paired_bootstrap(
-        np.bincount(groups, weights=a) / lengths,
-        np.bincount(groups, weights=b) / lengths,
-        n_boot=n_boot,
-        seed=seed,
-        weights=lengths,
-        name_a=labels["contextual"],
-        name_b=labels[rival],
-    )
-    g("rival", labels[rival])
-    g("compare", comparison.summary())
-    g("uas_gap", 100 * boot.diff)
-    g("uas_gap_low", 100 * boot.low)
-    g("uas_gap_high", 100 * boot.high)
-else:
-    g("rival", "not run")
-    g("compare", "Not run (needs the contextual and a type-level representation).")
-    for key in ("uas_gap", "uas_gap_low", "uas_gap_high"):
-        g(key, float("nan"))
+for key, value in parsing_experiment.rival_numbers(rival, labels).items():
+    g(key, value)
 
 # %% [markdown]
 # The strongest type-level rival by development UAS is {glue:text}`ch34_rival`.
 # {glue:text}`ch34_compare`
 # The paired bootstrap puts the difference in corpus UAS at {glue:text}`ch34_uas_gap:.1f` points
 # (95 % interval {glue:text}`ch34_uas_gap_low:.1f` to {glue:text}`ch34_uas_gap_high:.1f`).
-
-# %% tags=["remove-cell"]
-others = [frontiers.hypervolume_of(hv, representation=n) for n in non_ctx]
-ctx_hv = frontiers.hypervolume_of(hv, representation="contextual")
-parse_gap = ctx_hv - max(others) if others else float("nan")
-g("hv_gap_parse", parse_gap)
-toy = {}
-saved = load_results("build/results", ["33_memorisation_complexity"]).get(
-    "33_memorisation_complexity"
-)
-if saved is not None:
-    settings = {"model": model, "layer": layer, "pooling": pooling, "treebank": tb.name}
-    if all(saved.get(k) == v for k, v in settings.items()):
-        for t in ("posl", "dal"):
-            v = saved.get(f"hv_gap_{t}")
-            if isinstance(v, int | float) and np.isfinite(v):
-                toy[t] = float(v)
-g("hv_gap_posl", toy.get("posl", float("nan")))
-g("hv_gap_dal", toy.get("dal", float("nan")))
-paper_t2 = PAPER["table2"]
-g("paper_gap_parse", paper_t2["contextual"] - max(paper_t2[n] for n in NON_CONTEXTUAL))
-for t in ("posl", "dal"):
-    t3 = PAPER["table3"][(t, "label_shuffled")]
-    g(f"paper_gap_{t}", t3["contextual"] - max(t3[n] for n in NON_CONTEXTUAL))
-if comparison is None:
-    separation = frontiers.verdict(None, "needs the contextual and a type-level representation")
-else:
-    better = comparison.significant and comparison.diff > 0 and boot.low > 0
-    wider = parse_gap > max(toy.values()) if toy else None
-    detail = f"hypervolume gap on parsing {parse_gap:+.2f}"
-    detail += f", at most {max(toy.values()):+.2f} on POSL and DAL" if toy else ""
-    detail += f"; best contextual against best type-level parser: {comparison.verdict}"
-    if not toy:
-        detail += "; the toy-task gaps of the memorisation chapter were not available"
-    separation = frontiers.verdict(bool(better and parse_gap > 0 and wider is not False), detail)
-g("verdict_parsing", separation)
-g(
-    "verdict_onehot",
-    frontiers.verdict(
-        None if "onehot" not in reps else winner == "onehot",
-        f"among MLP parsers that memorise at most {simple_budget:.2f} of the shuffled heads "
-        f"the largest hypervolume goes to {labels.get(winner, 'none') if winner else 'none'}; "
-        f"among linear parsers with a nuclear norm of at most {simple_fraction * max_norm:.0f}, "
-        f"to {g.values['simple_nuclear']}",
-    ),
-)
-g.save("build/results/34_dependency_parsing.json")
-
-# %% [markdown]
+#
 # ## Is parsing the harder test the paper wants?
 #
 # The paper's argument compares gaps: on parsing, BERT's label-shuffled hypervolume exceeds the
@@ -421,13 +264,51 @@ g.save("build/results/34_dependency_parsing.json")
 # of this build measured {glue:text}`ch34_hv_gap_posl:+.2f` on POSL and
 # {glue:text}`ch34_hv_gap_dal:+.2f` on DAL (read from that chapter's saved results; shown as nan
 # when it was not run with the same model, layer, pooling and treebank).
-#
+
+# %% tags=["hide-input"]
+parse_gap = parsing_experiment.hypervolume_gap(hv, runs)
+saved = load_results("build/results", ["33_memorisation_complexity"])
+toy_gaps = parsing_experiment.toy_task_gaps(
+    saved.get("33_memorisation_complexity"), config, setup.treebank.name
+)
+
+# %% tags=["hide-input"]
+verdict_parsing = claims.parsing_verdict(rival, parse_gap, toy_gaps)
+verdict_onehot = claims.parsing_onehot_verdict(
+    mlp_summary.winner,
+    labels,
+    simple_budget=config.simple_budget,
+    simple_norm=config.simple_fraction * config.max_norm,
+    simple_nuclear=linear["simple_nuclear"],
+)
+
+# %% tags=["remove-cell"]
+g("hv_gap_parse", parse_gap)
+g("hv_gap_posl", toy_gaps.get("posl", float("nan")))
+g("hv_gap_dal", toy_gaps.get("dal", float("nan")))
+for key, value in paper.paper_gap_numbers().items():
+    g(key, value)
+g("verdict_parsing", verdict_parsing)
+g("verdict_onehot", verdict_onehot)
+g.save("build/results/34_dependency_parsing.json")
+
+# %% [markdown]
 # ## Verdicts
 #
-# - **Which representations are Pareto-dominant.** With {glue:text}`ch34_x_name` complexity,
-#   {glue:text}`ch34_leaders`; under the nuclear norm, {glue:text}`ch34_leaders_nuclear`.
-# - **"One-hot wins for simple probes"** {glue:text}`ch34_verdict_onehot`.
-# - **"Parsing separates contextual from non-contextual"** {glue:text}`ch34_verdict_parsing`.
+# **Which representations are Pareto-dominant.**
+# With {glue:text}`ch34_x_name` complexity, {glue:text}`ch34_leaders`; under the nuclear norm,
+# {glue:text}`ch34_leaders_nuclear`.
+#
+# **"One-hot wins for simple probes": {glue:text}`ch34_verdict_onehot`.**
+# The representation with the largest hypervolume among simple MLP parsers is
+# {glue:text}`ch34_simple_mlp`; among simple linear parsers, {glue:text}`ch34_simple_nuclear`.
+#
+# **"Parsing separates contextual from non-contextual": {glue:text}`ch34_verdict_parsing`.**
+# The contextual lead in hypervolume is {glue:text}`ch34_hv_gap_parse:+.2f` on parsing, against
+# {glue:text}`ch34_hv_gap_posl:+.2f` on POSL and {glue:text}`ch34_hv_gap_dal:+.2f` on DAL; the
+# paper's are {glue:text}`ch34_paper_gap_parse:.2f`, {glue:text}`ch34_paper_gap_posl:.2f` and
+# {glue:text}`ch34_paper_gap_dal:.2f`.
+# The best contextual parser against the best type-level one: {glue:text}`ch34_compare`
 #
 # Our parsers see a fraction of the paper's data and updates, and our fastText is trained on the
 # treebank alone, so every absolute number here is lower than the paper's; the verdicts compare

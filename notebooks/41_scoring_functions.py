@@ -41,73 +41,11 @@ n_eval: int = 1000  # evaluation sentences sampled from the dev split; 0 means a
 sample_seed: int = 42  # seed of the sentence samples
 order_seed: int = -1  # seed of the training data order; -1 means corpus order, as released
 epochs: int = 5  # training epochs of each ensemble probe (paper 5, released code 10)
-score_layer: int = -1  # layer whose learning-based scores are shown; -1 means the last
+score_layer: int = -1  # layer whose learning-based scores are shown; -1 is the last layer
 n_examples: int = 5  # easy and hard examples shown per split
 
-# %% tags=["remove-cell"]
-import pandas as pd
-from IPython.display import display
-
-from probekit.book.glue import Glue
-from probekit.experiments.part4_extrapolation import runs as xr
-from probekit.methods.extrapolation import splits
-from probekit.representations.layers import resolve_layers
-
-g = Glue("ch41")
-sample = xr.load_sample(treebank, model, pooling, n_train, n_eval, sample_seed)
-layer_list = resolve_layers(layers, sample.n_layers)
-order = None if order_seed < 0 else order_seed
-shown = layer_list[-1] if score_layer < 0 else score_layer
-if shown not in layer_list:
-    from probekit.errors import ParameterError
-
-    raise ParameterError("score_layer", f"{shown} is not among the layers {layer_list}")
-pos = layer_list.index(shown)
-label = {"pos": "T1", "deprel": "T2"}
-examples, learned, points, skipped, entries = {}, {}, {}, {}, {}
-for task in ("pos", "deprel"):
-    train, evaluation = xr.task_examples(task, sample)
-    examples[task] = (train, evaluation)
-    learned[task] = xr.ensemble_scores(sample, task, layer_list, ensemble_seeds, epochs, order)
-    _, pts, skip = xr.build_splits(
-        xr.TASK_SPLITS[task], train, evaluation, len(layer_list), learned[task]
-    )
-    for name, p in pts.items():
-        p = p[pos] if isinstance(p, list) else p
-        points[(task, name)] = p
-        ts, es = xr.split_scores(name, train, evaluation, learned[task], pos)
-        entries[f"{label[task]} {name}"] = (p, ts, es)
-    skipped.update({f"{label[task]} {k}": v for k, v in skip.items()})
-sizes = xr.split_sizes(entries)
-g("n_train_sentences", len(sample.train))
-g("n_eval_sentences", len(sample.eval))
-g("n_train_words", len(examples["pos"][0]))
-g("n_eval_words", len(examples["pos"][1]))
-g("n_train_arcs", len(examples["deprel"][0]))
-g("n_eval_arcs", len(examples["deprel"][1]))
-g("n_ensemble", len(ensemble_seeds))
-g("n_layers", len(layer_list))
-g("score_layer", int(shown))
-g("pooling", pooling)
-g("skipped", "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "none")
-for key, split in (
-    ("len_pos", "T1 sentence_length_pos"),
-    ("len_dep", "T2 sentence_length_deprel"),
-    ("arc", "T2 arc_length"),
-    ("arcmod", "T2 arc_length_modified"),
-    ("mft", "T1 most_frequent_tag"),
-    ("tp", "T1 tag_proportion"),
-    ("speed_pos", "T1 speed_of_learning"),
-    ("loss_pos", "T1 sample_loss"),
-):
-    have = split in sizes.index
-    g(f"{key}_m1", float(sizes.loc[split, "m1"]) if have else float("nan"))
-    g(f"{key}_m2", float(sizes.loc[split, "m2"]) if have else float("nan"))
-    g(f"{key}_easy_pct", float(sizes.loc[split, "easy %"]) if have else float("nan"))
-    g(f"{key}_hard_pct", float(sizes.loc[split, "hard %"]) if have else float("nan"))
-
 # %% [markdown]
-# ## Data
+# ## Setup
 #
 # As in the paper, one sample of {glue:text}`ch41_n_train_sentences:,d` training sentences and
 # one of {glue:text}`ch41_n_eval_sentences:,d` development sentences serve all four chapters and
@@ -119,7 +57,25 @@ for key, split in (
 # words; here every layer sees the same ones.
 # Words are represented by their last wordpiece by default, as in the paper; this run pools
 # with **{glue:text}`ch41_pooling`**.
-#
+
+# %% tags=["hide-input"]
+from IPython.display import display
+
+from probekit.book.glue import Glue
+from probekit.experiments.part4_extrapolation import figures, survey
+from probekit.experiments.part4_extrapolation.config import ScoringFunctionsConfig
+
+config = ScoringFunctionsConfig.from_parameters(globals())
+g = Glue("ch41")
+
+# %% tags=["hide-input"]
+split_survey = survey.survey_splits(config)
+
+# %% tags=["remove-cell"]
+for key, value in survey.survey_values(split_survey).items():
+    g(key, value)
+
+# %% [markdown]
 # ## Scoring functions
 #
 # Higher scores mean harder examples throughout.
@@ -138,24 +94,8 @@ for key, split in (
 # The learning-based scores exist per layer; the figure and tables show layer
 # {glue:text}`ch41_score_layer:d`.
 
-# %% tags=["remove-cell"]
-panel_names = {
-    "T1 sentence_length_pos": "T1 sentence length",
-    "T1 tag_proportion": "T1 tag proportion",
-    "T1 most_frequent_tag": "T1 most frequent tag",
-    "T1 speed_of_learning": "T1 speed of learning",
-    "T1 sample_loss": "T1 sample loss",
-    "T2 sentence_length_deprel": "T2 sentence length",
-    "T2 arc_length": "T2 arc length",
-    "T2 speed_of_learning": "T2 speed of learning",
-    "T2 sample_loss": "T2 sample loss",
-}
-panels = {
-    title: (entries[k][1], entries[k][2], entries[k][0])
-    for k, title in panel_names.items()
-    if k in entries
-}
-g.figure("fig_scores", xr.score_histograms(panels, ncols=3))
+# %% tags=["hide-input"]
+g.figure("fig_scores", figures.score_histograms(survey.score_panels(split_survey), ncols=3))
 
 # %% [markdown]
 # ```{glue:figure} ch41_fig_scores
@@ -177,9 +117,11 @@ g.figure("fig_scores", xr.score_histograms(panels, ncols=3))
 # scores; we follow what its released code does for each function, listed in the columns
 # "m1 from" and "m2 from".
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 display(
-    sizes.style.format({"m1": "{:.4g}", "m2": "{:.4g}", "easy %": "{:.1f}", "hard %": "{:.1f}"})
+    split_survey.sizes.style.format(
+        {"m1": "{:.4g}", "m2": "{:.4g}", "easy %": "{:.1f}", "hard %": "{:.1f}"}
+    )
 )
 
 # %% [markdown]
@@ -212,32 +154,21 @@ display(
 # A few randomly drawn examples per split show what the functions pick out (the word in
 # brackets; for T2 the arc is written dependent → head).
 
-# %% tags=["remove-input"]
-for task, name in (
-    ("deprel", "arc_length"),
-    ("pos", "most_frequent_tag"),
-    ("pos", "speed_of_learning"),
-):
-    if (task, name) not in points:
-        continue
-    train, evaluation = examples[task]
-    ts, es = xr.split_scores(name, train, evaluation, learned[task], pos)
-    p = points[(task, name)]
-    easy = xr.example_items(
-        sample.train, train, ts, splits.easy_mask(ts, p), n_examples, seed=sample_seed
-    )
-    hard = xr.example_items(
-        sample.eval, evaluation, es, splits.hard_mask(es, p), n_examples, seed=sample_seed
-    )
-    both = pd.concat([easy.assign(set="easy (train)"), hard.assign(set="hard (eval)")])
-    print(f"{label[task]} {name}")
-    display(both.set_index(["set", "word"]).round(3))
+# %% tags=["hide-input"]
+display(survey.easy_hard_examples(split_survey).round(3))
 
 # %% [markdown]
 # Arc length and the most frequent tag give sets one can read: long arcs join clauses and
 # coordinations, words with an unusual tag are the ambiguous ones.
 # The learning-based sets have no such description; they are whatever the probes found hard,
 # which is the concern the paper raises about them.
+
+# %% [markdown]
+# ## Verdicts
+#
+# This chapter judges none of the paper's claims: it builds the scores and splits on which
+# {ref}`sec-ch42`, {ref}`sec-ch43` and {ref}`sec-ch44` judge them.
+# Where the paper reports its split points, the section above sets ours beside them.
 
 # %% tags=["remove-cell"]
 g.save("build/results/41_scoring_functions.json")

@@ -32,49 +32,10 @@ n_eval: int = 1000  # evaluation sentences sampled from the dev split; 0 means a
 sample_seed: int = 42  # seed of the sentence samples
 order_seed: int = -1  # seed of the training data order; -1 means corpus order, as released
 epochs: int = 5  # training epochs per probe, best epoch reported (paper 5, released code 10)
-compare_layer: int = -1  # layer of the paired control-extrapolation test; negative counts from the last
-
-# %% tags=["remove-cell"]
-import pandas as pd
-from IPython.display import display
-
-from probekit.book.glue import Glue
-from probekit.experiments.part4_extrapolation import runs as xr
-from probekit.representations.layers import resolve_layer
-
-g = Glue("ch42")
-chapter = xr.run_criteria(
-    treebank, model, pooling, n_train, n_eval, sample_seed, layers, seeds, epochs, order_seed,
-    {
-        "pos": ["sentence_length_linguistic", "sentence_length_pos"],
-        "deprel": ["sentence_length_linguistic", "sentence_length_deprel", "arc_length",
-                   "arc_length_modified"],
-    },
-)  # fmt: skip
-sample, layer_list, probes, gaps = chapter.sample, chapter.layers, chapter.probes, chapter.gaps
-t1, t2 = chapter.tasks["pos"], chapter.tasks["deprel"]
-skipped = {f"{t.task} {k}": v for t in (t1, t2) for k, v in t.skipped.items()}
-g("n_train_sentences", len(sample.train))
-g("n_eval_sentences", len(sample.eval))
-g("n_seeds", len(seeds))
-g("n_layers", len(layer_list))
-g("epochs", epochs)
-g("n_skipped", len(skipped))
-g("skipped", "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "none")
-
-
-def gap(split: str, column: str, how: str = "mean") -> float:
-    """Mean or max over layers of one column of the gap table, NaN if the split was skipped."""
-    values = gaps.loc[gaps["split"] == split, column]
-    return float(getattr(values, how)()) if len(values) else float("nan")
-
-
-def verdict(ok: bool) -> str:
-    return "holds" if ok else "does not hold"
-
+compare_layer: int = -1  # layer of the paired control-extrapolation test; -1 is the last layer
 
 # %% [markdown]
-# ## Setup of this run
+# ## Setup
 #
 # The probes are the one-hidden-layer MLPs of the paper, trained on
 # {glue:text}`ch42_n_train_sentences:,d` training sentences and evaluated on
@@ -88,49 +49,32 @@ def verdict(ok: bool) -> str:
 # vectors.
 # Splits that could not be made on this sample (an empty easy or hard set):
 # {glue:text}`ch42_skipped`.
-#
-# ## Sentence length
+
+# %% tags=["hide-input"]
+from IPython.display import display
+
+from probekit.book.glue import Glue
+from probekit.experiments.part4_extrapolation import claims, comparisons, criteria, figures
+from probekit.experiments.part4_extrapolation.config import CriteriaConfig
+from probekit.experiments.part4_extrapolation.splits import LENGTH_SPLITS
+
+config = CriteriaConfig.from_parameters(globals())
+g = Glue("ch42")
+
+# %% tags=["hide-input"]
+chapter = criteria.run_criteria(config, LENGTH_SPLITS)
 
 # %% tags=["remove-cell"]
-titles = {
-    "T1 sentence_length_linguistic": "T1, linguistic (17/29)",
-    "T2 sentence_length_linguistic": "T2, linguistic (17/29)",
-    "T1 sentence_length_pos": "T1, distributional",
-    "T2 sentence_length_deprel": "T2, distributional",
-}
-g.figure("fig_sentence_length", xr.setup_panels(probes, titles, ncols=2))
-for key, split in (
-    ("t1_ling", "T1 sentence_length_linguistic"),
-    ("t2_ling", "T2 sentence_length_linguistic"),
-    ("t1_dist", "T1 sentence_length_pos"),
-    ("t2_dist", "T2 sentence_length_deprel"),
-    ("t2_arc", "T2 arc_length"),
-    ("t2_arcmod", "T2 arc_length_modified"),
-):
-    g(f"{key}_gap_mean", gap(split, "extrapolation_gap"))
-    g(f"{key}_gap_max", gap(split, "extrapolation_gap", "max"))
-    g(f"{key}_difficulty_mean", gap(split, "difficulty"))
-    g(f"{key}_std_extra_mean", gap(split, "difficulty") + gap(split, "extrapolation_gap"))
-    g(f"{key}_extra_max", gap(split, "extrapolation", "max"))
-    g(f"{key}_control_max", gap(split, "control", "max"))
-dist = t1.points.get("sentence_length_pos")
-g("t1_m1", float(dist.m1) if dist else float("nan"))
-g("t1_m2", float(dist.m2) if dist else float("nan"))
-dist2 = t2.points.get("sentence_length_deprel")
-g("t2_m1", float(dist2.m1) if dist2 else float("nan"))
-g("t2_m2", float(dist2.m2) if dist2 else float("nan"))
-v = g.values
-g("claim_t1_small", verdict(v["t1_ling_gap_max"] <= 3 and v["t1_dist_gap_max"] <= 3))
-g(
-    "claim_t2_smallest",
-    verdict(max(v["t2_ling_gap_mean"], v["t2_dist_gap_mean"]) < v["t2_arc_gap_mean"]),
-)
-g(
-    "claim_ling_larger",
-    verdict(
-        v["t1_ling_std_extra_mean"] > v["t1_dist_std_extra_mean"]
-        and v["t2_ling_std_extra_mean"] > v["t2_dist_std_extra_mean"]
-    ),
+for key, value in claims.length_values(chapter).items():
+    g(key, value)
+
+# %% [markdown]
+# ## Sentence length
+
+# %% tags=["hide-input"]
+g.figure(
+    "fig_sentence_length",
+    figures.setup_panels(chapter.probes, figures.SENTENCE_LENGTH_PANELS, ncols=2),
 )
 
 # %% [markdown]
@@ -147,48 +91,14 @@ g(
 # {glue:text}`ch42_t1_m2:.0f` words for T1 (both from the training words, as released) and
 # {glue:text}`ch42_t2_m1:.0f` and {glue:text}`ch42_t2_m2:.0f` for T2 (the paper reports 23 and
 # 34).
-#
-# **Claim: for T1 the extrapolation gap is small, never above 3 points.**
-# The control − extrapolation gap averages {glue:text}`ch42_t1_ling_gap_mean:.1f` points over
-# layers with the linguistic split (largest {glue:text}`ch42_t1_ling_gap_max:.1f`) and
-# {glue:text}`ch42_t1_dist_gap_mean:.1f` points with the distributional split (largest
-# {glue:text}`ch42_t1_dist_gap_max:.1f`); the claim **{glue:text}`ch42_claim_t1_small`** here.
-# Part of any such gap is only the smaller training set: the easy set holds part of the training
-# words (about half under the distributional split), so the extrapolation probe sees fewer
-# examples than the control.
-#
-# **Claim: the linguistic split separates the standard and extrapolation setups more than the
-# distributional one.**
-# The standard − extrapolation distance averages {glue:text}`ch42_t1_ling_std_extra_mean:.1f`
-# (linguistic) against {glue:text}`ch42_t1_dist_std_extra_mean:.1f` (distributional) points for
-# T1, and {glue:text}`ch42_t2_ling_std_extra_mean:.1f` against
-# {glue:text}`ch42_t2_dist_std_extra_mean:.1f` for T2; the claim
-# **{glue:text}`ch42_claim_ling_larger`** for both tasks.
+# Part of any gap between control and extrapolation is only the smaller training set: the easy
+# set holds part of the training words (about half under the distributional split), so the
+# extrapolation probe sees fewer examples than the control.
 #
 # ## Arc length
 
-# %% tags=["remove-cell"]
-arc_titles = {
-    "T2 arc_length": "T2, arc length (distributional)",
-    "T2 arc_length_modified": "T2, arc length (modified, m1 = 3)",
-}
-g.figure("fig_arc_length", xr.setup_panels(probes, arc_titles, ncols=2))
-arc = t2.points.get("arc_length")
-g("arc_m1", float(arc.m1) if arc else float("nan"))
-g("arc_m2", float(arc.m2) if arc else float("nan"))
-arcmod = t2.points.get("arc_length_modified")
-g("arcmod_m2", float(arcmod.m2) if arcmod else float("nan"))
-g(
-    "claim_arc_harder",
-    verdict(v["t2_arc_difficulty_mean"] > 0 and v["t2_arc_gap_mean"] > v["t2_dist_gap_mean"]),
-)
-g(
-    "claim_arcmod",
-    verdict(
-        v["t2_arcmod_extra_max"] > v["t2_arc_extra_max"]
-        and v["t2_arcmod_extra_max"] < v["t2_arcmod_control_max"]
-    ),
-)
+# %% tags=["hide-input"]
+g.figure("fig_arc_length", figures.setup_panels(chapter.probes, figures.ARC_LENGTH_PANELS, ncols=2))
 
 # %% [markdown]
 # ```{glue:figure} ch42_fig_arc_length
@@ -204,58 +114,21 @@ g(
 # The modified split keeps m2 = {glue:text}`ch42_arcmod_m2:.0f` from the evaluation arcs; the
 # released code fixed it at 4.
 #
-# **Claim: arc length gives a clear gap: the hard set is harder, and training on short arcs costs
-# more than sentence length does.**
-# Control lies {glue:text}`ch42_t2_arc_difficulty_mean:.1f` points below standard on average, and
-# the control − extrapolation gap averages {glue:text}`ch42_t2_arc_gap_mean:.1f` points, against
-# {glue:text}`ch42_t2_dist_gap_mean:.1f` for the distributional sentence-length split; the claim
-# **{glue:text}`ch42_claim_arc_harder`**.
-# The extrapolation probe peaks at {glue:text}`ch42_t2_arc_extra_max:.1f` % (the paper: at most
-# 46 %).
-#
-# **Claim: the modified split raises extrapolation accuracy but leaves it well below the
-# control.**
-# Its best layer reaches {glue:text}`ch42_t2_arcmod_extra_max:.1f` %, against
-# {glue:text}`ch42_t2_arcmod_control_max:.1f` % for the control (the paper: 62 % and 85 %); the
-# claim **{glue:text}`ch42_claim_arcmod`**.
-#
-# **Claim: sentence length gives the smallest gap for T2.**
-# Across both sentence-length splits the T2 gap stays below the arc-length gap: the claim
-# **{glue:text}`ch42_claim_t2_smallest`** (chapters {ref}`sec-ch43` and {ref}`sec-ch44` give the
-# other scoring functions).
-#
 # ## Paired tests on the hard items
 #
 # Control and extrapolation probes are scored on the same hard items, so a paired test on
 # per-item correctness asks whether the gap is more than noise: the exact McNemar test with its
 # power at this test size {cite}`zhu2022data`, for one layer and the first seed.
 
-# %% tags=["remove-input"]
-test_layer = resolve_layer(compare_layer, sample.n_layers, "compare_layer")
-g("compare_layer", int(test_layer))
-rows = []
-for key, task_run, split in (
-    ("t2_dist", t2, "sentence_length_deprel"),
-    ("t2_arc", t2, "arc_length"),
-    ("t2_arcmod", t2, "arc_length_modified"),
-    ("t1_dist", t1, "sentence_length_pos"),
-):
-    if split not in task_run.points:
-        g(f"{key}_cmp_summary", "not run (split skipped).")
-        continue
-    c = g.comparison(f"{key}_cmp", xr.compare_hard(task_run.run, split, test_layer, seeds[0]))
-    rows.append(
-        {
-            "split": f"{task_run.task} {split}",
-            "hard items": c.n,
-            "control (%)": 100 * c.acc_a,
-            "extrapolation (%)": 100 * c.acc_b,
-            "p": c.p_value,
-            "power": c.power,
-            "verdict": c.verdict,
-        }
-    )
-display(pd.DataFrame(rows).set_index("split").round(3))
+# %% tags=["hide-input"]
+paired = comparisons.compare_hard_items(chapter, comparisons.LENGTH_PAIRS)
+display(paired.table.round(3))
+
+# %% tags=["remove-cell"]
+for key, value in paired.values.items():
+    g(key, value)
+for key, comparison in paired.comparisons.items():
+    g.comparison(key, comparison)
 
 # %% [markdown]
 # At layer {glue:text}`ch42_compare_layer:d`, arc length: {glue:text}`ch42_t2_arc_cmp_summary`
@@ -264,6 +137,43 @@ display(pd.DataFrame(rows).set_index("split").round(3))
 #
 # The full table of mean accuracies and gaps per layer follows (accuracy in %, gaps in points).
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
+display(chapter.gaps.set_index(["split", "layer"]).round(1))
+
+# %% [markdown]
+# ## Verdicts
+#
+# **For T1 the extrapolation gap is small, never above 3 points: {glue:text}`ch42_claim_t1_small`.**
+# The control − extrapolation gap averages {glue:text}`ch42_t1_ling_gap_mean:.1f` points over
+# layers with the linguistic split (largest {glue:text}`ch42_t1_ling_gap_max:.1f`) and
+# {glue:text}`ch42_t1_dist_gap_mean:.1f` points with the distributional split (largest
+# {glue:text}`ch42_t1_dist_gap_max:.1f`).
+#
+# **The linguistic split separates the standard and extrapolation setups more than the
+# distributional one: {glue:text}`ch42_claim_ling_larger`.**
+# The standard − extrapolation distance averages {glue:text}`ch42_t1_ling_std_extra_mean:.1f`
+# (linguistic) against {glue:text}`ch42_t1_dist_std_extra_mean:.1f` (distributional) points for
+# T1, and {glue:text}`ch42_t2_ling_std_extra_mean:.1f` against
+# {glue:text}`ch42_t2_dist_std_extra_mean:.1f` for T2; the claim is judged for both tasks.
+#
+# **Arc length gives a clear gap: the hard set is harder, and training on short arcs costs more
+# than sentence length does: {glue:text}`ch42_claim_arc_harder`.**
+# Control lies {glue:text}`ch42_t2_arc_difficulty_mean:.1f` points below standard on average, and
+# the control − extrapolation gap averages {glue:text}`ch42_t2_arc_gap_mean:.1f` points, against
+# {glue:text}`ch42_t2_dist_gap_mean:.1f` for the distributional sentence-length split.
+# The extrapolation probe peaks at {glue:text}`ch42_t2_arc_extra_max:.1f` % (the paper: at most
+# 46 %).
+#
+# **The modified split raises extrapolation accuracy but leaves it well below the control:
+# {glue:text}`ch42_claim_arcmod`.**
+# Its best layer reaches {glue:text}`ch42_t2_arcmod_extra_max:.1f` %, against
+# {glue:text}`ch42_t2_arcmod_control_max:.1f` % for the control (the paper: 62 % and 85 %).
+#
+# **Sentence length gives the smallest gap for T2: {glue:text}`ch42_claim_t2_smallest`.**
+# Across both sentence-length splits the T2 gap must stay below the arc-length gap
+# ({glue:text}`ch42_t2_ling_gap_mean:.1f` and {glue:text}`ch42_t2_dist_gap_mean:.1f` against
+# {glue:text}`ch42_t2_arc_gap_mean:.1f` points); chapters {ref}`sec-ch43` and {ref}`sec-ch44`
+# give the other scoring functions.
+
+# %% tags=["remove-cell"]
 g.save("build/results/42_length_criteria.json")
-display(gaps.set_index(["split", "layer"]).round(1))

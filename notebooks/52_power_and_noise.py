@@ -42,41 +42,39 @@ min_updates: int = 1000  # minimum Adam updates of a probe (small subsets run mo
 lr: float = 0.001  # Adam learning rate
 batch_size: int = 64  # examples per minibatch
 
-# %% tags=["remove-cell"]
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
+# %% [markdown]
+# ## Setup
+#
+# The cell below builds the chapter's configuration from its parameters (listed in the box at
+# the top of the page) and loads {glue:text}`ch52_treebank` and the word vectors of its three
+# splits under the model (from the embedding cache where present).
+# Every probe of this chapter reads layer {glue:text}`ch52_layer:d` for the task
+# {glue:text}`ch52_task`, on the subsets of {ref}`sec-ch51`, {glue:text}`ch52_n_seeds:d` seeds
+# per subset size.
+
+# %% tags=["hide-input"]
 from IPython.display import display
-from scipy import stats
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.part5_datasize.comparisons import (
-    comparison_table,
-    needed_test_size,
-    prospective_power,
-)
-from probekit.experiments.part5_datasize.encoders import layer_encoder
-from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_power
-from probekit.experiments.part5_datasize.runs import Config, Training, run_sizes
-from probekit.io import embeddings as embed
-from probekit.io import treebanks
-from probekit.methods.datasize.pools import build_pool
-from probekit.methods.datasize.subsets import choose_sizes
-from probekit.representations.layers import resolve_layer
-from probekit.stats.comparison import compare
-from probekit.stats.power import POWER_THRESHOLD
+from probekit.experiments.part5_datasize.config import PowerNoiseConfig
+from probekit.experiments.part5_datasize.data import TASK_NAMES, load_probed_treebank
+from probekit.experiments.part5_datasize.figures import noise_power_figure
+from probekit.experiments.part5_datasize.noise import run_noise_experiment, summarise_noise
 
+config = PowerNoiseConfig.from_parameters(globals())
 plots.use_style()
 g = Glue("ch52")
-tb = treebanks.load_treebank(treebank)
-g("treebank", tb.name)
-TASK_NAMES = {"past_present": "tense (past vs present)", "pos": "part of speech"}
-g("task", TASK_NAMES[task])
-g("alpha", alpha)
-g("n_sim", n_sim)
-g("n_seeds", len(seeds))
-g("eta", eta)
+data = load_probed_treebank(config)
+
+# %% tags=["remove-cell"]
+g("treebank", data.treebank.name)
+g("task", TASK_NAMES[config.task])
+g("layer", data.layer_index(config.layer))
+g("alpha", config.alpha)
+g("n_sim", config.n_sim)
+g("n_seeds", len(config.seeds))
+g("eta", config.eta)
 
 # %% [markdown]
 # ## McNemar's test and its power
@@ -112,33 +110,18 @@ g("eta", eta)
 # follow the code.
 # For each seed one noise draw is scaled to every σ, so the noise levels differ only in scale.
 
+# %% tags=["hide-input"]
+noise = run_noise_experiment(config, data)
+
 # %% tags=["remove-cell"]
-embeddings = {k: embed.embed(tb[k], model, pooling, progress=False) for k in treebanks.SPLITS}
-layer_k = resolve_layer(layer, embeddings["train"].n_layers)
-g("layer", layer_k)
-pool = build_pool(tb, task)
-encoder = layer_encoder(pool, embeddings, layer_k, rep if task == "past_present" else "root")
-# The scale of the representations, from up to 20,000 examples.
-rows_seen = np.arange(len(pool))
-if len(pool) > 20_000:
-    rows_seen = np.sort(np.random.default_rng(0).choice(len(pool), 20_000, replace=False))
-X = encoder(rows_seen)
-g("feature_sd", float(X.std(axis=0).mean()))
-g("feature_norm", float(np.linalg.norm(X, axis=1).mean()))
-g("sd_ratio", 1.0 / float(X.std(axis=0).mean()))
-task_sizes = choose_sizes(pool, sizes, eta, max_train)
-training = Training(epochs=epochs, min_updates=min_updates, lr=lr, batch_size=batch_size)
-names = {s: f"σ = {s:g}" for s in sigmas}
-configs = [Config("clean", "enc")] + [Config(names[s], "enc", sigma=s) for s in sigmas]
-runs = run_sizes(pool, {"enc": encoder}, configs, task_sizes, seeds, eta=eta,
-                    training=training)  # fmt: skip
-tables = {s: comparison_table(runs, "clean", names[s], eta=eta, alpha=alpha, n_sim=n_sim)
-          for s in sigmas}  # fmt: skip
-top = max(runs.sizes)
-g("sizes", ", ".join(f"{s:,}" for s in runs.sizes))
-g("top_test", int(tables[sigmas[0]]["n_test"].iloc[-1]))
-g("top_train", int(tables[sigmas[0]]["n_train"].iloc[-1]))
-g("small_test", int(tables[sigmas[0]]["n_test"].iloc[0]))
+g("feature_sd", noise.feature_sd)
+g("feature_norm", noise.feature_norm)
+g("sd_ratio", noise.sd_ratio)
+g("sizes", noise.sizes)
+g("top_test", noise.top_test)
+g("top_train", noise.top_train)
+g("small_test", noise.small_test)
+g("clean_acc", noise.clean_acc)
 
 # %% [markdown]
 # How large a σ is depends on the scale of the representations: their coordinates have a
@@ -149,18 +132,11 @@ g("small_test", int(tables[sigmas[0]]["n_test"].iloc[0]))
 # Subset sizes per class are {glue:text}`ch52_sizes`, which gives test sets of
 # {glue:text}`ch52_small_test:,d` to {glue:text}`ch52_top_test:,d` items.
 
+# %% tags=["hide-input"]
+fig_power = noise_power_figure(noise)
+
 # %% tags=["remove-cell"]
-colors = plots.colors(len(sigmas) + 1)
-fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 3.6))
-plot_accuracies(axes[0], runs, [c.name for c in configs], colors)
-axes[0].set_title("Accuracy")
-curves = {names[s]: tables[s] for s in sigmas}
-plot_power(axes[1], curves, colors[1:])
-axes[1].set_title("Power against the clean probe")
-handles, labels = axes[0].get_legend_handles_labels()
-fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize="small",
-           handlelength=1.2, columnspacing=1.0)  # fmt: skip
-g.figure("fig_power", fig)
+g.figure("fig_power", fig_power)
 
 # %% [markdown]
 # ```{glue:figure} ch52_fig_power
@@ -172,68 +148,37 @@ g.figure("fig_power", fig)
 # {glue:text}`ch52_eta:g` training examples). Dotted line: power 0.8.
 # ```
 
+# %% tags=["hide-input"]
+summary = summarise_noise(noise, config)
+
 # %% tags=["remove-cell"]
-sizes_test = [64 * 2**k for k in range(20) if 64 * 2**k <= max_test]
-rows = []
-for s in sigmas:
-    t = tables[s]
-    curve = prospective_power(runs, "clean", names[s], top, sizes_test, alpha=alpha,
-                                 n_sim=n_sim)  # fmt: skip
-    reached = t.loc[t["power"] >= POWER_THRESHOLD, "n_test"]
-    first_seed = seeds[0]
-    cmp = compare(runs.correct[("clean", top, first_seed)],
-                     runs.correct[(names[s], top, first_seed)], "clean", names[s],
-                     alpha=alpha, n_sim=n_sim)  # fmt: skip
-    rows.append({
-        "σ": s,
-        "accuracy (%)": 100 * t["acc_b"].iloc[-1],
-        "drop (points)": 100 * t["gap"].iloc[-1],
-        **{f"power, n_test = {n:,}": p for n, p in zip(t["n_test"], t["power"], strict=True)},
-        "observed n_test for 0.8": int(reached.iloc[0]) if len(reached) else 0,
-        "projected n_test for 0.8": needed_test_size(curve),
-        "verdict (seed 0, largest subset)": cmp.verdict,
-        "_summary": cmp.summary(),
-    })  # fmt: skip
-summary = pd.DataFrame(rows)
-power_top = summary[f"power, n_test = {int(tables[sigmas[0]]['n_test'].iloc[-1]):,}"]
-g("clean_acc", 100 * float(tables[sigmas[0]]["acc_a"].iloc[-1]))
-rho = stats.spearmanr(summary["σ"], power_top).statistic if power_top.nunique() > 1 else np.nan
-g("rho", float(rho))
-grow = [float(t["power"].iloc[-1]) >= float(t["power"].iloc[0]) for t in tables.values()]
-g("grow_share", 100 * float(np.mean(grow)))
-g("n_powered_top", int((power_top >= POWER_THRESHOLD).sum()))
-g("n_sigmas", len(sigmas))
-powered = summary.loc[power_top >= POWER_THRESHOLD, "σ"]
-g("smallest_powered", f"σ = {powered.min():g}" if len(powered) else "none of them")
-unpowered = summary.loc[power_top < POWER_THRESHOLD, "σ"]
-g("largest_unpowered", f"σ = {unpowered.max():g}" if len(unpowered) else "none")
-g("max_test_text", f"{max_test:,}")
-for s in (0.1, 0.03):
-    key = f"{s:g}".replace(".", "")
-    hit = summary.loc[np.isclose(summary["σ"], s), "projected n_test for 0.8"]
-    g(f"need_{key}", int(hit.iloc[0]) if len(hit) else -1)
-g("summary_small", summary["_summary"].iloc[0])
-g("summary_large", summary["_summary"].iloc[-1])
-if np.isnan(rho):
-    g("claim_sigma", "cannot be checked here (the power is the same at every σ)")
-elif rho > 0:
-    g("claim_sigma", "holds")
-else:
-    g("claim_sigma", "does not hold")
-g("claim_size", "holds" if all(grow) else "holds only in part")
+g("rho", summary.rho)
+g("grow_share", summary.grow_share)
+g("n_powered_top", summary.n_powered_top)
+g("n_sigmas", summary.n_sigmas)
+g("smallest_powered", summary.smallest_powered)
+g("largest_unpowered", summary.largest_unpowered)
+g("max_test_text", summary.max_test_text)
+g("need_01", summary.projected_need(0.1))
+g("need_003", summary.projected_need(0.03))
+g("summary_small", summary.summaries[0])
+g("summary_large", summary.summaries[-1])
+g("claim_sigma", summary.claim_sigma)
+g("claim_size", summary.claim_size)
 
 # %% [markdown]
 # ## What the noise does to power
 #
 # The clean probe reaches {glue:text}`ch52_clean_acc:.1f` % on the largest subset.
 # {cite:t}`zhu2022data` make two observations about their Fig. 3: more noise makes a
-# configuration easier to distinguish from the clean one, and larger datasets give more power.
-# The first {glue:text}`ch52_claim_sigma` on our data: at the largest test size the power
-# rises with σ (Spearman ρ = {glue:text}`ch52_rho:.2f` over the {glue:text}`ch52_n_sigmas:d`
-# noise levels), and {glue:text}`ch52_n_powered_top:d` of them reach 0.8; the smallest that
-# does is {glue:text}`ch52_smallest_powered`.
-# The second {glue:text}`ch52_claim_size`: for {glue:text}`ch52_grow_share:.0f` % of the noise
-# levels the power at the largest test set is at least that at the smallest.
+# configuration easier to distinguish from the clean one, and larger datasets give more power
+# (the last section judges both).
+# At the largest test size, the rank correlation of σ with the power is Spearman
+# ρ = {glue:text}`ch52_rho:.2f` over the {glue:text}`ch52_n_sigmas:d` noise levels, and
+# {glue:text}`ch52_n_powered_top:d` of them reach 0.8; the smallest that does is
+# {glue:text}`ch52_smallest_powered`.
+# For {glue:text}`ch52_grow_share:.0f` % of the noise levels the power at the largest test set
+# is at least that at the smallest.
 #
 # For the smallest noise level, on the first seed's largest subset:
 # {glue:text}`ch52_summary_small`
@@ -245,14 +190,8 @@ g("claim_size", "holds" if all(grow) else "holds only in part")
 # This is the question the paper answers by collecting ever larger datasets; with a treebank we
 # can only extrapolate.
 
-# %% tags=["remove-input"]
-shown = summary.drop(columns="_summary").set_index("σ")
-for col in ("observed n_test for 0.8", "projected n_test for 0.8"):
-    shown[col] = shown[col].where(shown[col] > 0)  # 0 (never reached) shows as a dash
-fmt = {c: "{:.2f}" for c in shown.columns if c.startswith("power")}
-fmt |= {"accuracy (%)": "{:.1f}", "drop (points)": "{:+.1f}", "observed n_test for 0.8": "{:,.0f}",
-        "projected n_test for 0.8": "{:,.0f}"}  # fmt: skip
-display(shown.style.format(fmt, na_rep="–").format_index("{:g}"))
+# %% tags=["hide-input"]
+display(summary.styled())
 
 # %% [markdown]
 # For GloVe on their tense data, the paper reports that 1,024 test items give a power of 0.8
@@ -266,6 +205,21 @@ display(shown.style.format(fmt, na_rep="–").format_index("{:g}"))
 # What carries over is the shape: the smaller the gap, the faster the test set it needs grows,
 # and a noise level that costs a fraction of a point of accuracy would need more test items than
 # most probing datasets hold.
+
+# %% [markdown]
+# ## Verdicts
+#
+# **Larger test sets give a comparison more power: {glue:text}`ch52_claim_size`.**
+# For {glue:text}`ch52_grow_share:.0f` % of the {glue:text}`ch52_n_sigmas:d` noise levels, the
+# power at the largest test set is at least that at the smallest ({numref}`fig-ch52-power`,
+# right).
+#
+# **The more an encoder is corrupted, the easier the corruption is to detect:
+# {glue:text}`ch52_claim_sigma`.**
+# At the largest test size the rank correlation of σ with the power is Spearman
+# ρ = {glue:text}`ch52_rho:.2f`, and {glue:text}`ch52_n_powered_top:d` of the
+# {glue:text}`ch52_n_sigmas:d` noise levels reach a power of 0.8 (the largest that does not:
+# {glue:text}`ch52_largest_unpowered`).
 
 # %% tags=["remove-cell"]
 g.save("build/results/52_power_and_noise.json")

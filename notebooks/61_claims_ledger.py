@@ -48,8 +48,7 @@
 # %% tags=["parameters"]
 results_dir: str = "build/results"  # directory of the chapters' saved results (one JSON each)
 
-# %% tags=["remove-cell"]
-import pandas as pd
+# %% tags=["hide-input"]
 from IPython.display import HTML, display
 
 from probekit.book import ledger
@@ -61,6 +60,8 @@ plots.use_style()
 g = Glue("ch61")
 results = load_results(results_dir)
 table = ledger.evaluate(results)
+
+# %% tags=["remove-cell"]
 g("n_claims", len(table))
 g("n_papers", table["paper"].nunique())
 for verdict in ledger.VERDICTS:
@@ -75,18 +76,14 @@ g("tally", ledger.tally(table))
 # Each claim links to the chapter that measures it; the box at the top of that chapter says which
 # parameters, seeds and data produced the number.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 display(HTML(ledger.html_table(table, lambda slug, anchor: f"{slug}.html#{anchor}")))
 
+# %% tags=["hide-input"]
+fig_verdicts = plots.stacked_bars(ledger.verdict_counts(table), xlabel="claims")
+
 # %% tags=["remove-cell"]
-counts = (
-    table.assign(paper=table["paper"].map(lambda k: ledger.PAPERS_BY_KEY[k].short))
-    .pivot_table(index="paper", columns="verdict", values="id", aggfunc="count", fill_value=0)
-    .reindex(index=[p.short for p in ledger.PAPERS])
-    .reindex(columns=list(ledger.VERDICTS), fill_value=0)
-)
-fig = plots.stacked_bars(counts, xlabel="claims")
-g.figure("fig_verdicts", fig)
+g.figure("fig_verdicts", fig_verdicts)
 
 # %% [markdown]
 # ```{glue:figure} ch61_fig_verdicts
@@ -109,15 +106,8 @@ g.figure("fig_verdicts", fig)
 # reproduced, {glue:text}`ch61_underpowered:d` underpowered and {glue:text}`ch61_not_tested:d`
 # untested claims come from the chapters' saved results listed below.
 
-# %% tags=["remove-input"]
-sources = pd.DataFrame(
-    [
-        {"chapter": slug, "claims": int((table["chapter"] == slug).sum())}
-        for slug in sorted(set(table["chapter"]))
-    ]
-).set_index("chapter")
-sources["saved values"] = [len(results.get(slug, {})) for slug in sources.index]
-display(sources)
+# %% tags=["hide-input"]
+display(ledger.sources_table(table, results))
 
 # %% tags=["remove-cell"]
 g.save("build/results/61_claims_ledger.json")

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from probekit.book import build, glue, params, runner
+from probekit.book import build, glue, imports, params, runner
 from probekit.errors import ParameterError, ProbekitError
 from probekit.io import results as saved_results
 
@@ -154,14 +154,27 @@ assert not fail, "asked to fail"
 """
 
 
+def _copy_library(root: Path) -> Path:
+    """A copy (not a link: tests edit it) of the library under ``root/lib/probekit``."""
+    library = root / "lib" / "probekit"
+    shutil.copytree(
+        REPO / "lib" / "probekit", library, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return library
+
+
 @pytest.fixture
 def project(tmp_path):
+    """A one-chapter project whose digests hash its own copy of the library (the kernel still
+    imports the installed one: these tests are about what re-runs)."""
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "90_dummy.py").write_text(DUMMY)
-    (tmp_path / "lib").mkdir()
-    (tmp_path / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
     (tmp_path / "constraints.txt").write_text("pinned==1\n")
-    return runner.Paths(tmp_path)
+    return runner.Paths(tmp_path, library=_copy_library(tmp_path))
+
+
+def _append(path: Path, text: str) -> None:
+    path.write_text(path.read_text() + text)
 
 
 def test_runner_promotes_hides_parameters_and_adds_provenance(project):
@@ -184,6 +197,17 @@ def test_runner_promotes_hides_parameters_and_adds_provenance(project):
     assert glued[0]["data"]["application/papermill.record/text/plain"] == "42"
 
 
+def test_progress_bar_on_stderr_and_no_tcp_warning_from_the_kernel(project, capfd):
+    """papermill's bar counts the cells on stderr; the kernel, on IPC sockets, does not warn
+    that it runs over TCP without encryption (ipykernel does so for every TCP kernel)."""
+    runner.run_chapter("90_dummy", None, paths=project, log=lambda m: None, progress="[1/1] dummy")
+    err = capfd.readouterr().err
+    cells = len(nbformat.read(project.chapters / "90_dummy.ipynb", as_version=4).cells)
+    # The promoted notebook has one cell more than ran: the provenance box.
+    assert "[1/1] dummy: 100%" in err and f"{cells - 1}/{cells - 1}" in err
+    assert "without encryption" not in err and "TCP" not in err
+
+
 def test_runner_reruns_only_when_inputs_change(project):
     quiet = {"paths": project, "log": lambda m: None}
     assert runner.run_chapter("90_dummy", None, {"x": "2"}, **quiet).status == "ran"
@@ -197,21 +221,77 @@ def test_runner_reruns_only_when_inputs_change(project):
     assert runner.run_chapter("90_dummy", None, {"x": "3"}, force=True, **quiet).status == "ran"
 
 
+def test_runner_reruns_only_after_edits_of_modules_the_notebook_imports(project):
+    """The dummy imports probekit.book.glue, which imports probekit.io.results; it imports
+    nothing of Part III or the assignments."""
+    quiet = {"paths": project, "log": lambda m: None}
+    library = project.library
+    assert runner.run_chapter("90_dummy", None, **quiet).status == "ran"
+    _append(library / "experiments" / "part3_pareto" / "frontiers.py", "\n# an edit\n")
+    _append(library / "teaching" / "__init__.py", "\n# a docstring-only kind of edit\n")
+    (library / "methods" / "pareto" / "notes.txt").write_text("data of a package not imported\n")
+    assert runner.run_chapter("90_dummy", None, **quiet).status == "up to date"
+    _append(library / "io" / "results.py", "\n# an edit of a module glue imports\n")
+    assert runner.run_chapter("90_dummy", None, **quiet).status == "ran"
+    assert runner.run_chapter("90_dummy", None, **quiet).status == "up to date"
+    (library / "io" / "words.txt").write_text("package data beside an imported module\n")
+    assert runner.run_chapter("90_dummy", None, **quiet).status == "ran"
+
+
+def test_editing_a_part_iii_module_changes_only_the_digests_of_chapters_importing_it(tmp_path):
+    """In a copy of the project: every chapter's digest, then an edit of Part III's frontiers.
+
+    Chapters 01, 11 and 12 do not import it and keep their digests; 32-34 draw their Pareto
+    frontiers with it and change; so does every chapter whose import closure holds it, and
+    no other.
+    """
+    for name in ("notebooks", "params"):
+        shutil.copytree(REPO / name, tmp_path / name)
+    for name in ("_toc.yml", "constraints.txt"):
+        shutil.copy(REPO / name, tmp_path / name)
+    library = _copy_library(tmp_path)
+    edited = library / "experiments" / "part3_pareto" / "frontiers.py"
+    notebooks = sorted((tmp_path / "notebooks").glob("*.py"))
+    params_of = {nb.stem: params.effective_parameters(nb, "quick") for nb in notebooks}
+
+    def digests() -> dict[str, str]:
+        # The resolved inputs (treebank and model hashes) do not depend on the library.
+        return {
+            nb.stem: runner.run_digest(nb, params_of[nb.stem], {}, tmp_path, library)
+            for nb in notebooks
+        }
+
+    before = digests()
+    _append(edited, "\n# an edit\n")
+    after = digests()
+    changed = {slug for slug in before if before[slug] != after[slug]}
+    importing = {nb.stem for nb in notebooks if edited in imports.chapter_modules(nb, library)}
+    assert changed == importing
+    assert {"32_parametric_complexity", "33_memorisation_complexity"} <= changed
+    assert "34_dependency_parsing" in changed
+    for slug in ("01_data_and_representations", "11_syntactic_distance", "12_probe_vs_parser"):
+        assert slug not in changed and before[slug] == after[slug], slug
+
+
 def test_declared_upstream_results_enter_the_digest(project):
     """A chapter that reads another's saved results re-runs when those results change."""
     reader = project.notebooks / "91_reader.py"
     header = "# jupyter:\n#   probekit:\n#     reads: [90_dummy]\n"
     reader.write_text(DUMMY.replace("# jupyter:\n", header))
     assert runner.declared_reads(reader, project.root) == ["90_dummy"]
-    before = runner.run_digest(reader, {}, {}, project.root)
+
+    def digest() -> str:
+        return runner.run_digest(reader, {}, {}, project.root, project.library)
+
+    before = digest()
     saved = project.root / "build" / "results" / "90_dummy.json"
     saved.parent.mkdir(parents=True)
     saved.write_text('{"double": 2}')
-    first = runner.run_digest(reader, {}, {}, project.root)
+    first = digest()
     saved.write_text('{"double": 4}')
-    second = runner.run_digest(reader, {}, {}, project.root)
+    second = digest()
     assert len({before, first, second}) == 3
-    assert runner.run_digest(reader, {}, {}, project.root) == second
+    assert digest() == second
     # "all": every chapter before it in the table of contents.
     (project.root / "_toc.yml").write_text(
         "format: jb-book\nroot: intro\nchapters:\n"
@@ -222,6 +302,50 @@ def test_declared_upstream_results_enter_the_digest(project):
     reader.write_text(DUMMY.replace("# jupyter:\n", header.replace("[90_dummy]", "3")))
     with pytest.raises(ProbekitError, match="probekit.reads must be 'all' or a list"):
         runner.declared_reads(reader, project.root)
+
+
+def test_book_plans_readers_of_rerun_chapters_and_estimates_time_left(project):
+    """A chapter that reads the results of one that re-runs is planned to re-run as well (its
+    own digest changes only once those results are saved); the estimate adds up the last
+    build's run times of the chapters still to run."""
+    saving = "\n# %%\ng.save('build/results/90_dummy.json')\n"
+    _append(project.notebooks / "90_dummy.py", saving)
+    reads = "# jupyter:\n#   probekit:\n#     reads: [90_dummy]\n"
+    (project.notebooks / "91_reader.py").write_text(DUMMY.replace("# jupyter:\n", reads))
+    slugs = ["90_dummy", "91_reader"]
+    (project.root / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nchapters:\n"
+        + "".join(f"  - file: book/chapters/{s}\n" for s in slugs)
+    )
+    project.profiles.mkdir()
+    (project.profiles / "quick.yml").write_text("defaults: {}\n")
+    lines: list[str] = []
+    build.build_book("quick", paths=project, chapters=slugs, render=False, log=lines.append)
+    assert lines[0] == "book: 2 of 2 chapters to run"
+    assert lines[-1].startswith("book: ran 2 of 2 chapters in ")
+    assert build.stale_chapters(slugs, "quick", project) == []
+
+    # A new default changes the notebook and the results it saves.
+    nb = project.notebooks / "90_dummy.py"
+    nb.write_text(nb.read_text().replace("x: int = 1", "x: int = 5"))
+    assert build.stale_chapters(slugs, "quick", project) == slugs
+    seconds = {s: e["seconds"] for s, e in runner.load_manifest(project).items()}
+    both = build.time_left([seconds["90_dummy"], seconds["91_reader"]])
+    lines.clear()
+    build.build_book("quick", paths=project, chapters=slugs, render=False, log=lines.append)
+    estimate = both.removesuffix(" left")
+    assert lines[0] == f"book: 2 of 2 chapters to run, {estimate} by the last build's times"
+    assert lines[1].startswith(f"[1/2, {both}] 90_dummy: running")
+    last = build.time_left([seconds["91_reader"]])
+    assert any(ln.startswith(f"[2/2, {last}] 91_reader: running") for ln in lines), lines
+    assert lines[-1].startswith("book: ran 2 of 2 chapters in ")
+
+
+def test_time_left_from_the_last_build():
+    assert build.time_left([30.0, 20.5]) == "about 50 s left"
+    assert build.time_left([600.0, 300.0]) == "about 15 min left"
+    assert build.time_left([600.0, None]) == "at least 10 min left"
+    assert build.time_left([None]) == "" and build.time_left([]) == ""
 
 
 def test_ledger_pages_without_results_mark_claims_not_tested(project):
@@ -334,7 +458,9 @@ def test_chapter_01_runs_on_another_treebank_and_a_model_path(tmp_path):
         "seeds": "3",
         "epochs": "1",
     }
-    result = runner.run_chapter("01", None, overrides, paths=runner.Paths(tmp_path), log=lambda m: None)
+    result = runner.run_chapter(
+        "01", None, overrides, paths=runner.Paths(tmp_path), log=lambda m: None
+    )
     nb = nbformat.read(result.output, as_version=4)
     info = nb.metadata["probekit"]
     assert info["parameters"]["layers"] == [1, 6] and info["parameters"]["seeds"] == [3]

@@ -1,4 +1,5 @@
-"""Tests of probekit.experiments.part5_datasize: the tense task, stratified subsets, batched probes, comparisons."""
+"""Tests of the data-size method and its runs (Zhu et al. 2022): the tense task, encoders,
+stratified subsets, batched probes, bounds, comparisons and collapse checks."""
 
 from __future__ import annotations
 
@@ -11,13 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probekit.errors import ParameterError
-from probekit.experiments.part5_datasize.bound_tables import (
-    bound_table,
-    n_params,
-    paper_examples,
-    paper_recommendations,
-    requirement_grid,
-)
+from probekit.experiments.part5_datasize.bound_tables import bound_table
 from probekit.experiments.part5_datasize.collapse_checks import check_collapse, collapse_verdict
 from probekit.experiments.part5_datasize.comparisons import (
     comparison_table,
@@ -28,9 +23,13 @@ from probekit.experiments.part5_datasize.encoders import (
     ExampleEncoder,
     contextual_encoder,
     type_encoder,
+    type_level_vectors,
 )
 from probekit.experiments.part5_datasize.figures import plot_accuracies, plot_bound, plot_power
-from probekit.experiments.part5_datasize.runs import Config, Training, run_sizes
+from probekit.experiments.part5_datasize.paper_numbers import paper_examples, paper_recommendations
+from probekit.experiments.part5_datasize.requirements import n_params, requirement_grid
+from probekit.experiments.part5_datasize.runs import run_sizes
+from probekit.experiments.part5_datasize.training import ProbingConfig, Training
 from probekit.io.treebanks import UPOS_TAGS, read_conllu, upos_index
 from probekit.methods.datasize.collapse import CollapseReport
 from probekit.methods.datasize.pools import (
@@ -51,6 +50,7 @@ from probekit.methods.datasize.subsets import (
     stratified_split,
 )
 from probekit.representations.fasttext import fasttext_table
+from probekit.representations.types import random_type_vectors
 from probekit.stats.bounds import finite_class_bound
 
 FAST = settings(max_examples=60, deadline=None)
@@ -344,11 +344,11 @@ TRAIN = Training(epochs=2, min_updates=60, lr=0.01, n_checks=4)
 def runs():
     pool, encoders = _synthetic_pool()
     configs = [
-        Config("strong", "strong"),
-        Config("strong again", "strong", sigma=0.0),
-        Config("noisy", "strong", sigma=30.0),
-        Config("weak", "weak"),
-        Config("mlp", "strong", "mlp20"),
+        ProbingConfig("strong", "strong"),
+        ProbingConfig("strong again", "strong", sigma=0.0),
+        ProbingConfig("noisy", "strong", sigma=30.0),
+        ProbingConfig("weak", "weak"),
+        ProbingConfig("mlp", "strong", "mlp20"),
     ]
     return run_sizes(pool, encoders, configs, [32, 96], [0, 1, 2], training=TRAIN)
 
@@ -372,7 +372,7 @@ def test_run_sizes_scores_and_pairing(runs):
 
 def test_run_sizes_does_not_depend_on_the_memory_budget(runs):
     pool, encoders = _synthetic_pool()
-    configs = [Config("strong", "strong"), Config("noisy", "strong", sigma=30.0)]
+    configs = [ProbingConfig("strong", "strong"), ProbingConfig("noisy", "strong", sigma=30.0)]
     small = Training(**{**TRAIN.__dict__, "max_bytes": 1})  # one view per pass
     again = run_sizes(pool, encoders, configs, [96], [0, 1, 2], training=small)
     for key, correct in again.correct.items():
@@ -382,11 +382,11 @@ def test_run_sizes_does_not_depend_on_the_memory_budget(runs):
 def test_run_sizes_errors():
     pool, encoders = _synthetic_pool()
     with pytest.raises(ParameterError, match="encoder"):
-        run_sizes(pool, encoders, [Config("x", "nope")], [32], [0])
+        run_sizes(pool, encoders, [ProbingConfig("x", "nope")], [32], [0])
     with pytest.raises(ParameterError, match="classifier"):
-        run_sizes(pool, encoders, [Config("x", "strong", "svm")], [32], [0])
+        run_sizes(pool, encoders, [ProbingConfig("x", "strong", "svm")], [32], [0])
     with pytest.raises(ParameterError, match="seeds"):
-        run_sizes(pool, encoders, [Config("x", "strong")], [32], [1, 1])
+        run_sizes(pool, encoders, [ProbingConfig("x", "strong")], [32], [1, 1])
 
 
 def test_training_schedule():
@@ -456,11 +456,11 @@ def test_fold_and_pilot_splits():
 def test_check_collapse_tells_identical_from_different():
     pool, encoders = _synthetic_pool()
     folds = fold_splits(pool.y, 600, n_folds=6, seed=0)
-    a, b = Config("a", "strong"), Config("b", "strong")
+    a, b = ProbingConfig("a", "strong"), ProbingConfig("b", "strong")
     same = check_collapse(pool, encoders, a, b, folds, seed=0, training=TRAIN)
     assert np.all(same.diffs == 0)
     assert collapse_verdict(same) == "likely collapsed"
-    noisy = Config("noisy", "strong", sigma=30.0)
+    noisy = ProbingConfig("noisy", "strong", sigma=30.0)
     apart = check_collapse(pool, encoders, a, noisy, folds, seed=0, training=TRAIN)
     assert apart.mean_diff > 0.2
     assert collapse_verdict(apart) == "stable"
@@ -477,11 +477,21 @@ def test_collapse_verdict_unclear():
 
 
 def test_paper_examples_and_tables():
-    assert paper_examples()["agrees"].all()
+    examples = paper_examples()
+    assert examples.table["agrees"].all() and examples.n_agree == 2
+    # §3.4: "0.039" at 65,536 examples and "40k" examples for a bound of 0.05.
+    assert round(examples.bound, 3) == 0.039 and round(examples.n_train, -3) == 40_000
+    shown = examples.styled()
+    assert shown["paper"].tolist() == ["0.039", "40k"]
     recs = paper_recommendations()
-    assert len(recs) == 15 and recs["consistent"].sum() == 14
-    bad = recs[~recs["consistent"]].iloc[0]
+    assert recs.n_rows == 15 and recs.n_consistent == 14
+    bad = recs.table[~recs.table["consistent"]].iloc[0]
     assert bad["source"].startswith("Table 4") and bad["paper"] == 2_912_787
+    assert recs.inconsistent == "Table 4 (LogReg vs MLP), gap 0.012"
+    assert recs.claim == "holds for 14 of 15 rows"
+    worst = max(abs(r.ours / r.paper - 1) for r in recs.table.itertuples())
+    assert recs.max_rel_diff == pytest.approx(100 * worst)
+    assert "our N_train" in recs.styled().to_html()
 
 
 def test_requirement_grid():
@@ -507,6 +517,18 @@ def test_fasttext_table_is_cached(tiny):
     assert math.isfinite(float(first.sum()))
 
 
+def test_type_level_vectors(tiny):
+    words = sorted({w for s in tiny["train"] for w in s.forms.tolist()})[:3]
+    random = type_level_vectors("random", tiny, 5, epochs=1)
+    assert np.array_equal(random(words), random_type_vectors(words, 5, 0))
+    fasttext = type_level_vectors("fasttext", tiny, 8, epochs=1)
+    vocab = sorted({w for k in ("train", "dev", "test") for s in tiny[k] for w in s.forms})
+    table = fasttext_table(vocab, tiny["train"], 8, 0, 1)
+    assert np.array_equal(fasttext(words), table[[vocab.index(w) for w in words]])
+    with pytest.raises(ParameterError, match="type_vectors"):
+        type_level_vectors("glove", tiny, 5, epochs=1)
+
+
 def test_figures(runs):
     import matplotlib
 
@@ -522,5 +544,3 @@ def test_figures(runs):
     plot_accuracies(axes[2], runs, ["strong", "weak"], ["C0", "C1"])
     assert len(axes[2].lines) == 2
     plt.close(fig)
-
-

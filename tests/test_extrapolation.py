@@ -1,4 +1,5 @@
-"""Scoring functions, split points and setups of Kunz & Kuhlmann 2021 (probekit.methods.extrapolation)."""
+"""Scoring functions, split points and setups of Kunz & Kuhlmann 2021
+(probekit.methods.extrapolation)."""
 
 from __future__ import annotations
 
@@ -206,14 +207,18 @@ def test_setups_refuse_an_empty_hard_set():
     points = splits.SplitPoints(2, 5, "constant", "constant", "test")
     with pytest.raises(ParameterError, match="hard set is empty"):
         splits.setups(np.array([1.0, 3.0]), np.array([5.0, 5.0]), points, seed=0)
-    only = splits.setups(np.array([1.0, 3.0]), np.array([5.0, 5.0]), points, seed=0, names=["standard"])
+    only = splits.setups(
+        np.array([1.0, 3.0]), np.array([5.0, 5.0]), points, seed=0, names=["standard"]
+    )
     assert list(only) == ["standard"]
     with pytest.raises(ParameterError, match="unknown"):
         splits.setups(np.array([1.0]), np.array([1.0]), points, seed=0, names=["interpolation"])
 
 
-def test_probe_grid_and_summary():
-    s = splits.setups(np.arange(10.0), np.arange(8.0), splits.SplitPoints(5, 5, "c", "c", "t"), seed=0)
+def test_probe_grid():
+    s = splits.setups(
+        np.arange(10.0), np.arange(8.0), splits.SplitPoints(5, 5, "c", "c", "t"), seed=0
+    )
     specs, index = extrapolation_grid.probe_grid(s, layers=[0, 6], seeds=[1, 2, 3])
     assert len(specs) == 2 * 3 * 4 and len(index) == len(specs)
     assert {sp.view for sp in specs} == {0, 1}
@@ -223,19 +228,6 @@ def test_probe_grid_and_summary():
     assert spec.view == 1 and spec.seed == 2 and spec.train.sum() == 5 and spec.eval.sum() == 2
     with pytest.raises(ParameterError, match="entries"):
         extrapolation_grid.probe_grid([s], layers=[0, 6])
-
-    class Fake:  # best_acc is all setup_accuracies reads
-        def __init__(self, acc):
-            self.specs, self.best_acc = specs, acc
-
-    acc = np.arange(len(specs), dtype=float)
-    table = extrapolation_grid.setup_accuracies(Fake(acc), index)
-    got = table[(table.layer == 0) & (table.setup == "control")].iloc[0]
-    picks = acc[(index.layer == 0) & (index.setup == "control")]
-    assert got.acc_mean == pytest.approx(picks.mean()) and got.acc_sd == pytest.approx(
-        picks.std(ddof=1)
-    )
-    assert got.n_seeds == 3
 
 
 def test_sample_split_is_seeded():
@@ -289,3 +281,40 @@ def test_split_points_by_scorer_uses_the_released_sources():
     assert (fixed.m1, fixed.m2, fixed.m2_from) == (3, 4, "constant")
     with pytest.raises(ParameterError, match="scorer"):
         splits.split_points("word_length", train, evaluation)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scores=st.lists(st.sampled_from([0.1, 0.2, 0.5, 1.0]), min_size=4, max_size=40),
+)
+def test_include_top_ties_only_fills_an_empty_hard_set(scores):
+    es = np.array(scores)
+    strict = splits.distributional_split_points(es, es, "eval", "eval")
+    widened = splits.distributional_split_points(es, es, "eval", "eval", include_top_ties=True)
+    hard = splits.hard_mask(es, widened)
+    if splits.hard_mask(es, strict).any():
+        assert widened == strict and not widened.top_ties
+    elif (es < es.max()).any():
+        # exactly the examples tied at the top score, and the points say so
+        np.testing.assert_array_equal(hard, es == es.max())
+        assert widened.top_ties and widened.m1 == strict.m1 and widened.rule == strict.rule
+        assert widened.m2 == es[es < es.max()].max()
+    else:
+        assert not hard.any() and not widened.top_ties
+
+
+def test_include_top_ties_is_an_option_of_the_percentile_rules_only():
+    # Over a quarter of the items tie at the top: the 75th percentile is the maximum.
+    evaluation = np.array([0.1, 0.2, 0.3, 1.0, 1.0, 1.0])
+    train = np.array([0.1, 0.2, 0.3, 0.4])
+    strict = splits.split_points("speed_of_learning", train, evaluation)
+    assert strict.m2 == 1.0 and not splits.hard_mask(evaluation, strict).any()
+    assert strict.label == "distributional"
+    widened = splits.split_points("speed_of_learning", train, evaluation, include_top_ties=True)
+    assert widened.m2 == 0.3 and widened.top_ties
+    assert widened.label == "distributional + ties at m2"
+    np.testing.assert_array_equal(splits.hard_mask(evaluation, widened), [0, 0, 0, 1, 1, 1])
+    # constant, binary and modified-arc points never move
+    for scorer in ("sentence_length_linguistic", "most_frequent_tag", "arc_length_modified"):
+        fixed = splits.split_points(scorer, train, evaluation)
+        assert splits.split_points(scorer, train, evaluation, include_top_ties=True) == fixed

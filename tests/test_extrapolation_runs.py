@@ -1,10 +1,14 @@
-"""Tests of the Part IV glue (probekit.experiments.part4_extrapolation.runs) on fixture sentences and fake vectors."""
+"""Tests of the Part IV experiments (probekit.experiments.part4_extrapolation) on fixture
+sentences and fake vectors: sample, scores, splits, runs, tables, figures and paired tests."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -12,9 +16,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from probekit.errors import ParameterError
-from probekit.experiments.part4_extrapolation import runs as xr
+from probekit.experiments.part4_extrapolation import (
+    comparisons,
+    criteria,
+    figures,
+    part_gaps,
+    runs,
+    survey,
+    tables,
+)
+from probekit.experiments.part4_extrapolation import scoring as part4_scoring
+from probekit.experiments.part4_extrapolation.config import (
+    CriteriaConfig,
+    LearningCriteriaConfig,
+    ScoringFunctionsConfig,
+)
+from probekit.experiments.part4_extrapolation.criteria import ChapterRun
+from probekit.experiments.part4_extrapolation.sample import Sample, layer_inputs, task_examples
+from probekit.experiments.part4_extrapolation.splits import (
+    EXPERIMENT_SETUPS,
+    TASK_SPLITS,
+    build_splits,
+    split_setups,
+)
 from probekit.io.cache import Cache
-from probekit.io.treebanks import read_conllu
+from probekit.io.tasks import pos_examples
+from probekit.io.treebanks import UPOS_TAGS, read_conllu
 from probekit.methods.extrapolation import scores as scoring
 from probekit.methods.extrapolation import splits as extrapolation_splits
 
@@ -28,7 +55,8 @@ class FakeEntry:
 
 @dataclass
 class FakeEmbeddings:
-    """Stands in for probekit.io.embeddings.Embeddings: per-layer (N_words, d) arrays and offsets."""
+    """Stands in for probekit.io.embeddings.Embeddings: per-layer (N_words, d) arrays and
+    offsets."""
 
     arrays: list[np.ndarray]
     offsets: np.ndarray
@@ -44,9 +72,6 @@ class FakeEmbeddings:
 
 def fake_embeddings(sentences, name: str, seed: int, d: int = 24) -> FakeEmbeddings:
     """Layer 0 is noise; layer 1 adds the word's UPOS one-hot, so it 'knows' POS."""
-    from probekit.io.tasks import pos_examples
-    from probekit.io.treebanks import UPOS_TAGS
-
     lengths = [len(s) for s in sentences]
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     y = pos_examples(sentences).y
@@ -60,44 +85,48 @@ def fake_embeddings(sentences, name: str, seed: int, d: int = 24) -> FakeEmbeddi
 def sample():
     sents = read_conllu(FIXTURE)
     train, dev = sents * 30, sents[::-1] * 15
-    return xr.Sample(train, dev, fake_embeddings(train, "t", 0), fake_embeddings(dev, "e", 1))
+    return Sample(train, dev, fake_embeddings(train, "t", 0), fake_embeddings(dev, "e", 1))
 
 
 def test_task_examples_and_inputs(sample):
-    pos_train, pos_eval = xr.task_examples("pos", sample)
+    pos_train, pos_eval = task_examples("pos", sample)
     assert len(pos_train) == sample.emb_train.offsets[-1]
-    dep_train, dep_eval = xr.task_examples("deprel", sample)
+    dep_train, dep_eval = task_examples("deprel", sample)
     assert dep_train.labels == dep_eval.labels  # inventory from the training sentences
-    Xt, Xe = xr.layer_inputs(sample, dep_train, dep_eval, [1])
+    Xt, Xe = layer_inputs(sample, dep_train, dep_eval, [1])
     assert Xt.shape == (1, len(dep_train), 48) and Xe.shape == (1, len(dep_eval), 48)
     with pytest.raises(ParameterError, match="task"):
-        xr.task_examples("ner", sample)
+        task_examples("ner", sample)
 
 
 def test_static_scores_match_the_scoring_functions(sample):
-    train, evaluation = xr.task_examples("pos", sample)
-    ts, es = xr.static_scores("most_frequent_tag", train, evaluation)
+    train, evaluation = task_examples("pos", sample)
+    ts, es = part4_scoring.static_scores("most_frequent_tag", train, evaluation)
     np.testing.assert_array_equal(es, scoring.most_frequent_tag(train, evaluation))
-    ts, es = xr.static_scores("tag_proportion", train, evaluation)
+    ts, es = part4_scoring.static_scores("tag_proportion", train, evaluation)
     np.testing.assert_array_equal(ts, scoring.tag_proportion(train, train))
-    assert xr.static_scores("sentence_length", train, evaluation)[1].shape == (len(evaluation),)
+    assert part4_scoring.static_scores("sentence_length", train, evaluation)[1].shape == (
+        len(evaluation),
+    )
     with pytest.raises(ParameterError, match="scorer"):
-        xr.static_scores("loss", train, evaluation)
+        part4_scoring.static_scores("loss", train, evaluation)
 
 
 @pytest.fixture(scope="module")
 def pos_run(sample):
     before = torch.get_num_threads()
     torch.set_num_threads(1)
-    train, evaluation = xr.task_examples("pos", sample)
-    Xt, Xe = xr.layer_inputs(sample, train, evaluation, [0, 1])
+    train, evaluation = task_examples("pos", sample)
+    Xt, Xe = layer_inputs(sample, train, evaluation, [0, 1])
     splits, points = {}, {}
-    ts, es = xr.static_scores("sentence_length", train, evaluation)
+    ts, es = part4_scoring.static_scores("sentence_length", train, evaluation)
     # the fixture's sentences have 2-5 words, so the split points are set by hand
     for name, m1, m2 in (("short", 3, 3), ("shortest", 4, 4)):
         points[name] = extrapolation_splits.SplitPoints(m1, m2, "constant", "constant", name)
-        splits[name] = extrapolation_splits.setups(ts, es, points[name], seed=0, names=xr.EXPERIMENT_SETUPS)
-    run = xr.run_splits(Xt, Xe, train, evaluation, splits, [0, 1], seeds=[1, 2], epochs=2)
+        splits[name] = extrapolation_splits.setups(
+            ts, es, points[name], seed=0, names=EXPERIMENT_SETUPS
+        )
+    run = runs.run_splits(Xt, Xe, train, evaluation, splits, [0, 1], seeds=[1, 2], epochs=2)
     torch.set_num_threads(before)
     return run, points, evaluation
 
@@ -112,9 +141,9 @@ def test_run_splits_trains_shared_probes_once(pos_run):
 
 def test_tables_agree_with_the_probes(pos_run):
     run, _, _ = pos_run
-    table = xr.probe_table(run)
-    summary = xr.setup_summary(run)
-    gaps = xr.gap_table(run)
+    table = tables.probe_table(run)
+    summary = tables.setup_summary(run)
+    gaps = tables.gap_table(run)
     assert len(summary) == 2 * 2 * 3 and len(gaps) == 2 * 2
     row = gaps.iloc[0]
     assert row["extrapolation_gap"] == pytest.approx(row["control"] - row["extrapolation"])
@@ -126,39 +155,37 @@ def test_tables_agree_with_the_probes(pos_run):
 def test_hard_correctness_reproduces_the_control_accuracy(pos_run):
     """The control probe's accuracy is its accuracy on exactly the hard set."""
     run, points, evaluation = pos_run
-    table = xr.probe_table(run)
+    table = tables.probe_table(run)
     for split in points:
         for setup in ("control", "extrapolation"):
-            correct = xr.hard_correct(run, split, 1, 2, setup)
+            correct = comparisons.hard_correct(run, split, 1, 2, setup)
             scores = scoring.sentence_length(evaluation)
             assert len(correct) == int(extrapolation_splits.hard_mask(scores, points[split]).sum())
             acc = table.query("split == @split and layer == 1 and seed == 2 and setup == @setup")
             assert 100 * correct.mean() == pytest.approx(float(acc["accuracy"].iloc[0]))
-    comparison = xr.compare_hard(run, "short", 1, 1)
-    assert comparison.n == len(xr.hard_correct(run, "short", 1, 1, "control"))
+    comparison = comparisons.compare_hard(run, "short", 1, 1)
+    assert comparison.n == len(comparisons.hard_correct(run, "short", 1, 1, "control"))
     with pytest.raises(ParameterError):
-        xr.hard_correct(run, "nope", 1, 1, "control")
+        comparisons.hard_correct(run, "nope", 1, 1, "control")
 
 
 def test_points_table_and_panels(pos_run, sample):
     run, points, _ = pos_run
-    pts = xr.points_table(points)
+    pts = tables.points_table(points)
     assert pts.loc["shortest", "m2"] == 4 and pts.loc["short", "rule"] == "short"
-    tp, te = xr.static_scores("sentence_length", *xr.task_examples("pos", sample))
+    tp, te = part4_scoring.static_scores("sentence_length", *task_examples("pos", sample))
     with pytest.raises(ParameterError, match="hard set is empty"):
-        xr.split_setups("sentence_length_linguistic", tp, te)  # no sentence has 30 words
-    p, setups = xr.split_setups("sentence_length_pos", tp, te + 1)
-    assert (p.m1_from, p.m2_from) == ("train", "train") and set(setups) == set(xr.EXPERIMENT_SETUPS)
-    fig = xr.setup_panels(xr.probe_table(run), {name: name for name in points}, ncols=2)
+        split_setups("sentence_length_linguistic", tp, te)  # no sentence has 30 words
+    p, setups = split_setups("sentence_length_pos", tp, te + 1)
+    assert (p.m1_from, p.m2_from) == ("train", "train") and set(setups) == set(EXPERIMENT_SETUPS)
+    fig = figures.setup_panels(tables.probe_table(run), {name: name for name in points}, ncols=2)
     assert sum(ax.get_visible() for ax in fig.axes) == 2
-    import matplotlib.pyplot as plt
-
     plt.close(fig)
 
 
 def test_ensemble_scores_are_cached(sample, tmp_path, monkeypatch, one_thread):
     cache = Cache(tmp_path)
-    out = xr.ensemble_scores(sample, "pos", [0, 1], seeds=[1, 2], epochs=8, cache=cache)
+    out = part4_scoring.ensemble_scores(sample, "pos", [0, 1], seeds=[1, 2], epochs=8, cache=cache)
     loss_t, loss_e = out["sample_loss"]
     speed_t, speed_e = out["speed_of_learning"]
     n, m = sample.emb_train.offsets[-1], sample.emb_eval.offsets[-1]
@@ -170,131 +197,107 @@ def test_ensemble_scores_are_cached(sample, tmp_path, monkeypatch, one_thread):
     def boom(*args, **kwargs):
         raise AssertionError("the cached ensemble was retrained")
 
-    monkeypatch.setattr(xr, "train_batched", boom)
-    again = xr.ensemble_scores(sample, "pos", [0, 1], seeds=[1, 2], epochs=8, cache=cache)
+    monkeypatch.setattr(part4_scoring, "train_batched", boom)
+    again = part4_scoring.ensemble_scores(
+        sample, "pos", [0, 1], seeds=[1, 2], epochs=8, cache=cache
+    )
     np.testing.assert_array_equal(again["speed_of_learning"][0], speed_t)
 
 
 @settings(max_examples=50, deadline=None)
 @given(k=st.integers(1, 8), seed=st.integers(0, 100))
 def test_example_items_come_from_the_mask(sample, k, seed):
-    train, _ = xr.task_examples("deprel", sample)
+    train, _ = task_examples("deprel", sample)
     scores = scoring.arc_length(train)
     mask = scores > 2
-    items = xr.example_items(sample.train, train, scores, mask, k, seed=seed)
+    items = tables.example_items(sample.train, train, scores, mask, k, seed=seed)
     assert len(items) == min(k, int(mask.sum()))
     assert (items["score"] > 2).all()
     assert all("[" in c and "]" in c for c in items["context"])
     assert all(" → " in w for w in items["word"])
-    empty = xr.example_items(sample.train, train, scores, scores < 0, k, seed=seed)
+    empty = tables.example_items(sample.train, train, scores, scores < 0, k, seed=seed)
     assert len(empty) == 0
 
 
 def test_split_scores_sizes_and_histograms(sample):
-    train, evaluation = xr.task_examples("deprel", sample)
-    ts, es = xr.split_scores("arc_length_modified", train, evaluation)
+    train, evaluation = task_examples("deprel", sample)
+    ts, es = part4_scoring.split_scores("arc_length_modified", train, evaluation)
     np.testing.assert_array_equal(ts, scoring.arc_length(train))
     learned = {"sample_loss": (np.arange(6.0).reshape(2, 3), np.ones((2, 4)))}
-    lt, le = xr.split_scores("sample_loss", train, evaluation, learned, layer_pos=1)
+    lt, le = part4_scoring.split_scores("sample_loss", train, evaluation, learned, layer_pos=1)
     np.testing.assert_array_equal(lt, [3.0, 4.0, 5.0])
     with pytest.raises(ParameterError, match="learned"):
-        xr.split_scores("speed_of_learning", train, evaluation)
+        part4_scoring.split_scores("speed_of_learning", train, evaluation)
     with pytest.raises(ParameterError, match="split"):
-        xr.split_scores("loss", train, evaluation)
+        part4_scoring.split_scores("loss", train, evaluation)
     p = extrapolation_splits.SplitPoints(2.0, 1.0, "constant", "constant", "hand")
-    sizes = xr.split_sizes({"arc": (p, ts, es)})
+    sizes = tables.split_sizes({"arc": (p, ts, es)})
     assert sizes.loc["arc", "easy"] == int((ts < 2).sum())
     assert sizes.loc["arc", "hard %"] == pytest.approx(100 * (es > 1).mean())
-    fig = xr.score_histograms({"a": (ts, es, p), "b": (ts, es, p)}, ncols=3)
+    fig = figures.score_histograms({"a": (ts, es, p), "b": (ts, es, p)}, ncols=3)
     assert sum(ax.get_visible() for ax in fig.axes) == 2
-    import matplotlib.pyplot as plt
-
     plt.close(fig)
 
 
 def test_build_splits_reports_empty_sets(sample):
-    train, evaluation = xr.task_examples("pos", sample)
+    train, evaluation = task_examples("pos", sample)
     n, m = len(train), len(evaluation)
     rng = np.random.default_rng(0)
     learned = {"sample_loss": (rng.random((2, n)), rng.random((2, m)))}
     names = ["sentence_length_linguistic", "most_frequent_tag", "sample_loss"]
-    splits, points, skipped = xr.build_splits(names, train, evaluation, 2, learned)
+    splits, points, skipped = build_splits(names, train, evaluation, 2, learned)
     assert (
         "sentence_length_linguistic" in skipped and "empty" in skipped["sentence_length_linguistic"]
     )
     assert isinstance(splits["sample_loss"], list) and len(points["sample_loss"]) == 2
     assert points["sample_loss"][0].m1 != points["sample_loss"][1].m1
     with pytest.raises(ParameterError, match="learned"):
-        xr.build_splits(["speed_of_learning"], train, evaluation, 2)
+        build_splits(["speed_of_learning"], train, evaluation, 2)
 
 
 def test_run_task_skips_empty_splits(sample, one_thread):
-    nothing = xr.run_task(sample, "pos", ["sentence_length_linguistic"], [0, 1], [1], epochs=1)
+    nothing = runs.run_task(sample, "pos", ["sentence_length_linguistic"], [0, 1], [1], epochs=1)
     assert nothing.run is None and "sentence_length_linguistic" in nothing.skipped
     n, m = sample.emb_train.offsets[-1], sample.emb_eval.offsets[-1]
     rng = np.random.default_rng(1)
     learned = {"sample_loss": (rng.random((2, n)), rng.random((2, m)))}
-    out = xr.run_task(sample, "pos", ["sample_loss"], [0, 1], [1], epochs=1, learned=learned)
+    out = runs.run_task(sample, "pos", ["sample_loss"], [0, 1], [1], epochs=1, learned=learned)
     assert set(out.run.index["split"]) == {"sample_loss"} and len(out.run.index) == 6
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    scores=st.lists(st.sampled_from([0.1, 0.2, 0.5, 1.0]), min_size=4, max_size=40),
-)
-def test_include_top_ties_only_fills_an_empty_hard_set(scores):
-    es = np.array(scores)
-    points = extrapolation_splits.distributional_split_points(es, es, "eval", "eval")
-    widened = xr.include_top_ties(points, es)
-    hard = extrapolation_splits.hard_mask(es, widened)
-    if extrapolation_splits.hard_mask(es, points).any():
-        assert widened is points
-    elif (es < es.max()).any():
-        # exactly the examples tied at the top score, and the rule says so
-        np.testing.assert_array_equal(hard, es == es.max())
-        assert widened.rule.endswith(xr.TIES_SUFFIX) and widened.m1 == points.m1
-    else:
-        assert not hard.any()
-    fixed = extrapolation_splits.linguistic_split_points(m1=0.0, m2=float(es.max()))
-    assert xr.include_top_ties(fixed, es) is fixed  # constant thresholds are never moved
-
-
 def test_build_splits_widens_or_keeps_strict(sample):
-    train, evaluation = xr.task_examples("pos", sample)
+    train, evaluation = task_examples("pos", sample)
     n, m = len(train), len(evaluation)
     speed = (np.linspace(0.01, 0.5, n)[None].repeat(2, 0), np.ones((2, m)))
     speed[1][:, : m // 2] = 0.2  # half the items never correct: 75th percentile is the max
     learned = {"speed_of_learning": speed}
-    _, points, skipped = xr.build_splits(["speed_of_learning"], train, evaluation, 2, learned)
+    _, points, skipped = build_splits(["speed_of_learning"], train, evaluation, 2, learned)
     assert not skipped and points["speed_of_learning"][0].m2 == 0.2
-    _, _, skipped = xr.build_splits(
-        ["speed_of_learning"], train, evaluation, 2, learned, widen_ties=False
+    assert points["speed_of_learning"][0].top_ties
+    _, _, skipped = build_splits(
+        ["speed_of_learning"], train, evaluation, 2, learned, include_top_ties=False
     )
     assert "speed_of_learning" in skipped
 
 
 def test_combined_tables_prefix_tasks_and_survive_nothing(pos_run, sample):
     run, points, _ = pos_run
-    train, evaluation = xr.task_examples("pos", sample)
-    done = xr.TaskRun("pos", train, evaluation, points, {}, run)
-    skipped = xr.TaskRun("deprel", train, evaluation, {}, {"x": "empty"}, None)
-    probes, gaps = xr.combined_tables([done, skipped])
+    train, evaluation = task_examples("pos", sample)
+    done = runs.TaskRun("pos", train, evaluation, points, {}, run)
+    skipped = runs.TaskRun("deprel", train, evaluation, {}, {"x": "empty"}, None)
+    probes, gaps = tables.combined_tables([done, skipped])
     assert set(probes["split"]) == {"T1 short", "T1 shortest"} and len(gaps) == 4
-    probes, gaps = xr.combined_tables([skipped])
+    probes, gaps = tables.combined_tables([skipped])
     assert len(probes) == 0 and "extrapolation_gap" in gaps.columns
-    fig = xr.setup_panels(probes, {"T1 short": "a"})
+    fig = figures.setup_panels(probes, {"T1 short": "a"})
     assert len(fig.axes) == 1
-    import matplotlib.pyplot as plt
-
     plt.close(fig)
 
 
 def test_empty_inputs_still_give_a_table_and_a_figure():
-    assert len(xr.split_sizes({})) == 0 and "hard %" in xr.split_sizes({}).columns
-    fig = xr.score_histograms({})
+    assert len(tables.split_sizes({})) == 0 and "hard %" in tables.split_sizes({}).columns
+    fig = figures.score_histograms({})
     assert len(fig.axes) == 1
-    import matplotlib.pyplot as plt
-
     plt.close(fig)
 
 
@@ -305,10 +308,117 @@ def test_gap_ledger_keeps_matching_runs_only():
         "42_length_criteria": {**same, "t1_dist_gap_mean": 1.5, "t2_arc_gap_mean": 20.0},
         "43_tag_criteria": {**same, "n_seeds": 10, "mft_gap_mean": 5.0},
     }
-    table, stale = xr.gap_ledger(results, "44_learning_criteria")
+    table, stale = part_gaps.gap_ledger(results, "44_learning_criteria")
     assert stale == ["43_tag_criteria"]
     assert set(table["scoring function"]) == {"speed of learning", "sentence length", "arc length"}
     t1 = table[table.task == "T1"].set_index("scoring function")["gap"]
     assert t1.idxmin() == "sentence length" and t1.idxmax() == "speed of learning"
     with pytest.raises(ParameterError, match="reference"):
-        xr.gap_ledger(results, "41_scoring_functions")
+        part_gaps.gap_ledger(results, "41_scoring_functions")
+
+
+# --- chapter entries: paired tests, chapters 42-44 and 41 on the fake sample -------------------
+
+CONFIG = {
+    "treebank": "fixture",
+    "model": "fake",
+    "pooling": "last",
+    "layers": [0, 1],
+    "n_train": 0,
+    "n_eval": 0,
+    "sample_seed": 3,
+    "order_seed": -1,
+    "epochs": 2,
+}
+
+
+def test_compare_hard_items_tests_each_split_that_ran(pos_run, sample):
+    run, points, _ = pos_run
+    train, evaluation = task_examples("pos", sample)
+    config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [2, 1], "compare_layer": 1})
+    tasks = {"pos": runs.TaskRun("pos", train, evaluation, points, {}, run)}
+    chapter = ChapterRun(config, sample, [0, 1], 1, tasks, None, None)
+    pairs = (("a", "pos", "short"), ("b", "pos", "missing"))
+    paired = comparisons.compare_hard_items(chapter, pairs)
+    assert list(paired.comparisons) == ["a_cmp"]
+    assert paired.values == {"compare_layer": 1, "b_cmp_summary": comparisons.NOT_RUN}
+    expected = comparisons.compare_hard(run, "short", 1, 2)  # the first seed of the config
+    got = paired.comparisons["a_cmp"]
+    assert (got.n, got.acc_a, got.acc_b) == (expected.n, expected.acc_a, expected.acc_b)
+    assert list(paired.table.index) == ["T1 short"]
+    assert paired.table.loc["T1 short", "hard items"] == expected.n
+    none = comparisons.compare_hard_items(chapter, pairs[1:])
+    assert len(none.table) == 0 and "verdict" in none.table.columns
+
+
+def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch, one_thread):
+    calls = []
+
+    def fake_load(*args):
+        calls.append(args)
+        return sample
+
+    monkeypatch.setattr(criteria, "load_sample", fake_load)
+    config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [1], "compare_layer": -1})
+    splits = {"pos": ["sentence_length_linguistic", "sentence_length_pos"]}
+    chapter = criteria.run_criteria(config, splits)
+    assert calls == [("fixture", "fake", "last", 0, 0, 3)]
+    assert chapter.layers == [0, 1] and chapter.compare_layer == 1  # -1 is the last layer
+    assert "sentence_length_linguistic" in chapter.tasks["pos"].skipped  # no 30-word sentence
+    assert set(chapter.probes["split"]) == {"T1 sentence_length_pos"}
+    # over a quarter of the words sit in the longest sentences: the hard set is those words
+    assert chapter.tasks["pos"].points["sentence_length_pos"].top_ties
+    assert list(chapter.gaps["layer"]) == [0, 1]
+    with pytest.raises(ParameterError) as info:
+        criteria.run_criteria(dataclasses.replace(config, layers=[1], compare_layer=0), splits)
+    assert info.value.name == "compare_layer"
+    calls.clear()
+    with pytest.raises(ParameterError) as info:
+        criteria.run_criteria(config, {"pos": ["sample_loss"]})
+    assert info.value.name == "ensemble_seeds" and calls == []  # refused before loading
+
+
+def test_run_criteria_scores_learning_splits_with_the_ensemble(sample, monkeypatch, one_thread):
+    monkeypatch.setattr(criteria, "load_sample", lambda *args: sample)
+    config = LearningCriteriaConfig.from_parameters(
+        CONFIG | {"seeds": [1], "compare_layer": 1, "ensemble_seeds": [1, 2]}
+    )
+    chapter = criteria.run_criteria(config, {"pos": ["sample_loss"]})
+    per_layer = chapter.tasks["pos"].points["sample_loss"]
+    assert len(per_layer) == 2  # one set of split points per layer's ensemble
+    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [1, 2], 2)  # cached
+    for i, p in enumerate(per_layer):
+        ts, es = learned["sample_loss"][0][i], learned["sample_loss"][1][i]
+        assert p == extrapolation_splits.split_points("sample_loss", ts, es, include_top_ties=True)
+
+
+def test_survey_splits_shows_one_layer_of_every_split(sample, monkeypatch, one_thread):
+    monkeypatch.setattr(survey, "load_sample", lambda *args: sample)
+    config = ScoringFunctionsConfig.from_parameters(
+        CONFIG | {"ensemble_seeds": [1, 2], "score_layer": -1, "n_examples": 2}
+    )
+    result = survey.survey_splits(config)
+    assert result.layers == [0, 1] and result.score_layer == 1
+    made = set(result.entries) | set(result.skipped)
+    assert made == {f"T1 {n}" for n in TASK_SPLITS["pos"]} | {
+        f"T2 {n}" for n in TASK_SPLITS["deprel"]
+    }
+    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [1, 2], 2)
+    if "T1 sample_loss" in result.entries:  # the shown layer's scores, not another's
+        np.testing.assert_array_equal(
+            result.entries["T1 sample_loss"][1], learned["sample_loss"][0][1]
+        )
+    values = survey.survey_values(result)
+    assert values["n_train_words"] == len(task_examples("pos", sample)[0])
+    assert values["n_ensemble"] == 2 and values["score_layer"] == 1 and values["pooling"] == "last"
+    for key, split in survey.SIZE_KEYS.items():
+        have = split in result.entries
+        assert have != math.isnan(values[f"{key}_hard_pct"]), key
+    panels = survey.score_panels(result)
+    assert set(panels) <= set(figures.SCORE_PANELS.values())
+    examples = survey.easy_hard_examples(result)
+    assert examples.index.names == ["split", "set", "word"]
+    assert (examples.groupby(level=["split", "set"]).size() <= 2).all()
+    with pytest.raises(ParameterError) as info:
+        survey.survey_splits(dataclasses.replace(config, layers=[0]))
+    assert info.value.name == "score_layer"

@@ -1,7 +1,9 @@
-"""Tests of the Part II experiment glue (probekit.experiments.part2_jabberwocky) on a hand-written fixture."""
+"""Tests of the Part II experiments (probekit.experiments.part2_jabberwocky) on a hand-written
+fixture treebank."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -17,23 +19,29 @@ from hypothesis import strategies as st
 from conftest import random_heads
 from probekit.cli import main
 from probekit.errors import ParameterError, ProbekitError
+from probekit.experiments.part1_probe_parser.comparison import paired_difference
 from probekit.experiments.part1_probe_parser.syntactic_distance import tree_path
 from probekit.experiments.part1_probe_parser.training import KINDS
+from probekit.experiments.part2_jabberwocky import probe_runs
 from probekit.experiments.part2_jabberwocky.baselines import (
     BASELINES,
     baseline_scores,
     best_baseline,
 )
 from probekit.experiments.part2_jabberwocky.comparisons import (
-    difference,
     drops_table,
     jabberwocky_edge_comparison,
     leads_table,
+)
+from probekit.experiments.part2_jabberwocky.config import (
+    JabberwockyCorpusConfig,
+    JabberwockyProbesConfig,
 )
 from probekit.experiments.part2_jabberwocky.corpus import (
     aligned_pairs,
     corpus_dir,
     ensure_corpus,
+    load_corpus_pairs,
     substituted,
 )
 from probekit.experiments.part2_jabberwocky.corpus_figures import (
@@ -49,23 +57,30 @@ from probekit.experiments.part2_jabberwocky.corpus_tables import (
     stem_table,
     upos_coverage,
 )
+from probekit.experiments.part2_jabberwocky.probe_runs import probe_representations
 from probekit.experiments.part2_jabberwocky.probes import (
     chapter12_configs,
     choose_layer,
     run_representation,
 )
 from probekit.experiments.part2_jabberwocky.representations import (
+    TYPE_LEVEL,
     VectorSet,
+    fasttext_position_vectors,
     short_model_name,
-    type_level_vectors,
 )
 from probekit.experiments.part2_jabberwocky.results import (
-    CLAIM_PHRASES,
     bars_figure,
+    jabberwocky_results,
     jabberwocky_summary,
+    scores_table,
+)
+from probekit.experiments.part2_jabberwocky.test_sets import load_test_sets
+from probekit.experiments.part2_jabberwocky.verdicts import (
+    CLAIM_PHRASES,
+    jabberwocky_claim_values,
     jabberwocky_verdict,
     relative_change,
-    scores_table,
 )
 from probekit.io.treebanks import load_treebank, read_conllu
 from probekit.representations.positions import sinusoidal_positions, with_positions
@@ -295,7 +310,7 @@ def per_sentence(values, lengths, totals, metric):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000))
-def test_difference_is_the_corpus_level_difference(seed):
+def test_paired_difference_is_the_corpus_level_difference(seed):
     rng = np.random.default_rng(seed)
     n = 30
     lengths = rng.integers(2, 40, size=n)
@@ -304,25 +319,25 @@ def test_difference_is_the_corpus_level_difference(seed):
     b_correct = rng.integers(0, totals + 1)
     a = per_sentence(a_correct / totals, lengths, totals, "uuas").assign(uuas_correct=a_correct)
     b = per_sentence(b_correct / totals, lengths, totals, "uuas").assign(uuas_correct=b_correct)
-    res = difference(a, b, "uuas", "a", "b", n_boot=200, seed=0)
+    res = paired_difference(a, b, "uuas", "a", "b", n_boot=200, seed=0)
     expected = a_correct.sum() / totals.sum() - b_correct.sum() / totals.sum()
     assert res.diff == pytest.approx(expected)
     da, db = rng.random(n), rng.random(n)
     a = a.assign(dspr=da, dspr_pfw=da)
     b = b.assign(dspr=db, dspr_pfw=db)
-    res = difference(a, b, "dspr", "a", "b", n_boot=200, seed=0)
+    res = paired_difference(a, b, "dspr", "a", "b", n_boot=200, seed=0)
     assert res.diff == pytest.approx(corpus_scores(a)["dspr"] - corpus_scores(b)["dspr"])
 
 
-def test_difference_of_identical_rows_is_zero():
+def test_paired_difference_of_identical_rows_is_zero():
     lengths = np.arange(5, 25)
     values = np.linspace(0.2, 0.9, lengths.size)
     a = per_sentence(values, lengths, lengths - 1, "dspr")
-    res = difference(a, a.copy(), "dspr", "normal", "Jabberwocky", n_boot=100, seed=0)
+    res = paired_difference(a, a.copy(), "dspr", "normal", "Jabberwocky", n_boot=100, seed=0)
     assert res.diff == 0.0 and res.low == 0.0 and res.high == 0.0
     assert res.supports("normal") == "not shown (the interval includes 0)"
     with pytest.raises(ParameterError):
-        difference(a, a, "accuracy", "a", "b", n_boot=10, seed=0)
+        paired_difference(a, a, "accuracy", "a", "b", n_boot=10, seed=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,12 +406,12 @@ def test_with_positions_and_vector_set():
         VectorSet([np.ones((2, 3)), np.ones((2, 4))])
 
 
-def test_type_level_vectors_cover_pseudowords(corpus, source_dir):
+def test_fasttext_position_vectors_cover_pseudowords(corpus, source_dir):
     _, _, pairs = corpus
     train = load_treebank(source_dir, splits=("train",))["train"]
     sets = {"normal": [o for o, _ in pairs], "Jabberwocky": [j for _, j in pairs]}
-    out = type_level_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
-    again = type_level_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
+    out = fasttext_position_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
+    again = fasttext_position_vectors(train, sets, dim=8, seed=0, position_dim=4, epochs=1)
     for name, sents in sets.items():
         assert [len(v) for v in out[name].vectors] == [len(s) for s in sents]
         assert out[name].dim == 12
@@ -471,10 +486,13 @@ def test_run_representation_tables(source_dir):
     import matplotlib.pyplot as plt
 
     plt.close(bars_figure(scores, order))
-    probe = run.probes[("perceptron", run.chosen["perceptron"], 1)]
     test = {"normal": emb, "Jabberwocky": emb}
-    same = jabberwocky_edge_comparison(probe, run.chosen["perceptron"], test, gold)
+    same = jabberwocky_edge_comparison(run, test, gold, seed=1)
     assert same.verdict == "identical: both right on the same items"
+    with pytest.raises(ParameterError, match="seed"):
+        jabberwocky_edge_comparison(run, test, gold, seed=3)
+    with pytest.raises(ParameterError, match="kind"):
+        jabberwocky_edge_comparison(run, test, gold, seed=1, kind="biaffine")
 
 
 def test_relative_change_and_names():
@@ -513,3 +531,180 @@ def test_overall_verdict_words():
     with pytest.raises(ParameterError):
         jabberwocky_verdict(drops, leads, "other")
     assert set(CLAIM_PHRASES) == {"holds", "reversed", "not shown (the interval includes 0)"}
+
+
+# --------------------------------------------------------------------------------------------
+# Chapter entry points on the fixture treebank
+
+
+class PiecedLayers(TwoLayers):
+    """:class:`TwoLayers` that also counts wordpieces: ``pieces`` per word."""
+
+    def __init__(self, sentences, seed: int, pieces: int):
+        super().__init__(sentences, seed)
+        self._pieces = np.full(int(self.offsets[-1]), pieces)
+
+    def pieces_per_word(self) -> np.ndarray:
+        return self._pieces
+
+
+CHAPTER22 = {
+    "n_train": 0,
+    "n_dev": 0,
+    "n_test": 0,
+    "sample_seed": 42,
+    "exclude_punct": True,
+    "model": "toy",
+    "models": [],
+    "pooling": "mean",
+    "layers": [1],
+    "layer_rule": "metric",
+    "seeds": [1, 2],
+    "jabberwocky_seed": 5,
+    "rate": 1.0,
+    "pseudowords": "",
+    "hyperparameters": "chapter12",
+    "n_trials": 1,
+    "search_seed": 0,
+    "ranks": [4, 0],
+    "lr_min": 0.01,
+    "lr_max": 0.05,
+    "dropout_max": 0.1,
+    "max_epochs": 2,
+    "patience": 1,
+    "fasttext_path": "",
+    "fasttext_dim": 8,
+    "fasttext_epochs": 1,
+    "position_dim": 4,
+    "majority_min_count": 1,
+    "n_boot": 50,
+    "boot_seed": 0,
+}
+
+
+@pytest.fixture(scope="module")
+def chapter22(source_dir, tmp_path_factory):
+    """Chapter 22's set-up and runs on the fixture, with a toy two-layer encoder in place of a
+    transformer and chapter 12's saved settings in a temporary results file."""
+    data = tmp_path_factory.mktemp("data")
+    saved = tmp_path_factory.mktemp("results") / "12_probe_vs_parser.json"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PROBEKIT_DATA", str(data))
+        mp.setattr(probe_runs, "encoder_names", lambda model, models: [model])
+        mp.setattr(
+            probe_runs,
+            "embed_samples",
+            lambda samples, model, pooling: {
+                k: PiecedLayers(s, seed, 2 if k == "Jabberwocky" else 1)
+                for seed, (k, s) in enumerate(samples.items())
+            },
+        )
+        config = JabberwockyProbesConfig.from_parameters(CHAPTER22 | {"treebank": str(source_dir)})
+        sets = load_test_sets(config)
+        values = {"model": "toy", "treebank": sets.data.treebank.name, "pooling": "mean"}
+        for label in ("probe", "parser"):
+            values |= {f"{label}_rank": 4, f"{label}_lr": 0.02, f"{label}_dropout": 0.0}
+        saved.write_text(json.dumps(values))
+        runs = probe_representations(config, sets, saved)
+    return config, sets, runs, data
+
+
+def test_load_corpus_pairs(chapter22, source_dir, monkeypatch):
+    *_, data = chapter22
+    monkeypatch.setenv("PROBEKIT_DATA", str(data))
+    config = JabberwockyCorpusConfig.from_parameters(
+        {
+            "treebank": str(source_dir),
+            "seed": 5,
+            "rate": 1.0,
+            "pseudowords": "",
+            "n_pseudowords": 2000,
+            "n_examples": 2,
+            "example_id": "",
+        }
+    )
+    corpus = load_corpus_pairs(config)
+    assert corpus.directory == corpus_dir(str(source_dir), 5)
+    assert corpus.directory.parent == data.resolve() / "jabberwocky"
+    assert corpus.treebank == load_treebank(source_dir, splits=("test",)).name
+    assert len(corpus.pairs) == corpus.report["n_sentences"]
+    replaced = sum(int(substituted(o, j).sum()) for o, j in corpus.pairs)
+    assert replaced == corpus.report["replaced"] > 0
+
+
+def test_load_test_sets(chapter22):
+    config, sets, *_ = chapter22
+    test = sets.data.samples["test"]
+    assert [o.sent_id for o, _ in sets.pairs] == [s.sent_id for s in test]
+    assert [j.sent_id for j in sets.jabberwocky] == [s.sent_id for s in test]
+    assert sets.n_words == sum(len(s) for s in test)
+    assert sets.n_replaced == sum(int(substituted(o, j).sum()) for o, j in sets.pairs) > 0
+    assert len(sets.baselines) == len(BASELINES) * len(test)
+    assert sets.report["seed"] == config.jabberwocky_seed
+    bad = dataclasses.replace(config, majority_min_count=0)
+    with pytest.raises(ParameterError, match="majority_min_count"):
+        load_test_sets(bad)
+
+
+def test_probe_representations(chapter22):
+    config, sets, runs, _ = chapter22
+    assert runs.encoders == ["toy"] and runs.main == "toy" and runs.main_short == "toy"
+    assert set(runs.runs) == {"toy", TYPE_LEVEL}
+    assert runs.order == ["toy · best layer", "toy · layer 0", TYPE_LEVEL, *BASELINES]
+    assert runs.source == "chapter 12's random search"
+    assert runs.configs["perceptron"] == {"rank": 4, "lr": 0.02, "dropout": 0.0}
+    assert runs.pieces == (1.0, 2.0)
+    assert set(runs.test_embs) == {"normal", "Jabberwocky"}
+    per_sentence = runs.per_sentence
+    assert set(per_sentence["representation"]) == set(runs.order[:3])
+    assert set(per_sentence["seed"]) == set(config.seeds)
+    n = len(sets.pairs)
+    # 2 encoder variants + fastText, 2 probes, 2 datasets, 2 seeds.
+    assert len(per_sentence) == 3 * 2 * 2 * 2 * n
+
+
+def test_probe_representations_checks_its_parameters_first(chapter22):
+    config, *_ = chapter22
+    for name, value in (("layer_rule", "median"), ("hyperparameters", "paper"), ("seeds", [])):
+        with pytest.raises(ParameterError, match=name):
+            probe_representations(dataclasses.replace(config, **{name: value}), None, "x.json")
+
+
+def test_results_and_claim_values(chapter22):
+    config, sets, runs, _ = chapter22
+    res = jabberwocky_results(runs.per_sentence, sets.baselines, n_boot=50, seed=0)
+    pd.testing.assert_frame_equal(res.drops, drops_table(runs.per_sentence, 50, 0))
+    pd.testing.assert_frame_equal(res.leads, leads_table(runs.per_sentence, sets.baselines, 50, 0))
+    assert set(res.summary.index.get_level_values("representation")) == {
+        *runs.order[:3],
+        *BASELINES,
+    }
+    import matplotlib.pyplot as plt
+
+    plt.close(bars_figure(res.scores, runs.order))
+    values = jabberwocky_claim_values(res.drops, res.leads, sets.baselines, runs.main_short)
+    per_probe = {
+        "normal", "jabberwocky", "estimate", "low", "high", "claim", "baseline", "lead_change",
+        "lead_n", "lead_n_low", "lead_n_high", "lead_n_verdict",
+        "lead_j", "lead_j_low", "lead_j_high", "lead_j_verdict",
+        "l0_drop", "l0_claim", "ft_drop", "ft_claim",
+    }  # fmt: skip
+    shared = {
+        "chain_uuas", "majority_uuas", "chain_dspr", "majority_dspr",
+        "n_model_probes", "n_drop_holds", "overall",
+    }  # fmt: skip
+    assert set(values) == {f"{k}_{v}" for k in ("st", "pc") for v in per_probe} | shared
+    drop = res.drops.set_index(["representation", "probe"])
+    st = drop.loc[("toy · best layer", "structural probe")]
+    assert values["st_estimate"] == st["estimate"] and values["st_claim"] == st["claim"]
+    assert values["pc_ft_drop"] == drop.loc[(TYPE_LEVEL, "perceptron probe"), "estimate"]
+    assert values["pc_baseline"] == best_baseline(sets.baselines, "uuas")
+    chain = sets.baselines[sets.baselines["baseline"] == "linear chain"]
+    assert values["chain_uuas"] == pytest.approx(100 * corpus_scores(chain)["uuas"])
+    assert values["n_model_probes"] == 2
+    assert values["n_drop_holds"] == int((drop.loc["toy · best layer", "claim"] == "holds").sum())
+    assert values["overall"] == jabberwocky_verdict(res.drops, res.leads, "toy · best layer")
+    edges = jabberwocky_edge_comparison(
+        runs.main_run, runs.test_embs, sets.data.gold["test"], config.seeds[0]
+    )
+    assert edges.n == chain["uuas_total"].sum()

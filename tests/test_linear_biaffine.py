@@ -94,11 +94,34 @@ def test_rank_constraint_bounds_rank(toy):
     assert res.dev_accuracy[2] > res.dev_accuracy[0]  # 4 classes need more than rank 1
 
 
-def test_batched_training_equals_training_alone(alpha_run, toy):
-    alone = L.train_linear_probes([L.LinearProbeConfig(alpha=0.03)], *toy, seed=0, options=FAST)
-    assert alone.complexity[0] == pytest.approx(alpha_run.complexity[1], rel=1e-4)
-    assert alone.dev_accuracy[0] == alpha_run.dev_accuracy[1]
-    assert alone.best_step[0] == alpha_run.best_step[1]
+def test_stacked_linear_probes_get_their_own_loss_and_gradient(toy):
+    """What stacking guarantees (Pimentel et al. 2020, eq. 3 per probe): on one minibatch every
+    probe of a stack gets the loss and gradient it would get alone, up to float rounding."""
+    X, y = torch.as_tensor(toy[0][:64]), torch.as_tensor(toy[1][:64])
+    alphas = (0.0, 0.03, 0.3)
+    group = [L.LinearProbeConfig(alpha=a) for a in alphas]
+    stacked = L._build_stack(group, toy[0], 4, None, None, toy[2], True, seed=0)
+    loss = L.cross_entropy_bits(stacked(X), y).mean(1) + stacked.probes.penalty()
+    loss.sum().backward()
+    grads = {n: p.grad for n, p in stacked.named_parameters()}
+    for k, alpha in enumerate(alphas):
+        one = L._build_stack([L.LinearProbeConfig(alpha=alpha)], toy[0], 4, None, None, toy[2],
+                             True, seed=0)  # fmt: skip
+        alone = L.cross_entropy_bits(one(X), y).mean(1) + one.probes.penalty()
+        alone.sum().backward()
+        assert float(alone.detach()[0]) == pytest.approx(float(loss.detach()[k]), rel=1e-5)
+        for name, p in one.named_parameters():
+            torch.testing.assert_close(grads[name][k], p.grad[0], rtol=1e-4, atol=1e-6)
+
+
+def test_stacked_training_equals_training_alone_on_a_smooth_objective(alpha_run, toy):
+    """Without the non-smooth nuclear-norm penalty (alpha = 0) a whole stacked run stays within
+    rounding of the probe trained alone; with it, Adam amplifies rounding differently on
+    different CPUs, so the penalised probes are checked step by step above instead."""
+    alone = L.train_linear_probes([L.LinearProbeConfig(alpha=0.0)], *toy, seed=0, options=FAST)
+    assert alone.complexity[0] == pytest.approx(alpha_run.complexity[0], rel=1e-4)
+    assert alone.dev_loss[0] == pytest.approx(alpha_run.dev_loss[0], rel=1e-4, abs=1e-6)
+    assert alone.dev_accuracy[0] == pytest.approx(alpha_run.dev_accuracy[0], abs=1 / 150)
 
 
 def test_training_is_deterministic_per_seed(toy):
@@ -290,14 +313,38 @@ def test_biaffine_rejects_bad_heads():
         )
 
 
-def test_biaffine_stacked_equals_alone(parse_run):
+def test_biaffine_stacked_gradients_are_each_probes_own():
+    """What stacking guarantees: on the same minibatch, each probe of a stack gets exactly the
+    loss and the gradient it would get alone (the summed loss keeps the probes apart), so one
+    step of the stack is one step of each probe. Compared with a tolerance of float rounding; a
+    whole training run is not compared bit for bit, because Adam amplifies rounding under the
+    non-smooth nuclear-norm penalty and rounding differs between CPU families."""
+    inputs, heads = star_trees(12, 0)
+    x, gold, mask = B.pad_sentences(inputs, heads)
+    alphas = (0.0, 0.02)
+    stacked = B._build([B.BiaffineConfig(alpha=a) for a in alphas], 12, None, 0, True, seed=0)
+    parse_loss_stacked = B.parse_loss(stacked(x, mask), gold) + stacked.scorer.penalty()
+    parse_loss_stacked.sum().backward()
+    for k, alpha in enumerate(alphas):
+        alone = B._build([B.BiaffineConfig(alpha=alpha)], 12, None, 0, True, seed=0)
+        loss = B.parse_loss(alone(x, mask), gold) + alone.scorer.penalty()
+        loss.sum().backward()
+        assert float(loss.detach()[0]) == pytest.approx(float(parse_loss_stacked.detach()[k]), rel=1e-5)
+        for name, p in alone.named_parameters():
+            stacked_grad = dict(stacked.named_parameters())[name].grad[k]
+            torch.testing.assert_close(stacked_grad, p.grad[0], rtol=1e-4, atol=1e-6)
+
+
+def test_biaffine_stacked_training_equals_alone_on_a_smooth_objective(parse_run):
+    """Without the penalty (alpha = 0) the objective is smooth and a stacked training run stays
+    within rounding of the same probe trained alone."""
     res, _ = parse_run
     train, dev = star_trees(150, 0), star_trees(40, 1)
-    configs = [B.BiaffineConfig(alpha=a) for a in (0.0, 0.02)]
+    configs = [B.BiaffineConfig(alpha=0.0), B.BiaffineConfig(alpha=0.0, dropout=0.0)]
     stacked = B.train_biaffine_probes(
         configs, *train, *dev, seed=0, options=PARSE_FAST, max_parallel=2
     )
     assert len(stacked.stacks) == 1
-    # Equal up to float rounding, which Adam slowly amplifies under a non-smooth penalty.
-    assert np.allclose(stacked.complexity, res.complexity[:2], rtol=1e-3)
-    assert np.array_equal(stacked.best_step, res.best_step[:2])
+    for k in range(2):
+        assert stacked.complexity[k] == pytest.approx(res.complexity[0], rel=1e-3)
+        assert stacked.dev_loss[k] == pytest.approx(res.dev_loss[0], rel=1e-3, abs=1e-4)

@@ -1,9 +1,10 @@
-"""Tests for the probekit.experiments.part3_pareto package: the experiment glue of Part III (Pimentel et al.
-2020)."""
+"""Tests for the probekit.experiments.part3_pareto package: the runs of Part III (Pimentel et al.
+2020) and their reading. The configurations and the shared set-up are tested in
+test_part3_config.py, the chapters' experiments in test_part3_chapters.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,6 @@ from hypothesis import strategies as st
 from conftest import blobs
 from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto import (
-    experimental_setup,
     frontiers,
     memorisation,
     parametric,
@@ -33,9 +33,7 @@ from probekit.representations.fasttext import fasttext_table
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-FAST = TrainOptions(
-    batch_size=32, lr=0.02, eval_every=10, patience=3, min_delta=0.0, max_steps=60
-)
+FAST = TrainOptions(batch_size=32, lr=0.02, eval_every=10, patience=3, min_delta=0.0, max_steps=60)
 
 
 # --------------------------------------------------------------------------------------------
@@ -192,7 +190,9 @@ def test_mlps_learn_blobs_and_wide_ones_memorise_more():
     yr = rng.integers(0, 4, 48)
     opts = TrainOptions(batch_size=48, lr=0.02, eval_every=50, patience=4, max_steps=600)
     configs = [mlp_stack.MLPConfig(0, 0, 0.0), mlp_stack.MLPConfig(2, 128, 0.0)]
-    normal = mlp_stack.train_mlps(configs, [mlp_stack.TrainingSet("n", X, y, Xd, yd)], n_classes=3, seed=0)
+    normal = mlp_stack.train_mlps(
+        configs, [mlp_stack.TrainingSet("n", X, y, Xd, yd)], n_classes=3, seed=0
+    )
     assert np.all(normal.accuracy(Xd, yd, 0) > 0.9)
     memo = mlp_stack.train_mlps(
         configs, [mlp_stack.TrainingSet("s", Xr, yr, Xr, yr)], n_classes=4, seed=0, options=opts
@@ -203,7 +203,10 @@ def test_mlps_learn_blobs_and_wide_ones_memorise_more():
 
 def test_train_mlps_rejects_mismatched_sets():
     X, y = blobs(30, 0, C=3, d=6)
-    sets = [mlp_stack.TrainingSet("a", X, y, X, y), mlp_stack.TrainingSet("b", X[:20], y[:20], X, y)]
+    sets = [
+        mlp_stack.TrainingSet("a", X, y, X, y),
+        mlp_stack.TrainingSet("b", X[:20], y[:20], X, y),
+    ]
     with pytest.raises(ParameterError, match="sets"):
         mlp_stack.train_mlps([mlp_stack.MLPConfig(0, 0, 0.0)], sets, n_classes=3, seed=0)
     with pytest.raises(ParameterError, match="configs"):
@@ -369,7 +372,9 @@ def toy_table():
 def test_hypervolume_table_matches_pareto_and_skips_missing():
     t = toy_table()
     hv = frontiers.hypervolume_table(t, "complexity", 10.0).set_index("representation")
-    assert hv.loc["a", "hypervolume"] == pytest.approx(frontier.hypervolume([1, 10], [0.5, 0.6], 10))
+    assert hv.loc["a", "hypervolume"] == pytest.approx(
+        frontier.hypervolume([1, 10], [0.5, 0.6], 10)
+    )
     assert hv.loc["b", "hypervolume"] == pytest.approx((2 * 0.55 + 5 * 0.9) / 10)
     assert hv.loc["b", "n_probes"] == 2 and hv.loc["b", "best_accuracy"] == 0.9
     t["cap"] = 5.0
@@ -449,88 +454,11 @@ def test_simple_vs_best():
     assert row["best"] == 0.85 and row["best_simple"] == 0.80  # median 0.45
     assert row["gap"] == pytest.approx(0.05)
     assert row["spearman"] == pytest.approx(0.8)
-
-
-def test_placeholder_figure():
-    fig = frontiers.placeholder_figure("not run")
-    assert fig.axes[0].texts[0].get_text() == "not run"
-
-
-def test_plot_frontiers_one_panel_per_task():
-    t = pd.concat([toy_table(), toy_table().assign(task="dal")], ignore_index=True)
-    fig = frontiers.plot_frontiers(t, "complexity", {"posl": 10.0, "dal": 5.0}, "nuclear norm")
-    assert len(fig.axes) == 2 and fig.axes[1].get_xlim() == (0.0, 5.0)
-
-
-# --------------------------------------------------------------------------------------------
-# The chapters' shared set-up
-# --------------------------------------------------------------------------------------------
-
-
-def _chapter_params(**changes):
-    params = dict(
-        treebank=str(Path(__file__).parent / "fixtures" / "tiny"),
-        model="default",
-        layer=-1,
-        pooling="mean",
-        representations=["onehot", "random"],
-        tasks=["posl", "dal"],
-        controls=["label_shuffled", "fully_shuffled"],
-        n_train=0,
-        n_dev=0,
-        n_test=0,
-        sample_seed=42,
-        n_configs=4,
-        max_hidden=64,
-        type_dim=4,
-        fasttext_dim=8,
-        fasttext_epochs=1,
-        fasttext_path="",
-        seed=3,
-        batch_size=16,
-        lr=0.01,
-        eval_every=5,
-        patience=2,
-        max_steps=20,
-    )
-    return params | changes
-
-
-def test_prepare_builds_what_the_chapters_built_by_hand():
-    params = _chapter_params()
-    setup = experimental_setup.prepare(params, eval_batch_size=32)
-    p = params
-    splits = representations.load_splits(
-        p["treebank"], p["n_train"], p["n_dev"], p["n_test"], seed=p["sample_seed"]
-    )
-    assert [len(setup.splits[k]) for k in representations.SPLITS] == [
-        len(splits[k]) for k in representations.SPLITS
-    ]
-    assert list(setup.representations) == ["onehot", "random"]
-    assert setup.labels == {"onehot": "one-hot", "random": "random"}
-    assert setup.representations["random"].dim == 4
-    assert setup.configs == architectures.sample_mlp_configs(4, seed=3, max_hidden=64)
-    # Type-level representations only: the fully-shuffled inputs are not embedded.
-    assert setup.shuffled_words is None
-    assert setup.options == TrainOptions(
-        batch_size=16, lr=0.01, eval_every=5, patience=2, max_steps=20, eval_batch_size=32
-    )
-    linear_only = _chapter_params(families=["nuclear"])
-    for key in ("tasks", "controls", "n_configs", "max_hidden"):
-        linear_only.pop(key)
-    assert experimental_setup.prepare(linear_only).configs == []
-
-
-@pytest.mark.parametrize(
-    "changes",
-    [{"families": ["nuclear", "mlp"]}, {"controls": ["normal"]}, {"tasks": []}, {"seed": None}],
-)
-def test_prepare_rejects_bad_or_missing_parameters(changes):
-    params = _chapter_params(**changes)
-    if changes == {"seed": None}:
-        params.pop("seed")
-    with pytest.raises(ParameterError):
-        experimental_setup.prepare(params)
+    # A constant column has no rank correlation: NaN, without scipy's warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        flat = frontiers.simple_vs_best(t.assign(accuracy=0.5), "memo").iloc[0]
+    assert np.isnan(flat["spearman"]) and flat["gap"] == 0.0
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests of the Part I experiment glue (probekit.experiments.part1_probe_parser)."""
+"""Tests of the Part I experiments (probekit.experiments.part1_probe_parser)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,14 @@ from probekit.experiments.part1_probe_parser.comparison import (
     compare_models,
     comparison_layer,
     edge_comparison,
+    held_out_scores,
+    probe_edge_outcomes,
     probe_parser_verdict,
     results_table,
     seed_differences,
     seed_scores,
 )
+from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
 from probekit.experiments.part1_probe_parser.distance_figures import (
     example_figure,
     linear_vs_syntactic_figure,
@@ -44,6 +47,7 @@ from probekit.experiments.part1_probe_parser.training import (
     search,
     search_space,
     train_layers,
+    tune,
 )
 from probekit.probes.threads import torch_threads
 from probekit.representations.layers import layer_vectors
@@ -169,7 +173,9 @@ def test_monotone_transform_keeps_the_order_and_prim_recovers_the_tree(heads, se
     assert np.all(np.diag(out) == 0)
     a, b = dist.ravel(), out.ravel()
     assert np.array_equal(np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :]))
-    assert np.array_equal(structure.edges_from_parents(spanning.prim_mst(out)), structure.edges_from_heads(heads))
+    assert np.array_equal(
+        structure.edges_from_parents(spanning.prim_mst(out)), structure.edges_from_heads(heads)
+    )
 
 
 def test_round_trip_counts_on_random_trees():
@@ -280,7 +286,10 @@ def test_linear_baseline_is_the_chain():
     rng = np.random.default_rng(3)
     sentences = [sent(random_heads(rng, int(n))) for n in rng.integers(2, 15, size=20)]
     gold = EvalSet.build(sentences, exclude_punct=False)
-    chain = [distances.tree_distances(baselines.linear_chain_heads(n)).astype(float) for n in gold.lengths]
+    chain = [
+        distances.tree_distances(baselines.linear_chain_heads(n)).astype(float)
+        for n in gold.lengths
+    ]
     base = linear_baselines(gold)
     assert base["uuas"] == pytest.approx(metrics.uuas(chain, gold.heads))
     assert base["dspr"] == pytest.approx(metrics.dspr(chain, gold.gold))
@@ -347,6 +356,39 @@ def test_train_layers_finds_the_tree_layer(trained):
         comparison_layer(2, scores, 3)
 
 
+def test_tune_searches_on_the_middle_layer(trained):
+    configs, trials, *_ = trained
+    train_emb, train_s = two_layer_corpus(48, seed=10)
+    dev_emb, dev_s = two_layer_corpus(16, seed=11)
+    gold = {"train": EvalSet.build(train_s), "dev": EvalSet.build(dev_s)}
+    config = ProbeParserConfig(
+        treebank="t", n_train=0, n_dev=0, n_test=0, sample_seed=0, exclude_punct=True,
+        model="m", pooling="mean", layers=[], seeds=[1], n_trials=2, search_layer=None,
+        search_seed=0, ranks=[4, 0], lr_min=1e-2, lr_max=5e-2, dropout_max=0.1, max_epochs=4,
+        patience=2, compare_layer=None, n_boot=10, boot_seed=0,
+    )  # fmt: skip
+    tuning = tune(config, {"train": train_emb, "dev": dev_emb}, gold)
+    # Two layers: the middle one is layer 1, the layer the fixture searched on by hand.
+    assert tuning.layer == 1
+    assert tuning.space.ranks == (4, train_emb.dim)
+    assert tuning.configs == configs
+    pd.testing.assert_frame_equal(tuning.trials, trials)
+
+
+def test_held_out_scores_at_the_best_dev_layer(trained):
+    *_, scores, probes, test_emb, test = trained
+    held = held_out_scores(probes, scores, test_emb, test, None)
+    assert held.layer == best_layer(scores) == 1
+    pd.testing.assert_frame_equal(
+        held.per_sentence, per_sentence_scores(probes, test_emb, test, layer=1)
+    )
+    pd.testing.assert_frame_equal(held.per_seed, seed_scores(held.per_sentence))
+    assert held.table.index.tolist() == ["parser", "probe", "linear-chain baseline"]
+    assert held_out_scores(probes, scores, test_emb, test, 0).layer == 0
+    with pytest.raises(ParameterError, match="compare_layer"):
+        held_out_scores(probes, scores, test_emb, test, 5)
+
+
 def test_per_sentence_and_comparison(trained):
     *_, probes, test_emb, test = trained
     per_sentence = per_sentence_scores(probes, test_emb, test, layer=1)
@@ -386,6 +428,16 @@ def test_edge_comparison_counts_the_uuas_edges(trained):
         assert acc == pytest.approx(one["uuas_correct"].sum() / one["uuas_total"].sum())
     assert result.n == per_sentence[per_sentence["seed"] == 2]["uuas_total"].sum() / 2
     assert 0.0 <= result.p_value <= 1.0 and 0.0 <= result.power <= 1.0
+
+
+def test_probe_edge_outcomes_count_the_uuas_edges(trained):
+    *_, probes, test_emb, test = trained
+    rows = per_sentence_scores(probes, test_emb, test, layer=1).query("seed == 1")
+    for kind in KINDS:
+        outcomes = probe_edge_outcomes(probes[(kind, 1, 1)], test_emb, 1, test)
+        one = rows[rows["kind"] == kind]
+        assert outcomes.dtype == bool and outcomes.size == one["uuas_total"].sum()
+        assert outcomes.sum() == one["uuas_correct"].sum()
 
 
 def test_compare_models_weights_by_hand():

@@ -22,20 +22,35 @@ from probekit.teaching import write_student_copies
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
-
     overrides = parse_overrides(args.param or [])
-    run_chapter(args.notebook, args.profile, overrides, force=args.force, timeout=args.timeout)
-
-
-def _cmd_book(args: argparse.Namespace) -> None:
-
-    build_book(
-        args.profile, force=args.force, chapters=args.chapter or None, render=not args.no_render
+    run_chapter(
+        args.notebook,
+        args.profile,
+        overrides,
+        force=args.force,
+        timeout=args.timeout,
+        log=_say,
+        progress=True,
     )
 
 
-def _cmd_params(args: argparse.Namespace) -> None:
+def _cmd_book(args: argparse.Namespace) -> None:
+    build_book(
+        args.profile,
+        force=args.force,
+        chapters=args.chapter or None,
+        render=not args.no_render,
+        log=_say,
+        progress=True,
+    )
 
+
+def _say(message: str) -> None:
+    # Flushed at once, so that these lines and the progress bars on stderr keep their order.
+    print(message, flush=True)
+
+
+def _cmd_params(args: argparse.Namespace) -> None:
     nb = chapter_path(args.notebook)
     declared = read_parameters(nb)
     values = effective_parameters(nb, args.profile) if args.profile else None
@@ -50,7 +65,6 @@ def _cmd_params(args: argparse.Namespace) -> None:
 
 
 def _cmd_data(args: argparse.Namespace) -> None:
-
     print(f"data dir:   {data_dir()}")
     print(f"mirror dir: {mirror_dir() or '(none)'}")
     for name in args.treebank or ["UD_English-EWT"]:
@@ -73,7 +87,6 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
 
 def _cmd_assignments(args: argparse.Namespace) -> None:
-
     written = write_student_copies(args.student, fmt=args.format, notebooks_dir=args.notebooks)
     for path in written:
         print(path)
@@ -81,7 +94,6 @@ def _cmd_assignments(args: argparse.Namespace) -> None:
 
 
 def _cmd_jabberwocky(args: argparse.Namespace) -> None:
-
     report = make_jabberwocky(
         args.treebank,
         args.out,
@@ -102,6 +114,7 @@ def _cmd_jabberwocky(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``probekit`` argument parser, one subcommand per ``_cmd_*`` function."""
     parser = argparse.ArgumentParser(prog="probekit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -177,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point: 0 on success, 2 on an input error (one line and a hint), 130 on Ctrl-C."""
     args = build_parser().parse_args(argv)
     try:
         args.func(args)

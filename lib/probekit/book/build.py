@@ -1,6 +1,10 @@
 """Building the whole book: run every chapter of ``_toc.yml``, write the generated pages
 (parameter tables, build summary, the claims ledger's verdicts), and render the HTML with
 ``jb build -n -W --keep-going``.
+
+Before running anything, :func:`build_book` plans every chapter (parameters checked, inputs
+resolved, digests compared: :func:`stale_chapters`) and estimates the time left from the run
+times the manifest recorded for the last build; it reports progress one chapter per line.
 """
 
 from __future__ import annotations
@@ -9,13 +13,22 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from probekit.book import ledger
 from probekit.book.params import effective_parameters, read_parameters
 from probekit.book.provenance import code_cell, text_cell
-from probekit.book.runner import Paths, RunResult, load_manifest, run_chapter, toc_chapters
+from probekit.book.runner import (
+    Paths,
+    RunResult,
+    declared_reads,
+    load_manifest,
+    plan_chapter,
+    run_chapter,
+    toc_chapters,
+)
 from probekit.errors import ProbekitError
 from probekit.io.results import load_results
 
@@ -27,7 +40,7 @@ def parameter_tables(paths: Paths | None = None, profile: str = "book") -> str:
     for slug in toc_chapters(paths.root):
         nb = paths.notebooks / f"{slug}.py"
         declared = read_parameters(nb)
-        values = effective_parameters(nb, profile)
+        values = effective_parameters(nb, profile, profiles_dir=paths.profiles)
         parts += [
             f"### `{slug}`",
             "",
@@ -60,7 +73,8 @@ def build_summary(paths: Paths, profile: str) -> str:
     return "\n".join(
         [
             f"This build of the book used the parameter profile **{profile}**. "
-            f"Its chapters took {total / 60:.1f} minutes to run:",
+            f"Its chapters took {total / 60:.1f} minutes to run (a chapter whose inputs had not "
+            "changed was not run again and shows the time of the run that made it):",
             "",
             *rows,
             "",
@@ -104,6 +118,33 @@ def write_generated(paths: Paths, profile: str) -> None:
         os.replace(tmp, target)
 
 
+def stale_chapters(slugs: list[str], profile: str, paths: Paths, force: bool = False) -> list[str]:
+    """The chapters of ``slugs`` that a build will run, in order.
+
+    A chapter runs when its digest differs from the manifest's (or ``force``), and also when it
+    reads the saved results of a chapter that runs before it, because those results will change.
+    Every chapter's parameters and inputs are checked here, before anything runs.
+    """
+    stale: list[str] = []
+    for slug in slugs:
+        plan = plan_chapter(paths.notebooks / f"{slug}.py", profile, paths=paths)
+        reads = declared_reads(plan.notebook, paths.root)
+        if force or not plan.up_to_date or any(r in stale for r in reads):
+            stale.append(slug)
+    return stale
+
+
+def time_left(seconds: list[float | None]) -> str:
+    """The time left in words ("about 12 min left") from the last run times of the chapters
+    still to run: "at least" when some of them never ran, "" when none has a time."""
+    known = [s for s in seconds if s is not None]
+    if not known:
+        return ""
+    total = sum(known)
+    shown = f"{total / 60:.0f} min" if total >= 90 else f"{total:.0f} s"
+    return f"{'about' if len(known) == len(seconds) else 'at least'} {shown} left"
+
+
 def build_book(
     profile: str = "book",
     force: bool = False,
@@ -111,17 +152,42 @@ def build_book(
     chapters: list[str] | None = None,
     render: bool = True,
     log: Any = print,
+    progress: bool = False,
 ) -> list[RunResult]:
-    """Run the chapters (those of ``_toc.yml`` by default) and render the HTML book."""
+    """Run the chapters (those of ``_toc.yml`` by default) and render the HTML book.
+
+    Logs one line per chapter, ``[k/n, <time left>] <slug>: ...``, where the time left is the
+    sum of the last build's run times of the chapters still to run; ``progress`` adds
+    papermill's progress bar (cells done, elapsed time) on stderr for each chapter that runs.
+    """
     paths = paths or Paths()
     slugs = chapters or toc_chapters(paths.root)
-    # Check every chapter's parameters before spending time on any of them.
-    for slug in slugs:
-        effective_parameters(paths.notebooks / f"{slug}.py", profile)
-    results = [
-        run_chapter(paths.notebooks / f"{slug}.py", profile, force=force, paths=paths, log=log)
-        for slug in slugs
-    ]
+    # Check every chapter's parameters and inputs before spending time on any of them.
+    stale = stale_chapters(slugs, profile, paths, force)
+    last = {s: load_manifest(paths).get(s, {}).get("seconds") for s in slugs}
+    estimate = time_left([last[s] for s in stale])
+    log(
+        f"book: {len(stale)} of {len(slugs)} chapters to run"
+        + (f", {estimate.removesuffix(' left')} by the last build's times" if estimate else "")
+    )
+    start = time.perf_counter()
+    results = []
+    for k, slug in enumerate(slugs, start=1):
+        left = time_left([last[s] for s in stale if slugs.index(s) >= k - 1])
+        prefix = f"[{k:>{len(str(len(slugs)))}}/{len(slugs)}" + (f", {left}" if left else "")
+        results.append(
+            run_chapter(
+                paths.notebooks / f"{slug}.py",
+                profile,
+                force=force,
+                paths=paths,
+                log=lambda message, prefix=prefix: log(f"{prefix}] {message}"),
+                progress=f"[{k}/{len(slugs)}] {slug}" if progress else False,
+            )
+        )
+    ran = [r for r in results if r.status == "ran"]
+    minutes = (time.perf_counter() - start) / 60
+    log(f"book: ran {len(ran)} of {len(slugs)} chapters in {minutes:.1f} min")
     write_generated(paths, profile)
     if render:
         render_book(paths, log=log)

@@ -37,16 +37,18 @@ class Glue:
     """
 
     def __init__(self, prefix: str):
+        """``prefix``: the chapter's key namespace, lowercase letters and digits ("ch01")."""
         if not re.fullmatch(r"[a-z][a-z0-9]*", prefix):
             raise ValueError("glue prefix must be lowercase letters and digits, e.g. 'ch01'")
         self.prefix = prefix
         self.values: dict[str, Any] = {}
 
     def key(self, name: str) -> str:
+        """The glue key of ``name``: ``<prefix>_<name>``."""
         return f"{self.prefix}_{name}"
 
     def __call__(self, name: str, value: Any) -> Any:
-
+        """Glue ``value`` (NumPy scalars cast to Python numbers) under ``name``; returns it."""
         value = _plain(value)
         self.values[name] = value
         glue(self.key(name), value, display=False)
@@ -67,8 +69,6 @@ class Glue:
 
     def figure(self, name: str, fig: Any) -> None:
         """Glue a matplotlib figure as PNG (whatever the backend) and close it."""
-
-
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png")
         plt.close(fig)

@@ -521,6 +521,29 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """Claims per paper (rows, in :data:`PAPERS` order, by short name) and verdict (columns, in
+    :data:`VERDICTS` order) of an :func:`evaluate` table."""
+    return (
+        table.assign(paper=table["paper"].map(lambda k: PAPERS_BY_KEY[k].short))
+        .pivot_table(index="paper", columns="verdict", values="id", aggfunc="count", fill_value=0)
+        .reindex(index=[p.short for p in PAPERS], fill_value=0)
+        .reindex(columns=list(VERDICTS), fill_value=0)
+    )
+
+
+def sources_table(table: pd.DataFrame, results: Results) -> pd.DataFrame:
+    """Per chapter that a claim reads: its number of claims and of saved values."""
+    slugs = sorted(set(table["chapter"]))
+    return pd.DataFrame(
+        {
+            "claims": [int((table["chapter"] == slug).sum()) for slug in slugs],
+            "saved values": [len(results.get(slug, {})) for slug in slugs],
+        },
+        index=pd.Index(slugs, name="chapter"),
+    )
+
+
 def tally(table: pd.DataFrame) -> str:
     """Counts of verdicts, e.g. "3 reproduced, 1 not reproduced, 1 underpowered"."""
     counts = table["verdict"].value_counts()

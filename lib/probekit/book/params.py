@@ -43,6 +43,7 @@ class Parameter:
 
     @property
     def choices(self) -> list[str] | None:
+        """The allowed values, from ``one of {a, b, c}`` in the help text; None if unrestricted."""
         m = _CHOICES.search(self.help)
         return [c.strip() for c in m.group(1).split(",")] if m else None
 

@@ -24,9 +24,10 @@ def provenance(
     seconds: float,
     notebook: Path,
 ) -> dict[str, Any]:
-    # heavy to import; needed only to compute embeddings, not to read them from the cache
+    """What built a chapter: parameters, seeds, resolved inputs, wall time, software versions,
+    the git commit of the notebook's checkout (None outside git) and the machine."""
+    # heavy to import; only its version is recorded here
     import transformers
-
 
     commit = None
     try:

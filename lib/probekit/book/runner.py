@@ -4,13 +4,18 @@ A chapter is ``notebooks/NN_slug.py`` (Jupytext percent). :func:`run_chapter`:
 
 1. computes the effective parameters (defaults < profile < overrides) and checks them;
 2. resolves the data and model the parameters name, so a bad treebank or model fails here;
-3. hashes (notebook source, the library modules it imports, parameters, lock file, data hashes,
-   model revision, declared upstream results) and skips the run when the promoted chapter
-   already has that hash;
+3. hashes (notebook source, the library modules it imports found from the static import graph
+   of :mod:`probekit.book.imports`, parameters, lock file, data hashes, model revision, declared
+   upstream results) and skips the run when the promoted chapter already has that hash
+   (:func:`plan_chapter`);
 4. converts the notebook with jupytext to ``build/staging/NN_slug.ipynb`` with kernel python3,
    executes it with papermill, and on success removes the parameters cells from view, adds a
    collapsed parameters-and-provenance box, and promotes it atomically to ``book/chapters/``;
    a failed run is moved to ``build/failed/`` and its path reported.
+
+The kernel talks to papermill over local IPC sockets in a private temporary directory, not TCP:
+nothing listens on a network port, and ipykernel (7.x) has no reason to warn "Kernel is running
+over TCP without encryption" on every chapter.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import hashlib
 import json
 import os
 import shutil
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +36,9 @@ import jupytext
 import nbformat
 import papermill
 import yaml
+from traitlets.config import Config
 
+from probekit.book.imports import installed_library, library_digest
 from probekit.book.params import effective_parameters, read_parameters
 from probekit.book.provenance import provenance, provenance_markdown
 from probekit.errors import ProbekitError
@@ -39,50 +48,76 @@ from probekit.io.treebanks import resolve_treebank
 
 LOCK_FILE = "constraints.txt"
 MANIFEST = ".manifest.json"
+# The layout of a promoted notebook (hidden cells, provenance box; see _finish). It is part of
+# every digest: raise it when that layout changes, so that every chapter is re-run once.
+PROMOTED_LAYOUT = 1
 
 
 @dataclass
 class Paths:
-    """Where the runner reads and writes; tests point it at a temporary tree."""
+    """Where the runner reads and writes; tests point it at a temporary tree.
+
+    ``library`` is the ``probekit`` package the chapters' kernels import (by default the one this
+    process imports); only its modules that a chapter imports enter that chapter's digest.
+    """
 
     root: Path = field(default_factory=project_root)
+    library: Path = field(default_factory=installed_library)
 
     @property
     def notebooks(self) -> Path:
+        """The chapters' Jupytext sources, ``notebooks/``."""
         return self.root / "notebooks"
 
     @property
+    def profiles(self) -> Path:
+        """Parameter profiles, ``params/``."""
+        return self.root / "params"
+
+    @property
     def chapters(self) -> Path:
+        """Promoted (executed) chapters and the manifest, ``book/chapters/``."""
         return self.root / "book" / "chapters"
 
     @property
     def staging(self) -> Path:
+        """Converted and executing notebooks, ``build/staging/``."""
         return self.root / "build" / "staging"
 
     @property
     def failed(self) -> Path:
+        """Partly executed notebooks of failed runs, ``build/failed/``."""
         return self.root / "build" / "failed"
 
     @property
     def generated(self) -> Path:
+        """Pages generated at build time, ``book/_generated/``."""
         return self.root / "book" / "_generated"
 
 
 @dataclass
 class RunResult:
+    """What :func:`run_chapter` did: ``status`` is "ran" or "up to date"."""
+
     chapter: str
-    status: str  # "ran" or "up to date"
+    status: str
     output: Path
     seconds: float
     digest: str
 
 
-def _tree_digest(directory: Path) -> str:
-    digest = hashlib.sha256()
-    for p in sorted(directory.rglob("*.py")):
-        digest.update(str(p.relative_to(directory)).encode())
-        digest.update(p.read_bytes())
-    return digest.hexdigest()
+@dataclass
+class ChapterPlan:
+    """A chapter ready to run: its checked parameters, resolved inputs and digest, and whether
+    the promoted notebook already has that digest (``up_to_date``)."""
+
+    slug: str
+    notebook: Path
+    params: dict[str, Any]
+    inputs: dict[str, Any]
+    digest: str
+    output: Path
+    up_to_date: bool
 
 
 def inputs_provenance(params: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +126,6 @@ def inputs_provenance(params: dict[str, Any]) -> dict[str, Any]:
     Parameters whose name contains ``treebank`` name treebanks; ``model`` and ``models`` name
     models. Errors (unknown treebank, unreachable model) surface here, before execution.
     """
-
     out: dict[str, Any] = {"treebanks": {}, "models": {}}
     for name, value in params.items():
         if "treebank" in name and value:
@@ -114,14 +148,14 @@ def inputs_provenance(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def declared_reads(notebook: Path, root: Path | None = None) -> list[str]:
-    """Slugs of the chapters whose saved results (``build/results/<slug>.json``) ``notebook``
-    reads, as its Jupytext header declares them::
+    """Slugs of the chapters whose saved results ``notebook`` reads, as declared.
+
+    The results are ``build/results/<slug>.json``; the Jupytext header declares them::
 
         # jupyter:
         #   probekit:
         #     reads: [12_probe_vs_parser]     (or: reads: all, every chapter before it)
     """
-
     meta = jupytext.read(notebook).metadata.get("probekit", {})
     reads = meta.get("reads", []) if isinstance(meta, dict) else []
     if reads == "all":
@@ -135,17 +169,28 @@ def declared_reads(notebook: Path, root: Path | None = None) -> list[str]:
 
 
 def run_digest(
-    notebook: Path, params: dict[str, Any], inputs: dict[str, Any], root: Path | None = None
+    notebook: Path,
+    params: dict[str, Any],
+    inputs: dict[str, Any],
+    root: Path | None = None,
+    library: Path | None = None,
 ) -> str:
-    """Hash of everything a chapter's output depends on, including the saved results of the
-    chapters it declares it reads (:func:`declared_reads`), so it re-runs when they change."""
+    """Hash (sha256, hex) of everything a chapter's output depends on.
+
+    That is: the notebook; the library modules it imports, transitively, and their package data
+    (:func:`probekit.book.imports.library_digest` over ``library``, by default the installed
+    package); the effective parameters; the lock file; the resolved inputs (data hashes, model
+    revisions); the saved results of the chapters it declares it reads (:func:`declared_reads`);
+    and the layout of promoted notebooks.
+    """
     root = root or project_root()
     digest = hashlib.sha256()
+    digest.update(f"layout {PROMOTED_LAYOUT}".encode())
     digest.update(notebook.read_bytes())
     for slug in declared_reads(notebook, root):
         saved = root / "build" / "results" / f"{slug}.json"
         digest.update(slug.encode() + (saved.read_bytes() if saved.is_file() else b"missing"))
-    digest.update(_tree_digest(root / "lib" / "probekit").encode())
+    digest.update(library_digest(notebook, library).encode())
     digest.update(json.dumps(params, sort_keys=True).encode())
     lock = root / LOCK_FILE
     digest.update(lock.read_bytes() if lock.is_file() else b"")
@@ -154,6 +199,7 @@ def run_digest(
 
 
 def load_manifest(paths: Paths) -> dict[str, Any]:
+    """The manifest of promoted chapters: slug -> digest, profile, seconds, parameters."""
     f = paths.chapters / MANIFEST
     return json.loads(f.read_text()) if f.is_file() else {}
 
@@ -186,6 +232,31 @@ def chapter_path(chapter: str | Path, paths: Paths | None = None) -> Path:
     raise ProbekitError(f"no single chapter matches '{chapter}'", hint=f"chapters: {known}")
 
 
+def plan_chapter(
+    chapter: str | Path,
+    profile: str | None = "book",
+    overrides: dict[str, Any] | None = None,
+    paths: Paths | None = None,
+) -> ChapterPlan:
+    """Steps 1-3 of the module docstring: parameters checked, inputs resolved, digest compared
+    with the manifest. Nothing runs; bad parameters or data raise here."""
+    paths = paths or Paths()
+    notebook = chapter_path(chapter, paths)
+    slug = notebook.stem
+    params = effective_parameters(notebook, profile, overrides, paths.profiles)
+    inputs = inputs_provenance(params)
+    digest = run_digest(notebook, params, inputs, paths.root, paths.library)
+    output = paths.chapters / f"{slug}.ipynb"
+    up_to_date = output.is_file() and load_manifest(paths).get(slug, {}).get("digest") == digest
+    return ChapterPlan(slug, notebook, params, inputs, digest, output, up_to_date)
+
+
+def _kernel_config(sockets: Path) -> Config:
+    """Kernel manager settings: IPC sockets named ``<sockets>/kernel-<n>`` (a short path, as a
+    Unix socket's path is limited to about 100 bytes)."""
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets / "kernel")}})
+
+
 def run_chapter(
     chapter: str | Path,
     profile: str | None = "book",
@@ -194,20 +265,19 @@ def run_chapter(
     paths: Paths | None = None,
     timeout: int = 3600,
     log: Any = print,
+    progress: bool | str = False,
 ) -> RunResult:
-    """Run one chapter (see module docstring); returns what happened."""
+    """Run one chapter (see module docstring); returns what happened.
 
+    ``progress``: show papermill's progress bar on stderr (cells done, elapsed time), labelled
+    with the chapter's slug, or with ``progress`` when it is a string.
+    """
     paths = paths or Paths()
-    notebook = chapter_path(chapter, paths)
-    slug = notebook.stem
-    params = effective_parameters(notebook, profile, overrides)
-    inputs = inputs_provenance(params)
-    digest = run_digest(notebook, params, inputs, paths.root)
-    output = paths.chapters / f"{slug}.ipynb"
-    manifest = load_manifest(paths)
-    if not force and output.is_file() and manifest.get(slug, {}).get("digest") == digest:
+    plan = plan_chapter(chapter, profile, overrides, paths)
+    slug, notebook, params, output = plan.slug, plan.notebook, plan.params, plan.output
+    if not force and plan.up_to_date:
         log(f"{slug}: up to date")
-        return RunResult(slug, "up to date", output, 0.0, digest)
+        return RunResult(slug, "up to date", output, 0.0, plan.digest)
 
     for d in (paths.staging, paths.chapters, paths.failed):
         d.mkdir(parents=True, exist_ok=True)
@@ -220,20 +290,33 @@ def run_chapter(
     staging = paths.staging / f"{slug}.ipynb"
     executed = paths.staging / f"{slug}.out.ipynb"
     jupytext.write(nb, staging, fmt="ipynb")
-    log(f"{slug}: running (profile {profile}) ...")
+    last = load_manifest(paths).get(slug, {}).get("seconds")
+    log(
+        f"{slug}: running (profile {profile}"
+        + (f"; the last run took {last:.0f} s" if last is not None else "")
+        + ") ..."
+    )
+    bar: bool | dict[str, Any] = False
+    if progress:
+        label = progress if isinstance(progress, str) else slug
+        # One line per chapter; where stderr is a log file rather than a terminal, redraw it
+        # rarely so the log keeps a few lines per chapter instead of one per cell.
+        bar = {"desc": label, "file": sys.stderr, "mininterval": 0.5 if sys.stderr.isatty() else 60}
     start = time.perf_counter()
     try:
-        papermill.execute_notebook(
-            str(staging),
-            str(executed),
-            parameters=params,
-            kernel_name="python3",
-            cwd=str(paths.root),
-            progress_bar=False,
-            log_output=False,
-            execution_timeout=timeout,
-            report_mode=False,
-        )
+        with tempfile.TemporaryDirectory(prefix="probekit-kernel-") as sockets:
+            papermill.execute_notebook(
+                str(staging),
+                str(executed),
+                parameters=params,
+                kernel_name="python3",
+                cwd=str(paths.root),
+                progress_bar=bar,
+                log_output=False,
+                execution_timeout=timeout,
+                report_mode=False,
+                config=_kernel_config(Path(sockets)),
+            )
     except papermill.PapermillExecutionError as exc:
         failed = paths.failed / f"{slug}.ipynb"
         shutil.move(executed, failed)
@@ -244,7 +327,7 @@ def run_chapter(
     seconds = time.perf_counter() - start
 
     done = nbformat.read(executed, as_version=4)
-    info = provenance(slug, profile, params, inputs, seconds, notebook)
+    info = provenance(slug, profile, params, plan.inputs, seconds, notebook)
     _finish(done, read_parameters(notebook), params, info)
     tmp = output.with_suffix(".ipynb.tmp")
     nbformat.write(done, tmp)
@@ -254,7 +337,7 @@ def run_chapter(
         paths,
         slug,
         {
-            "digest": digest,
+            "digest": plan.digest,
             "profile": profile,
             "seconds": round(seconds, 1),
             "parameters": params,
@@ -262,12 +345,11 @@ def run_chapter(
         },
     )
     log(f"{slug}: done in {seconds:.0f} s -> {output}")
-    return RunResult(slug, "ran", output, seconds, digest)
+    return RunResult(slug, "ran", output, seconds, plan.digest)
 
 
 def _finish(nb, declared: dict, params: dict[str, Any], info: dict[str, Any]) -> None:
     """Hide the parameters cells, add the provenance box after the title, record provenance."""
-
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
         if ("parameters" in tags or "injected-parameters" in tags) and "remove-cell" not in tags:

@@ -252,11 +252,13 @@ class Embeddings:
 
     @property
     def n_layers(self) -> int:
-        return int(self.entry.key["n_layers"])
+        """Hidden states stored: the embedding output and one per block."""
+        return sum(name.startswith("layer_") for name in self.entry.manifest["files"])
 
     @property
     def dim(self) -> int:
-        return int(self.entry.key["dim"])
+        """Dimensions of a word vector."""
+        return int(self.entry.array("layer_00").shape[1])
 
     def layer(self, k: int) -> np.ndarray:
         if not 0 <= k < self.n_layers:
@@ -331,10 +333,10 @@ def embed(
     lengths = np.array([len(s) for s in sentences])
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     key = embedding_key(spec, sentences, pooling)
+    # Look up before loading the model: a warm cache must not cost the seconds of loading it.
     entry = store.get(key)
     if entry is None:
         encoder = get_encoder(model, device)
-        key |= {"n_layers": encoder.n_layers, "dim": encoder.dim}
         entry = store.get_or_create(
             key, lambda w: _extract(encoder, sentences, offsets, pooling, w, max_tokens, progress)
         )

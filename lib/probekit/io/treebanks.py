@@ -507,7 +507,7 @@ def upos_index(sentences: Sequence[Sentence]) -> np.ndarray:
     return np.array([lookup[t] for t in tags], dtype=np.int64)
 
 
-def split_summary(treebank: Treebank) -> pd.DataFrame:  # noqa: F821
+def split_summary(treebank: Treebank) -> pd.DataFrame:
     """Sentences, words, mean and max sentence length, multiword tokens per split."""
 
     rows = []

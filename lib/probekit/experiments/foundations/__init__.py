@@ -1,3 +1,6 @@
-"""Chapter 01, data and representations: the treebank, the encoder's layers, and a first
-layer-wise picture of what they hold (:mod:`.layerwise`).
+"""Chapter 01, data and representations:
+
+- :mod:`.config`: the chapter's parameters, typed;
+- :mod:`.corpus`: sentence and arc lengths and label distributions of the treebank, with figures;
+- :mod:`.layerwise`: a first layer-wise picture, linear POS probes on every layer and seed.
 """

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from probekit.experiments import plots
+from probekit.experiments.foundations.config import FoundationsConfig
 from probekit.io import embeddings
-from probekit.io.treebanks import UPOS_TAGS, Sentence, upos_index
+from probekit.io.treebanks import UPOS_TAGS, Sentence, Treebank, sample_sentences, upos_index
 from probekit.probes.mlp import ProbeSpec
 from probekit.probes.softmax import train_softmax_probes
 from probekit.representations.layers import resolve_layers
@@ -72,3 +75,53 @@ def layerwise_pos(
     )
     majority = float((y_ev == np.bincount(y_tr, minlength=len(UPOS_TAGS)).argmax()).mean())
     return table, majority
+
+
+@dataclass(frozen=True)
+class LayerwiseRun:
+    """Chapter 01's probes: the sentence samples, one row per (layer, seed) of
+    :func:`layerwise_pos`, and the majority baseline (fraction)."""
+
+    train: list[Sentence]
+    eval: list[Sentence]
+    scores: pd.DataFrame
+    majority: float
+
+    def per_layer(self) -> pd.DataFrame:
+        """Mean and SD (n - 1; 0 for one seed) over seeds of the best-epoch accuracy per
+        layer, in points."""
+        stats = self.scores.groupby("layer")["accuracy"].agg(["mean", "std"])
+        return 100 * stats.fillna({"std": 0.0})  # one seed has no spread
+
+    def best_layer(self) -> int:
+        """The layer of the highest mean accuracy (ties: the lowest)."""
+        means = self.per_layer()["mean"]
+        return int(means.index[int(np.argmax(means.to_numpy()))])
+
+    def figure(self):
+        """Accuracy per layer (mean ± SD over seeds) beside the majority baseline."""
+        return plots.layer_curves(
+            self.scores.assign(accuracy=100 * self.scores["accuracy"]),
+            "accuracy",
+            "POS accuracy (%)",
+            chance=100 * self.majority,
+            title="Linear POS probe by layer",
+        )
+
+
+def run_layerwise(config: FoundationsConfig, treebank: Treebank) -> LayerwiseRun:
+    """Sample the training (train split) and evaluation (dev split) sentences of chapter 01
+    with ``config.sample_seed`` and train its layer-wise POS probes (:func:`layerwise_pos`)."""
+    train = sample_sentences(treebank["train"], config.n_train or None, seed=config.sample_seed)
+    evaluation = sample_sentences(treebank["dev"], config.n_eval or None, seed=config.sample_seed)
+    scores, majority = layerwise_pos(
+        train,
+        evaluation,
+        config.model,
+        config.pooling,
+        config.layers,
+        config.seeds,
+        epochs=config.epochs,
+        order_seed=config.order_seed,
+    )
+    return LayerwiseRun(list(train), list(evaluation), scores, majority)

@@ -4,19 +4,22 @@ themselves live in :mod:`probekit.trees`, the probes in :mod:`probekit.probes.st
 
 One module per job, in the paper's order:
 
+- :mod:`.config`: the typed configurations of the chapters, one shared with chapter 22;
+- :mod:`.paper`: the paper's numbers the chapters set ours beside;
 - :mod:`.syntactic_distance`: an example tree, Prop. 1 over a corpus, and syntactic against
   linear distance (§2);
 - :mod:`.distance_figures`: the tree drawn as arcs beside its distance matrix (Fig. 1);
-- :mod:`.representations`: one layer's word vectors per sentence, and layer indices;
-- :mod:`.metrics`: gold trees of a split and per-sentence UUAS, DSpr and DSpr P+FW (§4.2),
-  the linear-chain baseline, and the gold-edge outcomes behind UUAS;
+- :mod:`.samples`: the sentence samples, gold trees and embeddings chapters 12 and 22 share
+  (§4.1);
 - :mod:`.training`: the random search (App. A) and training the probe and the parser on every
   layer and seed (§3-4);
-- :mod:`.comparison`: the paired comparison of the two models and the paper's claims (§5);
+- :mod:`.dev_layers`: the layer-by-layer dev scores in numbers (§5, Figs. 2 and 3);
 - :mod:`.figures`: the per-layer figures (Figs. 2 and 3);
-- :mod:`.experimental_setup`: the sentence samples and gold trees chapters 12 and 22 share.
+- :mod:`.comparison`: the test scores, the paired comparison of the two models and the
+  paper's claims (§5).
 
 Sentences are :class:`probekit.io.treebanks.Sentence`; embeddings are anything with ``offsets``
-(S + 1,) and ``layer(k)`` (N_words, d), such as :class:`probekit.io.embeddings.Embeddings`.
+(S + 1,), ``n_layers``, ``dim`` and ``layer(k)`` (N_words, d), such as
+:class:`probekit.io.embeddings.Embeddings`.
 Nothing is re-exported here: chapters and tests import the module they use.
 """

@@ -1,36 +1,37 @@
 """Probe against parser (Hall Maudslay et al. 2020, §5): the layer the two are compared on,
-the paired bootstrap over test sentences of each metric, McNemar's test on gold edges, tables
-over seeds, and the paper's claims with their verdicts.
+their test scores, the paired bootstrap over test sentences of each metric, McNemar's test on
+gold edges, tables over seeds, and the paper's claims with their verdicts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part1_probe_parser.training import LABELS
+from probekit.experiments.part1_probe_parser.training import LABELS, per_sentence_scores
 from probekit.probes.structural import DistanceProbe, predict_distances
 from probekit.representations.layers import layer_vectors, resolve_layer
 from probekit.stats.bootstrap import PairedBootstrap, paired_bootstrap
 from probekit.stats.comparison import compare
 from probekit.trees.evaluation import (
-    DSPR_MAX_LEN,
-    DSPR_MIN_LEN,
     METRICS,
     EvalSet,
     corpus_scores,
     edge_outcomes,
     length_weights,
+    linear_baselines,
 )
 
 
 def best_layer(scores: pd.DataFrame, metric: str = "uuas") -> int:
     """The layer with the highest dev ``metric`` averaged over kinds and seeds (ties: lowest).
 
-    ``scores``: the table of :func:`train_layers`.
+    ``scores``: the table of
+    :func:`~probekit.experiments.part1_probe_parser.training.train_layers`.
     """
     if metric not in METRICS:
         raise ParameterError("metric", f"must be one of {METRICS}, got {metric!r}")
@@ -53,6 +54,60 @@ def comparison_layer(compare_layer: int | None, scores: pd.DataFrame, n_layers: 
     return layer
 
 
+def comparison_layer_rule(compare_layer: int | None) -> str:
+    """How :func:`comparison_layer` chose the layer, in words for the prose."""
+    return "the best dev layer by mean UUAS" if compare_layer is None else "set by parameter"
+
+
+def paired_difference(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    metric: str,
+    name_a: str,
+    name_b: str,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    ci: float = 0.95,
+) -> PairedBootstrap:
+    """Paired bootstrap over test sentences of corpus-level ``metric``(a) − ``metric``(b).
+
+    Hall Maudslay et al. 2020, §5 compare models by corpus-level UUAS and DSpr; we attach a CI
+    at level ``ci`` by resampling sentences (:func:`probekit.stats.bootstrap.paired_bootstrap`).
+    ``a`` and ``b``: per-sentence rows (``sentence``, ``length``, ``uuas_total``, ``metric``;
+    any number of seeds) on the same sentences and trees, e.g. of
+    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`. Each
+    sentence's score is first averaged over the seeds (so seed noise shrinks and sentences stay
+    the unit). Weights make the statistic the corpus-level metric: gold-edge counts for
+    ``"uuas"`` (micro average); 1 / #(sentences of that length) within 5..50 words for
+    ``"dspr"`` and ``"dspr_pfw"``. Sentences undefined for either side (NaN) are left out.
+    UUAS differences are fractions (× 100 for points).
+    """
+    if metric not in METRICS:
+        raise ParameterError("metric", f"must be one of {METRICS}, got {metric!r}")
+    x = a.groupby("sentence")[metric].mean()
+    y = b.groupby("sentence")[metric].mean()
+    shared = x.index.intersection(y.index)
+    info = a.groupby("sentence")[["length", "uuas_total"]].first().loc[shared]
+    xv, yv = x.loc[shared].to_numpy(), y.loc[shared].to_numpy()
+    ok = np.isfinite(xv) & np.isfinite(yv)
+    if metric == "uuas":
+        w = info["uuas_total"].to_numpy(dtype=np.float64)
+    else:
+        # Length weights over the sentences kept (0 = out of range), as corpus_scores() counts them.
+        w = length_weights(np.where(ok, info["length"].to_numpy(), 0))
+    ok &= w > 0
+    return paired_bootstrap(
+        xv[ok],
+        yv[ok],
+        n_boot=n_boot,
+        seed=seed,
+        ci=ci,
+        weights=w[ok],
+        name_a=name_a,
+        name_b=name_b,
+    )
+
+
 def compare_models(
     per_sentence: pd.DataFrame,
     metric: str,
@@ -62,45 +117,28 @@ def compare_models(
     seed: int = 0,
     ci: float = 0.95,
 ) -> PairedBootstrap:
-    """Paired bootstrap over test sentences of ``metric``(a) − ``metric``(b).
-
-    Hall Maudslay et al. 2020, §5 compare the models by corpus-level UUAS and DSpr; we attach a
-    95 % CI by resampling sentences (:func:`probekit.stats.bootstrap.paired_bootstrap`). Each sentence's
-    score is first averaged over the seeds (so seed noise shrinks and sentences stay the unit).
-    Weights make the statistic the corpus-level metric: gold-edge counts for ``"uuas"``
-    (micro average); 1 / #(sentences of that length) within 5..50 words for ``"dspr"`` and
-    ``"dspr_pfw"``. Sentences undefined for either model (NaN) are left out.
-    ``per_sentence``: rows of :func:`per_sentence_scores`; ``a``, ``b``: kinds.
+    """:func:`paired_difference` of two kinds of probe, ``metric``(a) − ``metric``(b), named by
+    their book names (:data:`~probekit.experiments.part1_probe_parser.training.LABELS`).
+    ``per_sentence``: rows of
+    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`; ``a``,
+    ``b``: kinds.
     """
     if metric not in METRICS:
         raise ParameterError("metric", f"must be one of {METRICS}, got {metric!r}")
+    rows = {}
     for name, kind in (("a", a), ("b", b)):
-        if kind not in set(per_sentence["kind"]):
+        rows[name] = per_sentence[per_sentence["kind"] == kind]
+        if rows[name].empty:
             raise ParameterError(name, f"no rows for kind {kind!r}")
-    wide = per_sentence.pivot_table(
-        index="sentence", columns="kind", values=metric, aggfunc="mean", dropna=False
+    return paired_difference(
+        rows["a"], rows["b"], metric, LABELS.get(a, a), LABELS.get(b, b), n_boot, seed, ci
     )
-    info = per_sentence.groupby("sentence")[["length", "uuas_total"]].first().loc[wide.index]
-    x, y = wide[a].to_numpy(), wide[b].to_numpy()
-    ok = np.isfinite(x) & np.isfinite(y)
-    if metric == "uuas":
-        totals = info["uuas_total"].to_numpy(dtype=np.float64)
-        ok &= totals > 0
-        weights = totals[ok]
-    else:
-        lengths = info["length"].to_numpy()
-        ok &= (lengths >= DSPR_MIN_LEN) & (lengths <= DSPR_MAX_LEN)
-        weights = length_weights(lengths[ok])
-    return paired_bootstrap(
-        x[ok],
-        y[ok],
-        n_boot=n_boot,
-        seed=seed,
-        ci=ci,
-        weights=weights,
-        name_a=LABELS.get(a, a),
-        name_b=LABELS.get(b, b),
-    )
+
+
+def probe_edge_outcomes(probe: DistanceProbe, emb, layer: int, gold: EvalSet) -> np.ndarray:
+    """bool (n_edges,): the gold edges (:func:`~probekit.trees.evaluation.edge_outcomes`) that
+    ``probe`` recovers from ``layer`` of the embeddings ``emb`` of the ``gold`` sentences."""
+    return edge_outcomes(predict_distances(probe, layer_vectors(emb, layer)), gold)
 
 
 def edge_comparison(
@@ -118,17 +156,17 @@ def edge_comparison(
     independent, so the p-value and the power are optimistic; the sentence bootstrap of
     :func:`compare_models` is the primary evidence."""
 
-    x_test = layer_vectors(test_emb, layer)
     outcomes = [
-        edge_outcomes(predict_distances(probes[(kind, layer, seed)], x_test), test)
+        probe_edge_outcomes(probes[(kind, layer, seed)], test_emb, layer, test)
         for kind in ("perceptron", "structural")
     ]
     return compare(*outcomes, "parser", "probe")
 
 
 def seed_scores(per_sentence: pd.DataFrame) -> pd.DataFrame:
-    """Corpus-level scores (:func:`~probekit.trees.evaluation.corpus_scores`) per (kind, seed) from :func:`per_sentence_scores`
-    rows; columns ``kind``, ``seed``, ``uuas``, ``dspr``, ``dspr_pfw``."""
+    """Corpus-level scores (:func:`~probekit.trees.evaluation.corpus_scores`) per (kind, seed)
+    from :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` rows;
+    columns ``kind``, ``seed``, ``uuas``, ``dspr``, ``dspr_pfw``."""
     rows = [
         {"kind": kind, "seed": seed, **corpus_scores(df)}
         for (kind, seed), df in per_sentence.groupby(["kind", "seed"], sort=True)
@@ -140,7 +178,8 @@ def results_table(per_seed: pd.DataFrame, baseline: Mapping[str, float]) -> pd.D
     """Mean and SD over seeds of each kind's scores, plus the linear-chain baseline row.
 
     UUAS in %, DSpr as correlations. ``per_seed``: :func:`seed_scores`; ``baseline``:
-    :func:`linear_baselines`. One row per model, columns ``<metric>`` and ``<metric> SD``.
+    :func:`probekit.trees.evaluation.linear_baselines`. One row per model ("probe", "parser",
+    "linear-chain baseline"), columns ``seeds``, ``<metric>`` and ``<metric> SD``.
     """
     scale = {"uuas": 100.0, "dspr": 1.0, "dspr_pfw": 1.0}
     names = {"uuas": "UUAS (%)", "dspr": "DSpr", "dspr_pfw": "DSpr P+FW"}
@@ -164,6 +203,45 @@ def seed_differences(per_seed: pd.DataFrame, a: str = "perceptron", b: str = "st
     out = pd.DataFrame({m: wide[m][a] - wide[m][b] for m in METRICS})
     out["uuas"] *= 100.0
     return out
+
+
+def seeds_for_claims(per_seed: pd.DataFrame) -> dict[str, int]:
+    """How many seeds, taken one at a time, fall on the claimed side: ``"uuas"``, the seeds on
+    which the parser's UUAS is higher; ``"dspr"``, those on which the probe's DSpr is higher.
+    ``per_seed``: :func:`seed_scores`."""
+    by_seed = seed_differences(per_seed)
+    return {"uuas": int((by_seed["uuas"] > 0).sum()), "dspr": int((by_seed["dspr"] < 0).sum())}
+
+
+@dataclass(frozen=True, eq=False)
+class HeldOutScores:
+    """Both models on the test sentences at the comparison ``layer``: ``per_sentence`` rows
+    (:func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`),
+    ``per_seed`` corpus scores (:func:`seed_scores`) and the ``table`` of
+    :func:`results_table`."""
+
+    layer: int
+    per_sentence: pd.DataFrame
+    per_seed: pd.DataFrame
+    table: pd.DataFrame
+
+
+def held_out_scores(
+    probes: Mapping[tuple[str, int, int], DistanceProbe],
+    scores: pd.DataFrame,
+    test_emb,
+    test: EvalSet,
+    compare_layer: int | None,
+) -> HeldOutScores:
+    """Score every probe of the comparison layer (:func:`comparison_layer` of the dev
+    ``scores``) on the ``test`` trees (§5 of the paper). ``probes``, ``scores``: as
+    :func:`~probekit.experiments.part1_probe_parser.training.train_layers` returns them;
+    ``test_emb``: the test sentences' embeddings."""
+    layer = comparison_layer(compare_layer, scores, test_emb.n_layers)
+    per_sentence = per_sentence_scores(probes, test_emb, test, layer)
+    per_seed = seed_scores(per_sentence)
+    table = results_table(per_seed, linear_baselines(test))
+    return HeldOutScores(layer, per_sentence, per_seed, table)
 
 
 # The claims of Hall Maudslay et al. 2020, §5, as (metric, a, b, claim, expected winner);
@@ -204,6 +282,14 @@ def check_claims(
             }
         )
     return pd.DataFrame(rows)
+
+
+def probe_parser_claim_values(verdicts: pd.DataFrame) -> dict[str, object]:
+    """The numbers of :func:`check_claims` the prose quotes, keyed ``<metric>_<column>`` for the
+    columns ``estimate``, ``low``, ``high``, ``sentences`` and ``verdict`` (e.g.
+    ``uuas_verdict``)."""
+    columns = ("estimate", "low", "high", "sentences", "verdict")
+    return {f"{row['metric']}_{col}": row[col] for _, row in verdicts.iterrows() for col in columns}
 
 
 def probe_parser_verdict(verdicts: pd.DataFrame) -> str:

@@ -25,7 +25,8 @@ def draw_arcs(ax, sentence, path: Sequence[int] = (), color_path: str = "C3") ->
     """Draw a dependency tree as arcs above the words (one arc per head → dependent).
 
     Arc height grows with the arc's linear length; the root gets a vertical line. Edges whose
-    two ends are consecutive on ``path`` (0-based words, e.g. from :func:`tree_path`) are drawn
+    two ends are consecutive on ``path`` (0-based words, e.g. from
+    :func:`~probekit.experiments.part1_probe_parser.syntactic_distance.tree_path`) are drawn
     in ``color_path`` and the path's end words in bold, as in Fig. 1 of Hall Maudslay et al.
     2020. Draws on matplotlib ``ax``; ``sentence`` is a :class:`probekit.io.treebanks.Sentence`.
     """
@@ -131,9 +132,9 @@ def example_figure(sentence, dist: np.ndarray, path: Sequence[int]):
     """Chapter 11's figure: the tree as arcs (left) beside its distance matrix (right).
 
     ``dist``: the sentence's (n, n) tree distances; ``path``: the words of one highlighted
-    path (:func:`tree_path`), whose end pair is outlined in the matrix. Returns the Figure.
+    path (:func:`~probekit.experiments.part1_probe_parser.syntactic_distance.tree_path`), whose
+    end pair is outlined in the matrix. Returns the Figure.
     """
-
 
     plots.use_style()
     fig, (left, right) = plt.subplots(1, 2, figsize=(plots.WIDTH, 3.3), width_ratios=[1.6, 1])
@@ -147,8 +148,8 @@ def example_figure(sentence, dist: np.ndarray, path: Sequence[int]):
 
 def linear_vs_syntactic_figure(pairs: pd.DataFrame, max_linear: int = 15):
     """Mean syntactic distance (± SD) of word pairs by their linear distance, from the
-    :func:`distance_pairs` table, with the identity line Δ = |i − j| for reference."""
-
+    :func:`~probekit.experiments.part1_probe_parser.syntactic_distance.distance_pairs` table,
+    with the identity line Δ = |i − j| for reference."""
 
     plots.use_style()
     df = pairs[pairs["linear"] <= max_linear]

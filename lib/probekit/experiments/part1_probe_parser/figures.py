@@ -18,8 +18,8 @@ from probekit.experiments.part1_probe_parser.training import LABELS
 def layer_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
     """UUAS (%) and DSpr per layer for both models, mean ± SD over seeds (cf. Hall Maudslay
     et al. 2020, Fig. 2a and 2b), with the linear-chain baseline dotted. ``scores``: the table
-    of :func:`train_layers`; ``baseline``: :func:`linear_baselines` on the same split."""
-
+    of :func:`~probekit.experiments.part1_probe_parser.training.train_layers`; ``baseline``:
+    :func:`probekit.trees.evaluation.linear_baselines` on the same split."""
 
     plots.use_style()
     df = scores.assign(model=scores["kind"].map(LABELS), uuas=100 * scores["uuas"])
@@ -39,7 +39,6 @@ def layer_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
 def pfw_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
     """DSpr before (dashed) and after Prim + Floyd–Warshall (solid) per layer and model, mean
     ± SD over seeds (cf. Hall Maudslay et al. 2020, Fig. 3). Inputs as :func:`layer_figure`."""
-
 
     plots.use_style()
     long = scores.assign(model=scores["kind"].map(LABELS)).melt(

@@ -1,11 +1,12 @@
-"""Syntactic distance (Hall Maudslay et al. 2020, §2), chapter 11: picking an example tree and
-the path between two of its words, checking Proposition 1 (the distances determine the tree)
-over a corpus, and how syntactic distance relates to linear distance.
+"""Syntactic distance (Hall Maudslay et al. 2020, §2), chapter 11: an example tree and the path
+between its two farthest words, checking Proposition 1 (the distances determine the tree) over
+a corpus, and how syntactic distance relates to linear distance.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -72,6 +73,51 @@ def farthest_pair(dist: np.ndarray) -> tuple[int, int]:
     return int(i), int(j)
 
 
+@dataclass(frozen=True, eq=False)
+class ExampleTree:
+    """One sentence's tree distances and the path between its two farthest words (§2, Fig. 1).
+
+    ``sentence``: a :class:`probekit.io.treebanks.Sentence`; ``dist``: its int (n, n) tree
+    distances; ``pair``: the farthest pair (i < j, :func:`farthest_pair`); ``path``: the words
+    from i to j (:func:`tree_path`).
+    """
+
+    sentence: object
+    dist: np.ndarray
+    pair: tuple[int, int]
+    path: np.ndarray
+
+    @property
+    def words(self) -> tuple[str, str]:
+        """The forms of the pair's two words."""
+        i, j = self.pair
+        return str(self.sentence.forms[i]), str(self.sentence.forms[j])
+
+    @property
+    def pair_distance(self) -> int:
+        """Δ_t of the pair: edges on the path between them."""
+        return int(self.dist[self.pair])
+
+    @property
+    def pair_linear(self) -> int:
+        """|i − j| of the pair: how far apart they are in the string."""
+        return int(abs(self.pair[1] - self.pair[0]))
+
+    @property
+    def mean_distance(self) -> float:
+        """Mean Δ_t over the sentence's word pairs (i < j)."""
+        return float(self.dist[np.triu_indices(len(self.sentence), 1)].mean())
+
+
+def example_tree(sentences: Sequence, sent_id: str = "", length: int = 12) -> ExampleTree:
+    """The :class:`ExampleTree` of the sentence :func:`pick_example` picks (``sent_id``, else the
+    first of ``length`` words)."""
+    sentence = pick_example(sentences, sent_id, length)
+    dist = distances.tree_distances(sentence.heads)
+    i, j = farthest_pair(dist)
+    return ExampleTree(sentence, dist, (i, j), tree_path(sentence.heads, i, j))
+
+
 def monotone_transform(dist: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A random strictly increasing map applied to the integer distances of (n, n) ``dist``.
 
@@ -110,6 +156,57 @@ def round_trip_counts(sentences: Sequence, seed: int) -> dict[str, int]:
         counts["ordering_only"] += bool(np.array_equal(structure.edges_from_parents(mst), edges))
         counts["floyd_warshall"] += bool(np.array_equal(distances.floyd_warshall(dist == 1), dist))
     return counts
+
+
+# What each count of round_trip_counts checks, in the words of the chapter's table.
+ROUND_TRIP_CHECKS = {
+    "round_trip": "pairs at distance 1 = edges; Prim's tree = edges; distances re-computed",
+    "ordering_only": "Prim's tree of an order-preserving transform = edges",
+    "floyd_warshall": "Floyd–Warshall distances = breadth-first distances",
+}
+
+
+@dataclass(frozen=True)
+class Proposition1Check:
+    """Prop. 1 (Hall Maudslay et al. 2020, §2) checked on a corpus: ``counts`` of
+    :func:`round_trip_counts` and ``words``, the words of the trees checked."""
+
+    counts: dict[str, int]
+    words: int
+
+    def rate(self, check: str) -> float:
+        """% of the trees that pass ``check`` (a key of :data:`ROUND_TRIP_CHECKS`)."""
+        if check not in ROUND_TRIP_CHECKS:
+            raise ParameterError(
+                "check", f"must be one of {list(ROUND_TRIP_CHECKS)}, got {check!r}"
+            )
+        return 100 * self.counts[check] / self.counts["trees"]
+
+    @property
+    def failures(self) -> int:
+        """Trees failing the check that fails most often (a lower bound on the trees that fail
+        any check)."""
+        return self.counts["trees"] - min(self.counts[c] for c in ROUND_TRIP_CHECKS)
+
+    @property
+    def verdict(self) -> str:
+        """ "holds on every tree" or "fails on N trees"."""
+        return "holds on every tree" if self.failures == 0 else f"fails on {self.failures} trees"
+
+    def table(self) -> pd.DataFrame:
+        """One row per check: ``trees passing`` and ``share (%)`` (2 decimals), index ``check``."""
+        passing = [self.counts[c] for c in ROUND_TRIP_CHECKS]
+        table = pd.DataFrame({"check": list(ROUND_TRIP_CHECKS.values()), "trees passing": passing})
+        table["share (%)"] = (100 * table["trees passing"] / self.counts["trees"]).round(2)
+        return table.set_index("check")
+
+
+def check_proposition1(sentences: Sequence, seed: int) -> Proposition1Check:
+    """:func:`round_trip_counts` of ``sentences`` with ``seed``, as a :class:`Proposition1Check`."""
+    if not sentences:
+        raise ParameterError("sentences", "no trees to check")
+    words = int(sum(len(s) for s in sentences))
+    return Proposition1Check(round_trip_counts(sentences, seed), words)
 
 
 def distance_pairs(sentences: Sequence) -> pd.DataFrame:

@@ -1,16 +1,18 @@
 """Training the structural probe and the perceptron parser (Hall Maudslay et al. 2020, §3-4
-and App. A): the random search of (rank, lr, dropout) per model, training both on every layer
-and seed, and their per-sentence test scores.
+and App. A): the random search of (rank, lr, dropout) per model and the layer it tunes on,
+training both on every layer and seed, and their per-sentence test scores.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
+from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
 from probekit.probes.structural import (
     DistanceProbe,
     SearchSpace,
@@ -19,7 +21,7 @@ from probekit.probes.structural import (
     train_distance_probe,
 )
 from probekit.probes.threads import torch_threads
-from probekit.representations.layers import layer_vectors
+from probekit.representations.layers import layer_vectors, middle_layer, resolve_layer
 from probekit.trees.evaluation import EvalSet, corpus_scores, score_distances
 
 KINDS = ("structural", "perceptron")
@@ -85,6 +87,67 @@ def search(
     return configs, pd.DataFrame(rows)
 
 
+def tuning_layer(search_layer: int | None, n_layers: int) -> int:
+    """The layer the random search tunes on: ``search_layer`` (negative counts from the last
+    layer) or, with None, the middle layer
+    (:func:`probekit.representations.layers.middle_layer`)."""
+    if search_layer is None:
+        return middle_layer(n_layers)
+    return resolve_layer(search_layer, n_layers, "search_layer")
+
+
+def describe_space(space: SearchSpace) -> str:
+    """The search space in one sentence, for the chapter's output."""
+    return (
+        f"Search space: rank one of {list(space.ranks)}; learning rate log-uniform on "
+        f"[{space.lr_min:g}, {space.lr_max:g}]; dropout uniform on [0, {space.dropout_max:g}]."
+    )
+
+
+def trials_table(trials: pd.DataFrame) -> pd.DataFrame:
+    """The trials of :func:`search` as the book shows them: the models by their book names
+    (:data:`LABELS`), indexed by (``model``, ``trial``), without the training seed."""
+    shown = trials.assign(model=trials["kind"].map(LABELS)).drop(columns=["kind", "seed"])
+    return shown.set_index(["model", "trial"])
+
+
+@dataclass(frozen=True, eq=False)
+class Tuning:
+    """The random search of chapter 12 (App. A of the paper): the ``layer`` it tuned on, its
+    ``space``, the chosen {rank, lr, dropout} per kind (``configs``) and every trial
+    (``trials``, as :func:`search` returns them)."""
+
+    layer: int
+    space: SearchSpace
+    configs: dict[str, dict[str, float]]
+    trials: pd.DataFrame
+
+
+def tune(
+    config: ProbeParserConfig, embs: Mapping[str, object], gold: Mapping[str, EvalSet]
+) -> Tuning:
+    """Chapter 12's random search (App. A of the paper): both models draw the same
+    ``config.n_trials`` configurations (:func:`search` with ``config.search_seed``) from
+    :func:`search_space`, trained on the train split and judged by dev loss on the layer of
+    :func:`tuning_layer`. ``embs`` and ``gold`` map "train" and "dev" to the embeddings and
+    gold trees of :func:`~probekit.experiments.part1_probe_parser.samples.load_samples`."""
+    train, dev = embs["train"], embs["dev"]
+    layer = tuning_layer(config.search_layer, train.n_layers)
+    space = search_space(config.ranks, train.dim, config.lr_min, config.lr_max, config.dropout_max)
+    configs, trials = search(
+        layer_vectors(train, layer),
+        gold["train"].heads,
+        layer_vectors(dev, layer),
+        gold["dev"].heads,
+        space,
+        config.n_trials,
+        config.search_seed,
+        max_epochs=config.max_epochs,
+        patience=config.patience,
+    )
+    return Tuning(layer, space, configs, trials)
+
+
 def train_layers(
     train_emb,
     train_heads: Sequence[np.ndarray],
@@ -102,8 +165,9 @@ def train_layers(
     extending the paper's final-layer study), each with its own searched {rank, lr, dropout}.
     ``train_kwargs`` go to :func:`probekit.probes.structural.train_distance_probe` (e.g.
     ``max_epochs``, ``patience``). Returns a table with one row per (kind, layer, seed):
-    ``epochs``, ``best_epoch``, ``dev_loss`` and the :func:`~probekit.trees.evaluation.corpus_scores` on ``dev``; and
-    the trained probes keyed by (kind, layer, seed).
+    ``epochs``, ``best_epoch``, ``dev_loss`` and the
+    :func:`~probekit.trees.evaluation.corpus_scores` on ``dev``; and the trained probes keyed
+    by (kind, layer, seed).
     """
     rows, probes = [], {}
     with torch_threads(threads):
@@ -123,7 +187,9 @@ def train_layers(
                         seed=seed,
                         **train_kwargs,
                     )
-                    scores = corpus_scores(score_distances(predict_distances(result.probe, x_dev), dev))
+                    scores = corpus_scores(
+                        score_distances(predict_distances(result.probe, x_dev), dev)
+                    )
                     rows.append(
                         {
                             "kind": kind,
@@ -142,8 +208,9 @@ def train_layers(
 def per_sentence_scores(
     probes: Mapping[tuple[str, int, int], DistanceProbe], test_emb, test: EvalSet, layer: int
 ) -> pd.DataFrame:
-    """:func:`evaluate` of every probe trained on ``layer``, stacked: one row per
-    (kind, seed, sentence) with a ``sentence`` index column."""
+    """:func:`~probekit.trees.evaluation.score_distances` of every probe trained on ``layer``
+    on the ``test`` trees, stacked: one row per (kind, seed, sentence) with a ``sentence``
+    index column. ``probes``: as :func:`train_layers` returns them."""
     chosen = {(kind, seed): p for (kind, lay, seed), p in probes.items() if lay == layer}
     if not chosen:
         raise ParameterError("layer", f"no probe was trained on layer {layer}")

@@ -22,8 +22,9 @@ def baseline_scores(majority: tree_baselines.MajorityTree, gold: EvalSet) -> pd.
 
     Both predict a tree from the sentence length alone, so they score the same on any two
     corpora with the same trees, e.g. a test set and its Jabberwocky version. Their "distances"
-    are the path lengths in the predicted tree. Rows: the :func:`~probekit.trees.evaluation.score_distances`
-    columns plus ``baseline`` and ``sentence``.
+    are the path lengths in the predicted tree. Rows: the
+    :func:`~probekit.trees.evaluation.score_distances` columns plus ``baseline`` and
+    ``sentence``.
     """
     frames = []
     for name in BASELINES:
@@ -32,12 +33,16 @@ def baseline_scores(majority: tree_baselines.MajorityTree, gold: EvalSet) -> pd.
         else:
             heads = majority.predict(gold.lengths.tolist())
         dists = [d.astype(np.float64) for d in distances.tree_distances_all(heads)]
-        frames.append(score_distances(dists, gold).assign(baseline=name, sentence=np.arange(len(gold))))
+        frames.append(
+            score_distances(dists, gold).assign(baseline=name, sentence=np.arange(len(gold)))
+        )
     return pd.concat(frames, ignore_index=True)
 
 
 def best_baseline(baselines: pd.DataFrame, metric: str) -> str:
     """The baseline of :func:`baseline_scores` with the higher corpus-level ``metric``
     (ties: the linear chain)."""
-    scores = {name: corpus_scores(df)[metric] for name, df in baselines.groupby("baseline", sort=False)}
+    scores = {
+        name: corpus_scores(df)[metric] for name, df in baselines.groupby("baseline", sort=False)
+    }
     return max(BASELINES, key=lambda b: (scores[b], -BASELINES.index(b)))

@@ -1,6 +1,6 @@
 """The Jabberwocky test set of chapter 21 (Hall Maudslay & Cotterell 2021, §3) on disk: where
-it lives, building it with :func:`probekit.methods.jabberwocky.treebank.make_jabberwocky` only when
-missing or stale, and pairing its sentences with the originals.
+it lives, building it with :func:`probekit.methods.jabberwocky.treebank.make_jabberwocky` only
+when missing or stale, and pairing its sentences with the originals.
 """
 
 from __future__ import annotations
@@ -8,12 +8,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from probekit.errors import ProbekitError
-from probekit.io.treebanks import Sentence, data_dir, file_sha256, resolve_treebank
+from probekit.experiments.part2_jabberwocky.config import JabberwockyCorpusConfig
+from probekit.io.treebanks import (
+    Sentence,
+    data_dir,
+    file_sha256,
+    load_treebank,
+    resolve_treebank,
+)
 from probekit.methods.jabberwocky.treebank import make_jabberwocky
 
 # The two test sets every probe is scored on: the same sentences and trees, before and after
@@ -32,8 +40,8 @@ def corpus_dir(
     """Where the Jabberwocky version of ``treebank`` lives (§3):
     ``<data>/jabberwocky/<name>-seed<seed>``.
 
-    ``<data>`` is :func:`probekit.io.treebanks.data_dir` unless ``root`` is given. Non-default settings
-    get their own directory (``-rate0.5``, ``-list<sha256 prefix>``), so that corpora built
+    ``<data>`` is :func:`probekit.io.treebanks.data_dir` unless ``root`` is given. Non-default
+    settings get their own directory (``-rate0.5``, ``-list<sha256 prefix>``), so that corpora built
     with different settings never overwrite each other. ``treebank`` is a UD name or a path
     (its directory name is used).
     """
@@ -82,7 +90,8 @@ def ensure_corpus(
     The directory is ``out_dir`` or :func:`corpus_dir`. An existing corpus is reused when its
     report (``jabberwocky-report.json``) names the same seed, rate, split, pseudoword source
     and input file sha256, and its output file still has the recorded sha256; otherwise it is
-    rebuilt with :func:`probekit.methods.jabberwocky.treebank.make_jabberwocky` (a few seconds for EWT).
+    rebuilt with :func:`probekit.methods.jabberwocky.treebank.make_jabberwocky` (a few seconds
+    for EWT).
     ``pseudowords`` is a list file or "" (generate ``n_pseudowords``). Returns (directory,
     report). Raises :class:`ProbekitError` when no word of the split is eligible at all (a
     non-English treebank: the feature sets and inflection rules are English).
@@ -121,6 +130,17 @@ def _reuse_or_make(files, out: Path, seed, rate, pseudowords, split, n_pseudowor
     )
 
 
+def output_sha(report: Mapping) -> str:
+    """The first 12 hex digits of the sha256 of the Jabberwocky test file a corpus report
+    records, to name the corpus in prose."""
+    try:
+        return str(report["files"]["output"]["sha256"])[:12]
+    except (KeyError, TypeError):
+        raise ProbekitError(
+            "the corpus report records no output file", hint="rebuild the Jabberwocky corpus"
+        ) from None
+
+
 def aligned_pairs(
     original: Sequence[Sentence], jabberwocky: Sequence[Sentence]
 ) -> list[tuple[Sentence, Sentence]]:
@@ -154,3 +174,32 @@ def aligned_pairs(
 def substituted(original: Sentence, jabberwocky: Sentence) -> np.ndarray:
     """bool (n,): words whose form or lemma the Jabberwocky version changed (§3)."""
     return (original.forms != jabberwocky.forms) | (original.lemmas != jabberwocky.lemmas)
+
+
+@dataclass(frozen=True, eq=False)
+class CorpusPairs:
+    """Chapter 21's corpus: its ``directory`` and ``report`` (:func:`ensure_corpus`), the name
+    of the ``treebank`` it was made from, and every test sentence paired with its Jabberwocky
+    version (``pairs``, :func:`aligned_pairs`)."""
+
+    directory: Path
+    report: dict
+    treebank: str
+    pairs: list[tuple[Sentence, Sentence]]
+
+
+def load_corpus_pairs(config: JabberwockyCorpusConfig) -> CorpusPairs:
+    """Build or reuse the Jabberwocky version of ``config.treebank``'s test split
+    (:func:`ensure_corpus` with the config's seed, rate and pseudowords) and pair its sentences
+    with the originals (§3)."""
+    directory, report = ensure_corpus(
+        config.treebank,
+        config.seed,
+        rate=config.rate,
+        pseudowords=config.pseudowords,
+        n_pseudowords=config.n_pseudowords,
+    )
+    original = load_treebank(config.treebank, splits=("test",))
+    jabberwocky = load_treebank(directory, splits=("test",))["test"]
+    pairs = aligned_pairs(original["test"], jabberwocky)
+    return CorpusPairs(directory, report, original.name, pairs)

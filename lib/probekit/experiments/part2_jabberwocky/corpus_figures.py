@@ -15,14 +15,16 @@ from matplotlib.patches import Arc
 from probekit.errors import ParameterError
 from probekit.experiments import plots
 from probekit.experiments.part2_jabberwocky.corpus import substituted
+from probekit.experiments.part2_jabberwocky.corpus_tables import replaced_word_lengths
 from probekit.io.treebanks import Sentence
 
 
 def coverage_figure(coverage: pd.DataFrame, by_upos: pd.DataFrame):
     """Two panels: words replaced per feature set, each bar annotated with the words of that set
     left alone (inside a multiword token or not word-shaped) (left); the share of words replaced
-    per UPOS (right). Inputs: :func:`coverage_table`, :func:`upos_coverage`."""
-
+    per UPOS (right). Inputs:
+    :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.coverage_table`,
+    :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.upos_coverage`."""
 
     plots.use_style()
     colour = plots.colors(1)[0]
@@ -50,13 +52,8 @@ def length_figure(stems: pd.DataFrame, pairs: Sequence[tuple[Sentence, Sentence]
     """Two histograms: letters per pseudoword stem (left, one count per stem); letters per
     replaced word before and after substitution (right, one count per word)."""
 
-
     plots.use_style()
-    before, after = [], []
-    for o, j in pairs:
-        mask = substituted(o, j)
-        before += [len(w) for w in o.forms[mask].tolist()]
-        after += [len(w) for w in j.forms[mask].tolist()]
+    before, after = replaced_word_lengths(pairs)
     c = plots.colors(2)
     fig, (left, right) = plt.subplots(1, 2, figsize=(plots.WIDTH, 2.7))
     top = max([*stems["length"].tolist(), *before, *after, 2]) + 1
@@ -102,7 +99,6 @@ def parse_figure(original: Sentence, jabberwocky: Sentence):
     Top row: the Jabberwocky words (replaced ones in bold and colour); bottom row: the original
     words in grey. Arcs are drawn undirected and unlabelled, the structure the probes see.
     """
-
 
     plots.use_style()
     n = len(original)

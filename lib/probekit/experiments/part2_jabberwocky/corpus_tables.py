@@ -54,10 +54,24 @@ def example_table(
     return pd.DataFrame(rows)
 
 
+def replaced_word_lengths(
+    pairs: Sequence[tuple[Sentence, Sentence]],
+) -> tuple[list[int], list[int]]:
+    """Letters of every replaced word before (the original) and after substitution (the
+    inflected pseudoword), in corpus order: two lists of the same length."""
+    before, after = [], []
+    for o, j in pairs:
+        mask = substituted(o, j)
+        before += [len(w) for w in o.forms[mask].tolist()]
+        after += [len(w) for w in j.forms[mask].tolist()]
+    return before, after
+
+
 def stem_table(pairs: Sequence[tuple[Sentence, Sentence]]) -> pd.DataFrame:
     """One row per pseudoword stem used in the corpus: ``stem``, ``length`` (letters),
-    ``onset``, ``nucleus``, ``coda`` (:func:`probekit.methods.jabberwocky.graphotactics.split_spelling`) and
-    ``tokens`` (how many words it replaced). Stems are the LEMMA column of replaced words."""
+    ``onset``, ``nucleus``, ``coda``
+    (:func:`probekit.methods.jabberwocky.graphotactics.split_spelling`) and ``tokens`` (how
+    many words it replaced). Stems are the LEMMA column of replaced words."""
     counts: Counter[str] = Counter()
     for o, j in pairs:
         counts.update(str(w).lower() for w in j.lemmas[substituted(o, j)])

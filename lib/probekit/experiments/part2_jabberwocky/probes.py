@@ -1,6 +1,6 @@
 """The two probes of chapter 22 (Hall Maudslay & Cotterell 2021, §4 and §5.1): the metric each
-is judged by, its (rank, lr, dropout) (chapter 12's search or a new one, App. B), its
-dev-chosen layer, and its per-sentence test scores on every representation.
+is judged by, its (rank, lr, dropout) (chapter 12's search or a new one, App. B), and training
+it on one representation, with the layer chosen on dev, for its per-sentence test scores.
 """
 
 from __future__ import annotations
@@ -25,6 +25,13 @@ from probekit.trees.evaluation import EvalSet
 
 # The metric each probe is judged by (§5.1, "Metrics").
 METRIC = {"structural": "dspr", "perceptron": "uuas"}
+# How a probe's layer is chosen on dev: the paper's lowest loss, or its own metric.
+LAYER_RULES = ("loss", "metric")
+# Where the probes' (rank, lr, dropout) come from: chapter 12's search when it matches, or a
+# new search.
+HYPERPARAMETER_SOURCES = ("chapter12", "search")
+# The two variants of an encoder: its dev-chosen layer and layer 0, the uncontextualised one.
+BEST, LAYER0 = "best layer", "layer 0"
 PROBE_LABELS = {"structural": "structural probe", "perceptron": "perceptron probe"}
 METRIC_LABELS = {"dspr": "DSpr", "uuas": "UUAS (%)"}
 
@@ -82,12 +89,15 @@ def model_configs(
 
     ``source="chapter12"`` reuses chapter 12's random search (:func:`chapter12_configs`) when its
     saved results match ``model`` (resolved name), ``treebank`` and ``pooling``; otherwise, and
-    with ``source="search"``, runs :func:`probekit.experiments.part1_probe_parser.training.search` (App. B of the paper:
-    a random search per model) with ``n_trials`` trials on ``search_layer``. The second value is
-    "chapter 12" or "a search of N trials on layer L".
+    with ``source="search"``, runs
+    :func:`probekit.experiments.part1_probe_parser.training.search` (App. B of the paper: a
+    random search per model) with ``n_trials`` trials on ``search_layer``. The second value is
+    "chapter 12's random search" or "a random search of N trials on layer L".
     """
-    if source not in ("chapter12", "search"):
-        raise ParameterError("hyperparameters", f"one of {{chapter12, search}}, got {source!r}")
+    if source not in HYPERPARAMETER_SOURCES:
+        raise ParameterError(
+            "hyperparameters", f"must be one of {HYPERPARAMETER_SOURCES}, got {source!r}"
+        )
     if source == "chapter12":
         configs = chapter12_configs(results_path, model, treebank, pooling)
         if configs is not None:
@@ -106,15 +116,16 @@ def model_configs(
 
 
 def choose_layer(scores: pd.DataFrame, kind: str, rule: str = "loss") -> int:
-    """The dev-chosen layer of one probe from :func:`probekit.experiments.part1_probe_parser.training.train_layers` scores.
+    """The dev-chosen layer of one probe from the scores of
+    :func:`probekit.experiments.part1_probe_parser.training.train_layers`.
 
     ``rule="loss"``: the lowest mean dev loss (App. B of the paper: "choose the best layer
     based on loss on the development set"); ``"metric"``: the highest mean dev score on the
     probe's own metric (DSpr for the structural probe, UUAS for the perceptron). Ties: the
     lowest layer.
     """
-    if rule not in ("loss", "metric"):
-        raise ParameterError("layer_rule", f"must be one of {{loss, metric}}, got {rule!r}")
+    if rule not in LAYER_RULES:
+        raise ParameterError("layer_rule", f"must be one of {LAYER_RULES}, got {rule!r}")
     rows = scores[scores["kind"] == kind]
     if rows.empty:
         raise ParameterError("kind", f"no dev scores for {kind!r}")
@@ -125,15 +136,31 @@ def choose_layer(scores: pd.DataFrame, kind: str, rule: str = "loss") -> int:
     return int(means.index[int(np.argmax(means.to_numpy()))])
 
 
+def layer_rule_phrase(rule: str) -> str:
+    """What :func:`choose_layer`'s ``rule`` picks, in words for the prose."""
+    if rule not in LAYER_RULES:
+        raise ParameterError("layer_rule", f"must be one of {LAYER_RULES}, got {rule!r}")
+    return "the lowest dev loss" if rule == "loss" else "the best score on its metric"
+
+
+def variant_label(name: str, variant: str) -> str:
+    """The table and figure label of one variant (:data:`BEST` or :data:`LAYER0`) of the
+    encoder ``name`` (short, e.g. "all-MiniLM-L6-v2 · best layer")."""
+    if variant not in (BEST, LAYER0):
+        raise ParameterError("variant", f"must be {BEST!r} or {LAYER0!r}, got {variant!r}")
+    return f"{name} · {variant}"
+
+
 @dataclass
 class RepresentationRun:
     """What :func:`run_representation` returns for one representation (a model or fastText).
 
-    ``dev``: the :func:`probekit.experiments.part1_probe_parser.training.train_layers` table of every (kind, layer, seed)
-    trained; ``chosen``: the dev-chosen layer per kind; ``per_sentence``: test scores, one row
-    per (representation, kind, dataset, seed, sentence), where representation is
-    "<name> · best layer" (the chosen layer) or "<name> · layer 0", or just "<name>" when layer 0
-    is the only layer; ``probes``: the trained probes keyed (kind, layer, seed).
+    ``dev``: the :func:`probekit.experiments.part1_probe_parser.training.train_layers` table of
+    every (kind, layer, seed) trained; ``chosen``: the dev-chosen layer per kind;
+    ``per_sentence``: test scores, one row per (representation, kind, dataset, seed, sentence),
+    where representation is "<name> · best layer" (the chosen layer) or "<name> · layer 0"
+    (:func:`variant_label`), or just "<name>" when layer 0 is the only layer; ``probes``: the
+    trained probes keyed (kind, layer, seed).
     """
 
     name: str
@@ -162,9 +189,10 @@ def run_representation(
     Hall Maudslay & Cotterell 2021, §5.1: every layer of ``layers`` is trained with the first
     seed and the layer is chosen per probe on dev (:func:`choose_layer`); the other seeds are
     trained only at the chosen layer and at layer 0, the uncontextualised baseline. Each probe
-    is then scored (:func:`probekit.experiments.part1_probe_parser.training.per_sentence_scores`) on every entry of
-    ``test_embs`` (dataset name -> embeddings of the same sentences in the same order, scored
-    against the same trees ``test``). ``train_kwargs`` go to
+    is then scored
+    (:func:`probekit.experiments.part1_probe_parser.training.per_sentence_scores`) on every
+    entry of ``test_embs`` (dataset name -> embeddings of the same sentences in the same order,
+    scored against the same trees ``test``). ``train_kwargs`` go to
     :func:`probekit.probes.structural.train_distance_probe`.
     """
     if not seeds:
@@ -192,13 +220,13 @@ def run_representation(
                 frames.append(more)
                 probes |= more_probes
     # A representation with layer 0 only (fastText) has no separate uncontextualised variant.
-    variants = (("best layer", "chosen"), ("layer 0", 0)) if layers != [0] else (("", 0),)
+    variants = (BEST, LAYER0) if layers != [0] else ("",)
     rows = []
     for kind in configs:
         kind_probes = {k: p for k, p in probes.items() if k[0] == kind}
-        for variant, which in variants:
-            layer = chosen[kind] if which == "chosen" else 0
-            label = f"{name} · {variant}" if variant else name
+        for variant in variants:
+            layer = chosen[kind] if variant == BEST else 0
+            label = variant_label(name, variant) if variant else name
             for dataset, emb in test_embs.items():
                 df = per_sentence_scores(kind_probes, emb, test, layer)
                 rows.append(df.assign(representation=label, layer=layer, dataset=dataset))

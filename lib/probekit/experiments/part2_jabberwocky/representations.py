@@ -12,9 +12,20 @@ import numpy as np
 
 from probekit.errors import ParameterError
 from probekit.experiments.part2_jabberwocky.corpus import substituted
+from probekit.io.embeddings import resolve_model
 from probekit.io.treebanks import Sentence
 from probekit.representations.fasttext import fasttext_table
 from probekit.representations.positions import with_positions
+
+# The label of the type-level baseline representation in tables and figures.
+TYPE_LEVEL = "fastText + position"
+
+
+def encoder_names(model: str, models: Sequence[str]) -> list[str]:
+    """The resolved names (:func:`probekit.io.embeddings.resolve_model`) of the encoders
+    chapter 22 probes: ``model``, the one the prose discusses, first, then those of ``models``
+    in order, each once."""
+    return list(dict.fromkeys(resolve_model(m).name for m in [model, *models]))
 
 
 def short_model_name(name: str) -> str:
@@ -25,17 +36,20 @@ def short_model_name(name: str) -> str:
 
 @dataclass
 class VectorSet:
-    """Per-sentence vectors in the shape of :class:`probekit.io.embeddings.Embeddings` with one layer.
+    """Per-sentence vectors in the shape of :class:`probekit.io.embeddings.Embeddings` with one
+    layer.
 
     Lets :func:`probekit.experiments.part1_probe_parser.training.train_layers` and
-    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` train and score on representations
-    that are not a transformer's (layer 0 only).
+    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` train and
+    score on representations that are not a transformer's (layer 0 only). ``vectors``: one
+    (n_s, d) array per sentence.
     """
 
     vectors: list[np.ndarray]
     offsets: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
+        """Sentence offsets (S + 1,) into the stacked words; one dimension for all sentences."""
         self.offsets = np.concatenate([[0], np.cumsum([len(v) for v in self.vectors])]).astype(
             np.int64
         )
@@ -45,10 +59,12 @@ class VectorSet:
 
     @property
     def n_layers(self) -> int:
+        """Always 1: a type-level representation has layer 0 only."""
         return 1
 
     @property
     def dim(self) -> int:
+        """d, the width of every vector (0 without sentences)."""
         return int(np.shape(self.vectors[0])[1]) if self.vectors else 0
 
     def layer(self, k: int) -> np.ndarray:
@@ -58,7 +74,7 @@ class VectorSet:
         return np.concatenate([np.asarray(v, dtype=np.float32) for v in self.vectors])
 
 
-def type_level_vectors(
+def fasttext_position_vectors(
     train: Sequence[Sentence],
     sets: Mapping[str, Sequence[Sentence]],
     dim: int,
@@ -73,10 +89,10 @@ def type_level_vectors(
     trained on the forms of ``train`` with ``dim`` dimensions and ``seed``, or loaded from
     ``pretrained_path`` (the paper: the Common Crawl vectors, 300 d). Words it has not seen,
     pseudowords included, get vectors from their character n-grams. Each word's vector is
-    followed by :func:`sinusoidal_positions` of ``position_dim`` dimensions. Returns one
-    :class:`VectorSet` per entry of ``sets``, (n_s, dim + position_dim).
+    followed by :func:`probekit.representations.positions.sinusoidal_positions` of
+    ``position_dim`` dimensions (:func:`~probekit.representations.positions.with_positions`).
+    Returns one :class:`VectorSet` per entry of ``sets``, (n_s, dim + position_dim).
     """
-
     forms = {name: [s.forms.tolist() for s in sents] for name, sents in sets.items()}
     vocab = sorted({w for sents in forms.values() for s in sents for w in s})
     table = fasttext_table(vocab, train, dim, seed, epochs, pretrained_path)
@@ -86,6 +102,11 @@ def type_level_vectors(
         words = [table[[index[w] for w in s]].reshape(len(s), dim) for s in sents]
         out[name] = VectorSet(with_positions(words, position_dim))
     return out
+
+
+def fasttext_source(pretrained_path: str) -> str:
+    """Where :func:`fasttext_position_vectors`' word vectors come from, in words for the prose."""
+    return "pretrained vectors" if pretrained_path else "the training split"
 
 
 def pieces_of_substituted(

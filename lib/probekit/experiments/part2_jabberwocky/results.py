@@ -1,19 +1,20 @@
 """Chapter 22's results (Hall Maudslay & Cotterell 2021, §5.2): corpus-level scores per
-representation, probe and dataset, the summary table, the bar figure (cf. Fig. 3) and the two
-claims in words.
+representation, probe and dataset, the drops and leads, the summary table and the bar figure
+(cf. Fig. 3).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from probekit.errors import ParameterError
 from probekit.experiments import plots
+from probekit.experiments.part2_jabberwocky.comparisons import drops_table, leads_table
 from probekit.experiments.part2_jabberwocky.corpus import DATASETS
 from probekit.experiments.part2_jabberwocky.probes import METRIC, METRIC_LABELS, PROBE_LABELS
 from probekit.trees.evaluation import corpus_scores
@@ -24,7 +25,8 @@ def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.Data
 
     ``per_sentence``: rows with ``representation``, ``kind``, ``dataset``, ``seed``,
     ``layer`` and the :func:`probekit.trees.evaluation.score_distances` columns; ``baselines``:
-    :func:`baseline_scores` (added for both datasets and both probes, SD 0). Each probe is
+    :func:`~probekit.experiments.part2_jabberwocky.baselines.baseline_scores` (added for both
+    datasets and both probes, SD 0). Each probe is
     scored on its own metric (§5.1): ``metric`` is "DSpr" or "UUAS (%)", ``score`` and ``SD``
     in those units. Columns: representation, probe, layer, dataset, metric, score, SD, seeds.
     """
@@ -66,11 +68,14 @@ def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows)
 
 
-def jabberwocky_summary(scores: pd.DataFrame, drops: pd.DataFrame, leads: pd.DataFrame) -> pd.DataFrame:
+def jabberwocky_summary(
+    scores: pd.DataFrame, drops: pd.DataFrame, leads: pd.DataFrame
+) -> pd.DataFrame:
     """One row per (representation, probe): layer, normal, Jabberwocky, the drop with its 95 %
     CI, and the lead over the best baseline on each dataset (UUAS in %, DSpr as ρ). Baseline
-    rows carry scores only. Inputs: :func:`scores_table`, :func:`drops_table`,
-    :func:`leads_table`."""
+    rows carry scores only. Inputs: :func:`scores_table`,
+    :func:`~probekit.experiments.part2_jabberwocky.comparisons.drops_table`,
+    :func:`~probekit.experiments.part2_jabberwocky.comparisons.leads_table`."""
     wide = scores.pivot_table(
         index=["probe", "representation"], columns="dataset", values="score", sort=False
     )
@@ -92,7 +97,6 @@ def bars_figure(table: pd.DataFrame, order: Sequence[str]):
     """Grouped bars in the spirit of §5.2, Fig. 3: one panel per probe, one group per
     representation (in ``order``), plain bars for normal and hatched bars for Jabberwocky,
     error bars ± 1 SD over seeds. ``table``: :func:`scores_table`."""
-
 
     plots.use_style()
     colours = dict(zip(order, plots.colors(len(order)), strict=True))
@@ -131,58 +135,26 @@ def bars_figure(table: pd.DataFrame, order: Sequence[str]):
     return fig
 
 
-def relative_change(before: float, after: float) -> str:
-    """How a lead changed from ``before`` to ``after``, in words, as a share of ``before``:
-    "shrinks by 23 % of its size", "grows by 5 % of its size", "turns into a deficit" (positive
-    before, negative after), or, without a lead to begin with, "cannot be read as a share of a
-    lead that did not exist"."""
-    if not (np.isfinite(before) and np.isfinite(after)) or before <= 0:
-        return "cannot be read as a share of a lead that did not exist"
-    if after < 0:
-        return "turns into a deficit"
-    change = 100.0 * (before - after) / before
-    word = "shrinks" if change >= 0 else "grows"
-    return f"{word} by {abs(change):.0f} % of its size"
+@dataclass(frozen=True, eq=False)
+class JabberwockyResults:
+    """Chapter 22's result tables (§5.2): ``scores`` (:func:`scores_table`), ``drops`` and
+    ``leads`` (:func:`~probekit.experiments.part2_jabberwocky.comparisons.drops_table`,
+    :func:`~probekit.experiments.part2_jabberwocky.comparisons.leads_table`) and their
+    ``summary`` (:func:`jabberwocky_summary`)."""
+
+    scores: pd.DataFrame
+    drops: pd.DataFrame
+    leads: pd.DataFrame
+    summary: pd.DataFrame
 
 
-# Words for a drops_table "claim" in running prose.
-CLAIM_PHRASES = {
-    "holds": "a significant drop",
-    "reversed": "a significant gain",
-    "not shown (the interval includes 0)": "not significant",
-}
-
-
-def jabberwocky_verdict(drops: pd.DataFrame, leads: pd.DataFrame, representation: str) -> str:
-    """One sentence on the paper's two claims (§5.2) for one representation: does each probe do
-    significantly worse on Jabberwocky (:func:`drops_table`), and does it keep a significant
-    lead over the best word-blind baseline there (:func:`leads_table`)?"""
-    d = drops[drops["representation"] == representation].set_index("probe")
-    lead = leads[
-        (leads["representation"] == representation) & (leads["dataset"] == "Jabberwocky")
-    ].set_index("probe")
-    if d.empty or lead.empty:
-        raise ParameterError("representation", f"no rows for {representation!r}")
-    dropped = [p for p in d.index if d.loc[p, "claim"] == "holds"]
-    kept = [p for p in lead.index if lead.loc[p, "low"] > 0]
-
-    def which(probes: list[str], verb_all: str, verb_none: str, verb_one: str) -> str:
-        if len(probes) == len(d.index):
-            return verb_all
-        if not probes:
-            return verb_none
-        return verb_one.format(" and ".join(f"the {p}" for p in probes))
-
-    first = which(
-        dropped,
-        "both probes do significantly worse on Jabberwocky, as the paper found",
-        "neither probe does significantly worse on Jabberwocky, unlike in the paper",
-        "only {} does significantly worse on Jabberwocky",
-    )
-    second = which(
-        kept,
-        "both still beat the word-blind baselines there",
-        "neither keeps a significant lead over the word-blind baselines there",
-        "only {} keeps a significant lead over the word-blind baselines there",
-    )
-    return f"{first}, and {second}"
+def jabberwocky_results(
+    per_sentence: pd.DataFrame, baselines: pd.DataFrame, n_boot: int, seed: int
+) -> JabberwockyResults:
+    """Score every (representation, probe) on both test sets and compare, from the stacked
+    per-sentence test scores of all runs and the word-blind ``baselines``; the bootstraps draw
+    ``n_boot`` resamples with ``seed``."""
+    scores = scores_table(per_sentence, baselines)
+    drops = drops_table(per_sentence, n_boot, seed)
+    leads = leads_table(per_sentence, baselines, n_boot, seed)
+    return JabberwockyResults(scores, drops, leads, jabberwocky_summary(scores, drops, leads))

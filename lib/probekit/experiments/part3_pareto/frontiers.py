@@ -1,31 +1,36 @@
 """Reading Part III's results (Pimentel et al. 2020, §3): Pareto frontiers, hypervolumes, who
-holds the frontier where, and the figures.
+holds the frontier where, and paired tests of two frontiers' probes.
 
-Inputs are the tables of :class:`~probekit.experiments.part3_pareto.runs.ParetoRun` (one row per probe with
-a complexity column and an accuracy column).
+Inputs are the tables of :class:`~probekit.experiments.part3_pareto.runs.ParetoRun` (one row
+per probe with a complexity column and an accuracy column).
 
-- Hypervolume (§3, Tables 2 and 3): :func:`hypervolume_table`.
+- Hypervolume (§3, Tables 2 and 3): :func:`hypervolume_table`, :func:`hypervolume_of`.
 - Pareto-dominance over budgets (§3): :func:`frontier_leaders`, :func:`main_leaders`,
   :func:`describe_leaders`; simple probes (§2.3, §6.1): :func:`simple_winner`,
-  :func:`simple_vs_best`; a probe for paired tests: :func:`pick_probe`.
-- The book's wording and figures: :func:`verdict`, :func:`plot_frontiers` (Figs. 1 to 9),
-  :func:`placeholder_figure`.
+  :func:`simple_vs_best`; both for one frontier: :func:`summarise_frontier`.
+- Paired tests at a budget: :func:`pick_probe`, :func:`compare_within_budget`.
+- Display: :func:`with_display_names`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
 from probekit.errors import ParameterError
-from probekit.experiments import plots
-from probekit.experiments.part3_pareto.representations import LABELS, REPRESENTATIONS
+from probekit.experiments.part3_pareto.representations import TASK_TITLES
+from probekit.experiments.part3_pareto.runs import ParetoRun
 from probekit.methods.pareto import frontier
+from probekit.stats.comparison import Comparison, compare
+
+# Lead intervals narrower than this share of the cap are left out of a frontier's description:
+# near complexity 0 every probe sits at the majority baseline and the lead flips on noise.
+LEAD_SLIVER = 0.02
 
 
 def _cap(value: float | str, group: pd.DataFrame) -> float:
@@ -68,7 +73,9 @@ def hypervolume_table(
         g = group[np.isfinite(group[x].to_numpy(dtype=float))]
         limit = _cap(cap, group)
         inside = g[g[x] <= limit]
-        hv = frontier.hypervolume(g[x], g[y], limit, min_accuracy=min_accuracy) if len(g) else np.nan
+        hv = (
+            frontier.hypervolume(g[x], g[y], limit, min_accuracy=min_accuracy) if len(g) else np.nan
+        )
         best = float(inside[y].max()) if len(inside) else np.nan
         values = key if isinstance(key, tuple) else (key,)
         rows.append(
@@ -203,7 +210,9 @@ def simple_vs_best(
         if g.empty:
             continue
         simple = g[g[x] <= g[x].median()]
-        rho = spearmanr(g[x], g[y]).statistic if len(g) > 2 else np.nan
+        # Undefined (NaN) for fewer than three probes or a constant column.
+        varies = len(g) > 2 and g[x].nunique() > 1 and g[y].nunique() > 1
+        rho = spearmanr(g[x], g[y]).statistic if varies else np.nan
         values = key if isinstance(key, tuple) else (key,)
         rows.append(
             dict(zip(by, values, strict=True))
@@ -252,86 +261,57 @@ def describe_leaders(leaders: pd.DataFrame, labels: dict[str, str], fmt: str = "
     return ", then ".join(parts)
 
 
-def verdict(holds: bool | None, detail: str = "") -> str:
-    """The book's wording of a check of one of the paper's claims (e.g. §6.1's "one-hot wins
-    for simple probes", §7.2's parsing contrast): "holds", "does not hold" or "cannot be
-    tested", followed by ``detail`` in parentheses when given."""
-    word = {True: "holds", False: "does not hold", None: "cannot be tested"}[holds]
-    return f"{word} ({detail})" if detail else word
+@dataclass(frozen=True)
+class FrontierSummary:
+    """One frontier in words (Pimentel et al. 2020, §3, §2.3 and §6.1): ``leaders``, who holds
+    it where (:func:`describe_leaders`); ``winner``, the representation with the largest
+    hypervolume among simple probes (None when no probe is simple enough); ``simple``, the
+    winner's display name or "none"."""
+
+    leaders: str
+    winner: str | None
+    simple: str
 
 
-def placeholder_figure(text: str):
-    """A small figure that only says ``text``, glued in place of a Pareto-curve figure
-    (Pimentel et al. 2020, Figs. 1 to 9) whose experiment was not run, so that the page still
-    builds with every glue key present."""
-
-
-    plots.use_style()
-    fig, ax = plt.subplots(figsize=(plots.WIDTH, 0.8))
-    ax.axis("off")
-    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize="small", color="grey")
-    return fig
-
-
-def plot_frontiers(
+def summarise_frontier(
     table: pd.DataFrame,
     x: str,
-    cap: float | dict[str, float],
-    xlabel: str,
-    *,
-    y: str = "accuracy",
-    ylabel: str = "test accuracy",
-    col: str = "task",
-    hue: str = "representation",
-    titles: dict[str, str] | None = None,
-    labels: dict[str, str] | None = None,
-    height: float = 2.9,
-):
-    """Pareto curves as in Pimentel et al. 2020, Figs. 1 to 9: every probe as a faint dot and
-    each ``hue`` group's frontier (by default each representation's) as a staircase up to the
-    cap, one panel per ``col`` value.
-
-    ``cap`` may differ by panel (a dict from ``col`` values). Representations keep one colour
-    throughout the book; other hue values take the palette in order. Returns the Figure.
-    """
-
-
-    plots.use_style()
-    panels = list(dict.fromkeys(table[col]))
-    fig, axes = plt.subplots(
-        1, len(panels), figsize=(plots.WIDTH, height), squeeze=False, sharey=False
+    cap: float,
+    budget: float,
+    labels: Mapping[str, str],
+    fmt: str,
+) -> FrontierSummary:
+    """:class:`FrontierSummary` of the probes in ``table`` (complexity column ``x``): the leaders
+    up to ``cap`` without intervals narrower than :data:`LEAD_SLIVER` of it
+    (:func:`main_leaders`), and the :func:`simple_winner` up to ``budget``; ``fmt`` formats the
+    complexity bounds."""
+    leaders = main_leaders(frontier_leaders(table, x, cap), LEAD_SLIVER * cap)
+    winner, _ = simple_winner(table, x, budget)
+    return FrontierSummary(
+        describe_leaders(leaders, dict(labels), fmt),
+        winner,
+        labels.get(winner, "none") if winner else "none",
     )
-    groups = list(dict.fromkeys(table[hue]))
-    if hue == "representation":
-        palette = dict(zip(REPRESENTATIONS, plots.colors(len(REPRESENTATIONS)), strict=True))
-    else:
-        palette = dict(zip(groups, plots.colors(len(groups)), strict=True))
-    for ax, panel in zip(axes[0], panels, strict=True):
-        limit = cap[panel] if isinstance(cap, dict) else cap
-        sub = table[(table[col] == panel) & np.isfinite(table[x].to_numpy(dtype=float))]
-        for rep, g in sub.groupby(hue, sort=False):
-            color = palette.get(rep, "grey")
-            name = (labels or {}).get(str(rep), LABELS.get(str(rep), str(rep)))
-            shown = g[g[x] <= limit]
-            ax.scatter(shown[x], shown[y], s=14, color=color, alpha=0.45, linewidths=0)
-            xs, hs = frontier.frontier_staircase(g[x], g[y], limit)
-            if xs.size:
-                ax.step(xs, hs, where="post", color=color, linewidth=1.6, label=name)
-        ax.set(
-            xlim=(0, limit),
-            xlabel=xlabel if len(panels) == 1 else None,
-            ylabel=ylabel,
-            title=(titles or {}).get(str(panel), str(panel)),
-        )
-    if len(panels) > 1:
-        fig.supxlabel(xlabel, fontsize="medium")
-    handles, names = axes[0][0].get_legend_handles_labels()
-    for ax in axes[0][1:]:
-        for h, n in zip(*ax.get_legend_handles_labels(), strict=True):
-            if n not in names:
-                handles.append(h)
-                names.append(n)
-    fig.legend(
-        handles, names, loc="outside upper center", ncol=min(len(names), 4), fontsize="small"
-    )
-    return fig
+
+
+def compare_within_budget(
+    run_a: ParetoRun, run_b: ParetoRun, x: str, budget: float, name_a: str, name_b: str
+) -> Comparison | None:
+    """McNemar's test (:func:`probekit.stats.comparison.compare`) of two frontiers' probes at
+    one complexity budget: from each run the probe with the best dev accuracy among those with
+    ``x`` <= budget (:func:`pick_probe`), compared on the same test items. None when one of the
+    runs has no probe within the budget."""
+    picks = [pick_probe(run.table, x, budget) for run in (run_a, run_b)]
+    if picks[0] is None or picks[1] is None:
+        return None
+    return compare(run_a.correct[picks[0]], run_b.correct[picks[1]], name_a, name_b)
+
+
+def with_display_names(table: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
+    """``table`` with its ``task`` column (where present) in the tasks' titles and its
+    ``representation`` column in the representations' display names, for the chapters'
+    tables."""
+    names = {"representation": table["representation"].map(labels)}
+    if "task" in table:
+        names["task"] = table["task"].map(TASK_TITLES)
+    return table.assign(**names)

@@ -6,6 +6,7 @@ accuracy is the accuracy axis), ``label_shuffled`` (labels permuted across the t
 ``fully_shuffled`` (also reading word-order-shuffled sentences, contextual representations only).
 A control's complexity is its accuracy on its own shuffled training set. :func:`mlp_pareto`
 runs this for POSL and DAL; :mod:`.parsing` reuses the controls for dependency parsing.
+:func:`compares_controls` and :func:`control_shift` set the two controls side by side.
 """
 
 from __future__ import annotations
@@ -207,3 +208,19 @@ def memorisation_table(
             "n_memorise": n_memorise,
         }
     )
+
+
+def compares_controls(representations: Sequence[str], controls: Sequence[str]) -> bool:
+    """Whether a run can set the two controls of Pimentel et al. 2020, §5 side by side: both
+    were run, and the contextual representation (the only one word order changes) is
+    among ``representations``."""
+    return "contextual" in representations and set(controls) == set(CONDITIONS[1:])
+
+
+def control_shift(table: pd.DataFrame) -> float:
+    """How much more of its shuffled labels a contextual probe memorises on word-shuffled
+    sentences than on the real ones (Pimentel et al. 2020, §5; their Fig. 6): the mean over the
+    contextual rows of a :func:`memorisation_table` of ``fully_shuffled - label_shuffled``
+    (a share, negative when it memorises less)."""
+    ctx = table[table["representation"] == "contextual"]
+    return float((ctx["fully_shuffled"] - ctx["label_shuffled"]).mean())

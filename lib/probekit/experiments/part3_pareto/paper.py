@@ -1,12 +1,18 @@
 """What Pimentel et al. 2020 report for English (Tables 1 to 3, §7.1) and what their released
-runs give, for the chapters' side-by-side comparisons."""
+runs give, for the chapters' side-by-side comparisons: :data:`PAPER`, added to a hypervolume
+table by :func:`paper_comparison` and set beside ours, by glue name, by
+:func:`table3_numbers`; :func:`paper_gap_numbers` gives the paper's contextual leads."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from probekit.experiments.part3_pareto.frontiers import hypervolume_of
+from probekit.experiments.part3_pareto.representations import NON_CONTEXTUAL, TASKS
 
 # English numbers of the paper and of its released runs (rycolab/pareto-probing, `results/compiled_*.tsv`), for the
 # side-by-side comparisons in the chapters. "contextual" is multilingual BERT there.
@@ -70,3 +76,32 @@ def paper_comparison(hv: pd.DataFrame, key: str = "table3") -> pd.DataFrame:
         return float(values.get(row["representation"], np.nan))
 
     return hv.assign(paper=hv.apply(lookup, axis=1) if len(hv) else [])
+
+
+def table3_numbers(hv: pd.DataFrame, families: Sequence[str]) -> dict[str, float]:
+    """Our hypervolumes beside the paper's Table 3, by glue name: ``hv_<task>_<family>_<rep>``
+    (from a :func:`~.frontiers.hypervolume_table`, NaN where the setting was not run) and
+    ``paper_<task>_<family>_<rep>``, for every task, every one of ``families`` (probe
+    families or memorisation controls) and every representation the paper reports there."""
+    numbers: dict[str, float] = {}
+    for task in TASKS:
+        for family in families:
+            for name, paper in PAPER["table3"][(task, family)].items():
+                key = f"{task}_{family}_{name}"
+                numbers[f"hv_{key}"] = hypervolume_of(
+                    hv, task=task, family=family, representation=name
+                )
+                numbers[f"paper_{key}"] = paper
+    return numbers
+
+
+def paper_gap_numbers() -> dict[str, float]:
+    """BERT's label-shuffled hypervolume minus the best type-level one in the paper (§7.2's
+    argument), by glue name: ``paper_gap_parse`` (Table 2) and ``paper_gap_<task>`` for POSL
+    and DAL (Table 3)."""
+    table2 = PAPER["table2"]
+    numbers = {"paper_gap_parse": table2["contextual"] - max(table2[n] for n in NON_CONTEXTUAL)}
+    for task in TASKS:
+        table3 = PAPER["table3"][(task, "label_shuffled")]
+        numbers[f"paper_gap_{task}"] = table3["contextual"] - max(table3[n] for n in NON_CONTEXTUAL)
+    return numbers

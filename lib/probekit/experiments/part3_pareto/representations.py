@@ -28,6 +28,8 @@ REPRESENTATIONS = ("contextual", "fasttext", "onehot", "random")
 NON_CONTEXTUAL = ("fasttext", "onehot", "random")
 TASKS = ("posl", "dal")
 LABELS = {"fasttext": "fastText", "onehot": "one-hot", "random": "random"}
+# How tables and figure panels name the tasks (parsing is §7.2's task).
+TASK_TITLES = {"posl": "POSL", "dal": "DAL", "parse": "Dependency parsing"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -47,6 +49,7 @@ class Splits:
     test: list[pkdata.Sentence]
 
     def __getitem__(self, split: str) -> list[pkdata.Sentence]:
+        """The sentences of ``split`` (train, dev or test)."""
         if split not in SPLITS:
             raise ParameterError("split", f"'{split}' is not one of {', '.join(SPLITS)}")
         return getattr(self, split)
@@ -90,10 +93,12 @@ class TaskData:
 
     @property
     def labels(self) -> tuple[str, ...]:
+        """The label inventory (from the training split), in class-id order."""
         return self.examples["train"].labels
 
     @property
     def n_classes(self) -> int:
+        """The number of labels C."""
         return len(self.labels)
 
     def y(self, split: str) -> np.ndarray:
@@ -144,6 +149,7 @@ class Representation:
 
     @property
     def trainable(self) -> bool:
+        """Whether the vectors are a trainable one-hot table (ids in ``words``)."""
         return self.onehot_dim is not None
 
     @property

@@ -1,5 +1,12 @@
 """The toy tasks of Pimentel et al. 2020, §7.1 and appendix B: how much of POSL and DAL a
-dictionary lookup, or the word alone, already settles."""
+dictionary lookup, or the word alone, already settles.
+
+- Lookup baselines (appendix B, Table 1): :func:`lookup_baselines`, shown by
+  :func:`lookup_table` and :func:`backoff_table`, and fitted on samples of the training split
+  by :func:`lookup_by_size`.
+- Label entropies (§7.1): :func:`label_entropies`, beside the paper's by
+  :func:`entropy_numbers`.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from probekit.experiments.part3_pareto.paper import PAPER
+from probekit.experiments.part3_pareto.representations import TASK_TITLES, TASKS
 from probekit.io import treebanks as pkdata
 from probekit.methods.pareto import entropy, lookups
 
@@ -67,6 +76,54 @@ def lookup_baselines(
     }
 
 
+def lookup_table(lookup: dict[str, Any]) -> pd.DataFrame:
+    """The lookup accuracies of :func:`lookup_baselines` beside the paper's Table 1 (English),
+    in %, one row per task."""
+    return pd.DataFrame(
+        {
+            "task": [TASK_TITLES[t] for t in TASKS],
+            "lookup accuracy, this run (%)": [100 * lookup[t] for t in TASKS],
+            "Table 1 of the paper, English (%)": [100 * PAPER["table1"][t] for t in TASKS],
+        }
+    ).set_index("task")
+
+
+def backoff_table(lookup: dict[str, Any]) -> pd.DataFrame:
+    """How far the DAL lookup of :func:`lookup_baselines` backs off (appendix B): one row per
+    level 1..4, what it backs off to, the share of test arcs there and its accuracy there, in
+    %."""
+    levels = lookup["dal_levels"]
+    return (
+        levels.assign(share=100 * levels["share"], accuracy=100 * levels["accuracy"])
+        .rename(columns={"share": "share of test arcs (%)", "accuracy": "accuracy (%)"})
+        .set_index("level")
+    )
+
+
+def lookup_by_size(
+    train: Sequence[pkdata.Sentence],
+    test: Sequence[pkdata.Sentence],
+    sizes: Sequence[int],
+    seed: int,
+) -> pd.DataFrame:
+    """The lookup baselines (appendix B) fitted on seeded samples of ``sizes`` training
+    sentences each (0 = all of them) and scored on ``test``.
+
+    Returns:
+        One row per distinct sample, by number of training words: ``sentences``, ``words``,
+        and the test accuracies ``POSL`` and ``DAL`` in [0, 1].
+    """
+    rows = []
+    for n in sizes:
+        sample = pkdata.sample_sentences(train, n or None, seed=seed)
+        res = lookup_baselines(sample, test)
+        words = int(sum(len(s) for s in sample))
+        rows.append(
+            {"sentences": len(sample), "words": words, "POSL": res["posl"], "DAL": res["dal"]}
+        )
+    return pd.DataFrame(rows).sort_values("words").drop_duplicates("sentences")
+
+
 def label_entropies(sentences: Sequence[pkdata.Sentence]) -> pd.DataFrame:
     """H(label) and H(label | word) in bits for POSL and DAL (Pimentel et al. 2020, §7.1; the
     released compile_results.py computes them over train+dev+test).
@@ -91,3 +148,21 @@ def label_entropies(sentences: Sequence[pkdata.Sentence]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def entropy_numbers(entropies: pd.DataFrame) -> dict[str, float]:
+    """:func:`label_entropies` beside the paper's released statistics (§7.1), by glue name,
+    per task: ``h_<task>`` and ``hc_<task>`` (bits), ``explained_<task>`` (%),
+    ``classes_<task>``, and the paper's ``h_<task>_paper``, ``hc_<task>_paper`` and
+    ``classes_<task>_paper``."""
+    ent = entropies.set_index("task")
+    numbers: dict[str, float] = {}
+    for task in TASKS:
+        numbers[f"h_{task}"] = float(ent.loc[task, "H(label)"])
+        numbers[f"hc_{task}"] = float(ent.loc[task, "H(label | word)"])
+        numbers[f"explained_{task}"] = 100 * float(ent.loc[task, "share explained"])
+        numbers[f"classes_{task}"] = int(ent.loc[task, "classes"])
+        numbers[f"h_{task}_paper"] = PAPER["entropy"][task][0]
+        numbers[f"hc_{task}_paper"] = PAPER["entropy"][task][1]
+        numbers[f"classes_{task}_paper"] = PAPER["classes"][task]
+    return numbers

@@ -1,18 +1,22 @@
-"""Experiments on the data requirements of probing (Zhu et al. 2022, §3-4), on UD treebanks.
+"""Part V: the data requirements of probing (Zhu et al. 2022), chapters 51-53, on UD treebanks.
 
-The statistics (bounds, recommendations, McNemar, power, collapse checks) live in
-:mod:`probekit.stats`; the modules of this package build the experiments they are applied to,
-one step each:
+The statistics (bounds, McNemar, power) live in :mod:`probekit.stats`, the paper's method (task
+pools, subsets, the recommendation, collapse checks) in :mod:`probekit.methods.datasize`; the
+modules of this package wire them into the chapters, one job each:
 
-- :mod:`~probekit.methods.datasize.pools`: the tense and POS tasks and their pooled examples (§4.1);
-- :mod:`~probekit.experiments.part5_datasize.encoders`: contextual layers and type-level vectors (§4.1);
-- :mod:`~probekit.methods.datasize.subsets`: stratified subsets with ``train : val : test = eta : 1 : 1``
-  (§3.2 step 4, §4.1) and the folds and pilots of the collapse check (§3.6);
-- :mod:`~probekit.probes.softmax`: the batched logistic-regression probe (§4.1);
-- :mod:`~probekit.experiments.part5_datasize.runs`: every configuration over subset sizes x seeds (§4.2-4.6);
-- :mod:`~probekit.experiments.part5_datasize.bound_tables`: the generalisation bound and the paper's numbers (§3.4);
-- :mod:`~probekit.experiments.part5_datasize.comparisons`: recommendations, McNemar and power per comparison
-  (§3.5, §4.4-4.6);
-- :mod:`~probekit.experiments.part5_datasize.collapse_checks`: collapsed comparisons (§3.6);
-- :mod:`~probekit.experiments.part5_datasize.figures`: the figures (Figs. 2-6).
+- :mod:`.config`: the chapters' typed configurations, built from their parameters;
+- :mod:`.data`: the treebank, its word vectors and the tense task on it (§4.1);
+- :mod:`.encoders`: contextual layers and type-level vectors as probe inputs (§4.1);
+- :mod:`.training`: probing configurations and their batched training (§4.1);
+- :mod:`.runs`: every configuration over subset sizes x seeds (§4.2-4.6);
+- :mod:`.requirements`: parameter counts and the training sizes the bound asks for (§3.3-3.4);
+- :mod:`.paper_numbers`: the paper's worked example and Tables 2-4 recomputed (§3.4);
+- :mod:`.comparisons`: recommendation, McNemar and power of one comparison per size (§3.2, §3.5);
+- :mod:`.bound_tables`: the bound against the spread over seeds, chapter 51 (§4.2, Fig. 2);
+- :mod:`.noise`: power against noisy representations, chapter 52 (§4.3, Fig. 3);
+- :mod:`.comparison_problems`: the three comparisons of chapter 53 (§4.4-4.6);
+- :mod:`.assessment`: the recipe checked on those comparisons (§4.4-4.6);
+- :mod:`.collapse_checks`: collapsed comparisons (§3.6, §4.6);
+- :mod:`.claims`: the chapters' verdicts on the paper's claims;
+- :mod:`.figures`: the figures (Figs. 2-6).
 """

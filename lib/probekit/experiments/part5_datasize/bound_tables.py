@@ -1,37 +1,29 @@
-"""The finite-class generalisation bound applied to probes (Zhu et al. 2022, §3.3-3.4, §4.2).
-
-Parameter counts as the paper counts them, the bound against the empirical spread of accuracies
-(Fig. 2), the training sizes the bound asks for, and the paper's own worked numbers (§3.4,
-Tables 2-4) recomputed. The bound itself lives in :mod:`probekit.stats.bounds`.
+"""The generalisation bound against the spread of probe accuracies over seeds (Zhu et al. 2022,
+§4.2, Fig. 2): the runs of chapter 51, one table per (task, probe), and their summary.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part5_datasize.runs import CLASSIFIERS, MLP_HIDDEN, Runs
-from probekit.methods.datasize.recommendation import recommend
-from probekit.stats.bounds import Count, finite_class_bound, n_for_bound, n_params_mlp
+from probekit.experiments.part5_datasize.claims import bound_claim
+from probekit.experiments.part5_datasize.config import BoundsConfig
+from probekit.experiments.part5_datasize.data import TASK_NAMES, ProbedTreebank
+from probekit.experiments.part5_datasize.requirements import config_params
+from probekit.experiments.part5_datasize.runs import Runs, TaskRuns, run_on_layer
+from probekit.experiments.part5_datasize.training import CLF_NAMES, ProbingConfig
+from probekit.stats.bounds import Count, finite_class_bound
 
 
-def n_params(classifier: str, dim: int, n_classes: int) -> int:
-    """Parameter count of a probe as the paper counts it (Zhu et al. 2022, §3.4, footnote 6):
-    ``D + 1`` for binary logistic regression, ``(D + 1) H + H + 1`` for the MLP with H = 20;
-    one output per class when there are more than two (see :func:`probekit.stats.bounds.n_params_mlp`).
-    """
-    if classifier not in CLASSIFIERS:
-        raise ParameterError("classifier", f"'{classifier}' is not one of {CLASSIFIERS}")
-    hidden = () if classifier == "logreg" else (MLP_HIDDEN,)
-    return n_params_mlp(dim, hidden, n_classes)
-
-
-def config_params(runs: Runs, name: str) -> int:
-    """:func:`n_params` of config ``name`` of ``runs`` at its input size (§3.4, footnote 6)."""
-    c = runs.config(name)
-    return n_params(c.classifier, runs.dims[name], runs.n_classes)
+def run_bound_experiment(config: BoundsConfig, data: ProbedTreebank) -> TaskRuns:
+    """Every classifier of ``config.classifiers`` on layer ``config.layer``, for every task,
+    subset size and seed (Zhu et al. 2022, §4.2); configs are named as in :data:`CLF_NAMES`."""
+    configs = [ProbingConfig(CLF_NAMES[c], "enc", c) for c in config.classifiers]
+    return run_on_layer(config, data, config.tasks, configs)
 
 
 def bound_table(
@@ -51,11 +43,9 @@ def bound_table(
     scores = runs.scores[runs.scores["config"] == config]
     if scores.empty:
         raise ParameterError("config", f"'{config}' has no runs")
-    table = (
-        scores.groupby("size")
-        .agg(n_train=("n_train", "first"), acc=("acc_test", "mean"), sd=("acc_test", "std"))
-        .reset_index()
-    )
+    means = runs.mean_accuracy()
+    table = means.loc[means["config"] == config, ["size", "n_train", "acc", "sd"]]
+    table = table.sort_values("size").reset_index(drop=True)
     k = config_params(runs, config)
     table["bound"] = finite_class_bound(table["n_train"].to_numpy(float), k, delta, count=count)
     table["lo"] = table["acc"] - table["bound"]
@@ -68,86 +58,122 @@ def bound_table(
     return table
 
 
-_D768, _D4096 = 769, 4097
-#: (source, printed |R1 - R2|, decimals printed, printed N_train, parameter count). The
-#: released code counts D + 1 parameters for every comparison, also LogReg vs MLP (Table 4).
-PAPER_RECOMMENDATIONS: tuple[tuple[str, float, int, int, int], ...] = (
-    ("Table 2 (BERT vs corrupted)", 0.1313, 4, 22_263, _D768),
-    ("Table 2 (BERT vs corrupted)", 0.1281, 4, 23_362, _D768),
-    ("Table 2 (BERT vs corrupted)", 0.0879, 4, 49_647, _D768),
-    ("Table 2 (BERT vs corrupted)", 0.1331, 4, 21_662, _D768),
-    ("Table 2 (BERT vs corrupted)", 0.1488, 4, 17_331, _D768),
-    ("Table 3 (BERT vs GloVe)", 0.0344, 4, 324_563, _D768),
-    ("Table 3 (BERT vs GloVe)", 0.0492, 4, 158_315, _D768),
-    ("Table 3 (BERT vs GloVe)", 0.0355, 4, 303_516, _D768),
-    ("Table 3 (BERT vs GloVe)", 0.0091, 4, 4_600_037, _D768),
-    ("Table 3 (BERT vs GloVe)", 0.0320, 4, 373_513, _D768),
-    ("Table 4 (LogReg vs MLP)", 0.022, 3, 801_472, _D768),
-    ("Table 4 (LogReg vs MLP)", 0.018, 3, 1_187_812, _D768),
-    ("Table 4 (LogReg vs MLP)", 0.007, 3, 7_757_460, _D768),
-    ("Table 4 (LogReg vs MLP)", 0.012, 3, 2_912_787, _D768),
-    ("Table 4 (LogReg vs MLP)", 0.013, 3, 2_444_949, _D768),
-)
+@dataclass(frozen=True, eq=False)
+class BoundSummary:
+    """The bound against the runs of every (task, probe) (:func:`bounds_against_spread`).
 
-
-def paper_examples() -> pd.DataFrame:
-    """The worked example of Zhu et al. 2022, §3.4 recomputed: the bound at n = 65,536 and the
-    n a bound of 0.05 needs, both for logistic regression on D = 4,096 (InferSent), delta =
-    1e-8. Columns ``quantity``, ``paper``, ``ours``, ``agrees`` (to the paper's precision)."""
-    bound = finite_class_bound(65_536, _D4096, 1e-8)
-    n = n_for_bound(0.05, _D4096, 1e-8)
-    return pd.DataFrame(
-        [
-            {"quantity": "bound at n = 65,536", "paper": 0.039, "ours": bound,
-             "agrees": round(bound, 3) == 0.039},
-            {"quantity": "n for a bound of 0.05", "paper": 40_000.0, "ours": float(n),
-             "agrees": round(n, -3) == 40_000},
-        ]
-    )  # fmt: skip
-
-
-def paper_recommendations(delta: float = 1e-8) -> pd.DataFrame:
-    """Tables 2-4 of Zhu et al. 2022 recomputed with :func:`probekit.methods.datasize.recommendation.recommend`.
-
-    One row per printed row: ``source``, ``gap`` (printed |R1 - R2|), ``paper`` (printed
-    N_train), ``ours`` (from the printed gap), ``lo``/``hi``: the N_train range that any gap
-    rounding to the printed one gives, and ``consistent`` = paper value in [lo, hi] (lo is one
-    less, as the released code truncates where we round up). Table 4 row 4 is inconsistent:
-    its N_train implies a gap of .0115 with the paper's parameter count.
+    ``tables[(task, probe)]``: :func:`bound_table`; ``summary``: one row per (task, probe,
+    size) with ``n_train``, ``sd``, ``bound``, ``inside`` (share of runs inside the margins),
+    ``gap`` (to the largest size) and ``gap_ok`` (gap within the bound). The ``head_*``
+    numbers are those of the first task and probe at its largest size.
     """
-    rows = []
-    for source, gap, decimals, printed, k in PAPER_RECOMMENDATIONS:
-        half = 0.5 * 10.0**-decimals * (1 + 1e-9)
-        ours = recommend(0.5 + gap, 0.5, k, delta=delta).n_train
-        lo = recommend(0.5 + gap + half, 0.5, k, delta=delta).n_train - 1
-        hi = recommend(0.5 + gap - half, 0.5, k, delta=delta).n_train
-        rows.append(
-            {"source": source, "gap": gap, "paper": printed, "ours": ours, "lo": lo, "hi": hi,
-             "consistent": lo <= printed <= hi}
+
+    tables: dict[tuple[str, str], pd.DataFrame]
+    summary: pd.DataFrame
+
+    @property
+    def inside_share(self) -> float:
+        """Share (%) of (task, probe, size) cells' runs inside the margins, averaged."""
+        return 100 * float(self.summary["inside"].mean())
+
+    @property
+    def all_inside(self) -> bool:
+        """Whether every single run lies inside its margins."""
+        return bool(self.summary["inside"].min() == 1.0)
+
+    @property
+    def claim(self) -> str:
+        """The verdict on §4.2: accuracies on growing training sets stay within the bound."""
+        return bound_claim(self.all_inside)
+
+    @property
+    def gap_ok_share(self) -> float:
+        """Share (%) of cells whose mean is within the bound of the mean at the largest size."""
+        return 100 * float(self.summary["gap_ok"].mean())
+
+    @property
+    def ratio_min(self) -> float:
+        """Smallest ratio of the bound to the SD over seeds."""
+        return float((self.summary["bound"] / self.summary["sd"]).min())
+
+    @property
+    def ratio_median(self) -> float:
+        """Median ratio of the bound to the SD over seeds."""
+        return float((self.summary["bound"] / self.summary["sd"]).median())
+
+    @property
+    def head(self) -> pd.DataFrame:
+        """:func:`bound_table` of the first task and probe."""
+        return next(iter(self.tables.values()))
+
+    @property
+    def head_task(self) -> str:
+        """The first task, as :data:`TASK_NAMES` names it."""
+        return TASK_NAMES[next(iter(self.tables))[0]]
+
+    @property
+    def head_probe(self) -> str:
+        """The first probe."""
+        return next(iter(self.tables))[1]
+
+    @property
+    def head_n(self) -> int:
+        """Training examples of the head's largest subsets."""
+        return int(self.head.iloc[-1]["n_train"])
+
+    @property
+    def head_acc(self) -> float:
+        """Mean test accuracy (%) of the head's largest subsets."""
+        return 100 * float(self.head.iloc[-1]["acc"])
+
+    @property
+    def head_sd(self) -> float:
+        """SD over seeds (points) of the head's largest subsets."""
+        return 100 * float(self.head.iloc[-1]["sd"])
+
+    @property
+    def head_bound(self) -> float:
+        """The bound (points) at the head's largest subsets."""
+        return 100 * float(self.head.iloc[-1]["bound"])
+
+    @property
+    def sd_slope(self) -> float:
+        """Slope of log SD against log n_train of the head table (the bound's is -0.5)."""
+        head = self.head
+        log_sd = np.log(head["sd"].clip(lower=1e-6))
+        return float(np.polyfit(np.log(head["n_train"]), log_sd, 1)[0])
+
+    def styled(self):
+        """The summary in points and percent, by task, probe and training size."""
+        s = self.summary
+        table = s.assign(
+            task=s["task"].map(TASK_NAMES),
+            sd=100 * s["sd"],
+            bound=100 * s["bound"],
+            gap=100 * s["gap"],
+            inside=100 * s["inside"],
+        ).rename(columns={"n_train": "training examples", "sd": "SD (points)",
+                          "bound": "bound (points)", "inside": "runs inside (%)",
+                          "gap": "gap to largest (points)",
+                          "gap_ok": "gap within bound"})  # fmt: skip
+        return table.set_index(["task", "probe", "training examples"]).style.format(
+            {"SD (points)": "{:.2f}", "bound (points)": "{:.1f}", "runs inside (%)": "{:.0f}",
+             "gap to largest (points)": "{:.2f}"}
         )  # fmt: skip
-    return pd.DataFrame(rows)
 
 
-def requirement_grid(
-    dims: Sequence[int],
-    epsilons: Sequence[float],
-    deltas: Sequence[float],
-    classifiers: Sequence[str] = CLASSIFIERS,
-    n_classes: int = 2,
-    count: Count = "paper",
-) -> pd.DataFrame:
-    """Training examples the finite-class bound asks for (Zhu et al. 2022, §3.4), over a grid of
-    input dimension ``D``, bound ``epsilon``, ``delta`` and classifier. Long format, columns
-    ``classifier, D, n_params, delta, epsilon, n_train``."""
+def bounds_against_spread(experiment: TaskRuns, delta: float) -> BoundSummary:
+    """:func:`bound_table` of every task and probe of ``experiment`` at ``delta``, and their
+    summary (Zhu et al. 2022, §4.2, Fig. 2)."""
+    tables = {
+        (task, c.name): bound_table(r, c.name, delta=delta)
+        for task, r in experiment.runs.items()
+        for c in r.configs
+    }
     rows = []
-    for clf in classifiers:
-        for d in dims:
-            k = n_params(clf, int(d), n_classes)
-            for delta in deltas:
-                for eps in epsilons:
-                    n = n_for_bound(eps, k, delta, count=count)
-                    rows.append(
-                        {"classifier": clf, "D": int(d), "n_params": k, "delta": delta,
-                         "epsilon": eps, "n_train": n}
-                    )  # fmt: skip
-    return pd.DataFrame(rows)
+    for (task, clf), t in tables.items():
+        for rec in t.itertuples():
+            rows.append({"task": task, "probe": clf, "n_train": rec.n_train, "sd": rec.sd,
+                         "bound": rec.bound, "inside": rec.runs_inside,
+                         "gap": rec.gap_to_largest, "gap_ok": rec.gap_within_bound})  # fmt: skip
+    return BoundSummary(tables, pd.DataFrame(rows))

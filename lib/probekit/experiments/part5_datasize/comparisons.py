@@ -2,7 +2,8 @@
 §3.5, §4.4-4.6).
 
 The statistics live in :mod:`probekit.stats`; this module applies them to pairs of
-configurations of :class:`~probekit.experiments.part5_datasize.runs.Runs`, paired on the same test items.
+configurations of :class:`~probekit.experiments.part5_datasize.runs.Runs`, paired on the same
+test items.
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from probekit.experiments.part5_datasize.bound_tables import config_params
+from probekit.experiments.part5_datasize.requirements import config_params
 from probekit.experiments.part5_datasize.runs import Runs
 from probekit.methods.datasize.recommendation import recommend
+from probekit.stats.comparison import Comparison, compare
 from probekit.stats.mcnemar import mcnemar_exact, mcnemar_table
 from probekit.stats.power import POWER_THRESHOLD, power, power_curve
+
+#: The smallest test size of the prospective power analysis; the others double it.
+SMALLEST_TEST = 64
 
 
 def seed_tables(runs: Runs, a: str, b: str, size: int) -> np.ndarray:
@@ -43,11 +48,12 @@ def comparison_table(
 
     Per size: ``n_train`` and ``n_test`` (examples), mean test accuracies ``acc_a`` and
     ``acc_b``, ``gap`` = mean over seeds of ``acc_a - acc_b`` and ``abs_gap``; ``n_train_rec``,
-    the training size :func:`probekit.methods.datasize.recommendation.recommend` derives from this pilot (``epsilon =
-    |gap| / divisor``, the larger parameter count of the two configs; NaN when the gap is 0);
-    ``enough`` = ``n_train >= n_train_rec``; ``power`` of McNemar's test at ``n_test``, averaged
-    over the seeds' tables (§3.5, :func:`probekit.stats.power.power`); ``type_m``; ``significant``, the
-    share of seeds whose exact McNemar test gives p <= alpha; ``well_powered`` = power >= 0.8.
+    the training size :func:`probekit.methods.datasize.recommendation.recommend` derives from
+    this pilot (``epsilon = |gap| / divisor``, the larger parameter count of the two configs;
+    NaN when the gap is 0);
+    ``power`` of McNemar's test at ``n_test``, averaged over the seeds' tables (§3.5,
+    :func:`probekit.stats.power.power`); ``significant``, the share of seeds whose exact McNemar
+    test gives p <= alpha.
     """
     params = [config_params(runs, a), config_params(runs, b)]
     rows = []
@@ -65,7 +71,7 @@ def comparison_table(
         )
         sim = power(tables / n_test, n_test, alpha=alpha, n_sim=n_sim, seeds=runs.seeds)
         p_values = [mcnemar_exact(t).p_value for t in tables]
-        n_train = int(runs.scores.query("size == @size")["n_train"].iloc[0])
+        n_train = runs.n_train(size)
         rows.append(
             {
                 "size": size,
@@ -76,11 +82,8 @@ def comparison_table(
                 "gap": gap,
                 "abs_gap": abs(gap),
                 "n_train_rec": rec,
-                "enough": bool(n_train >= rec),
                 "power": sim.power,
-                "type_m": np.nan if sim.type_m is None else sim.type_m,
                 "significant": float(np.mean(np.array(p_values) <= alpha)),
-                "well_powered": sim.power >= POWER_THRESHOLD,
             }
         )
     return pd.DataFrame(rows)
@@ -97,8 +100,8 @@ def prospective_power(
     n_sim: int = 1000,
 ) -> pd.DataFrame:
     """Power of the comparison at other test sizes, from the joint proportions observed at
-    ``size`` (Zhu et al. 2022, §3.5; :func:`probekit.stats.power.power_curve`). Answers "how many test
-    items would this gap need", which our treebank cannot test directly. Columns as
+    ``size`` (Zhu et al. 2022, §3.5; :func:`probekit.stats.power.power_curve`). Answers "how
+    many test items would this gap need", which our treebank cannot test directly. Columns as
     :func:`probekit.stats.power.power_curve`."""
     tables = seed_tables(runs, a, b, size)
     props = tables / tables[0].sum()
@@ -109,3 +112,22 @@ def needed_test_size(curve: pd.DataFrame, target: float = POWER_THRESHOLD) -> in
     """The smallest test size ``n`` in a power curve with ``power >= target``; 0 if none."""
     hit = curve.loc[curve["power"] >= target, "n"]
     return int(hit.iloc[0]) if len(hit) else 0
+
+
+def power_test_sizes(max_test: int) -> list[int]:
+    """Test sizes of the prospective power analysis: 64, 128, ... up to ``max_test``."""
+    return [SMALLEST_TEST * 2**k for k in range(20) if SMALLEST_TEST * 2**k <= max_test]
+
+
+def largest_subset_comparison(
+    runs: Runs, a: str, b: str, *, alpha: float, n_sim: int, max_test: int
+) -> tuple[Comparison, int]:
+    """Configs ``a`` and ``b`` on the first seed's largest subset (Zhu et al. 2022, §3.5):
+    McNemar's test with its power (:func:`probekit.stats.comparison.compare`), and the test
+    size a power of 0.8 needs at the joint proportions observed there
+    (:func:`prospective_power` up to ``max_test``; 0 if not within it)."""
+    top, first = max(runs.sizes), runs.seeds[0]
+    cmp = compare(runs.correct[(a, top, first)], runs.correct[(b, top, first)], a, b,
+                  alpha=alpha, n_sim=n_sim)  # fmt: skip
+    curve = prospective_power(runs, a, b, top, power_test_sizes(max_test), alpha=alpha, n_sim=n_sim)
+    return cmp, needed_test_size(curve)

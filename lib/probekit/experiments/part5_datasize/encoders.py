@@ -1,9 +1,9 @@
 """Encoders: what a probe sees of each pooled example (Zhu et al. 2022, §4.1).
 
 A contextual layer of the model (:func:`layer_encoder`), or a type-level vector per word form
-(:func:`type_encoder`, the paper's GloVe; :func:`fasttext_table` trains ours offline). For the
-tense task a sentence is represented by the vector of its *root word* (``rep="root"``) or by the
-mean of its words' vectors (``rep="mean"``).
+(:func:`type_encoder`, the paper's GloVe; :func:`type_level_vectors` trains fastText vectors
+offline or draws random ones). For the tense task a sentence is represented by the vector of
+its *root word* (``rep="root"``) or by the mean of its words' vectors (``rep="mean"``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from probekit.errors import ParameterError
+from probekit.io.treebanks import SPLITS, Treebank, flat
 from probekit.io.treebanks import offsets as sentence_offsets
 from probekit.methods.datasize.pools import Pool
+from probekit.representations.fasttext import fasttext_table
 from probekit.representations.layers import resolve_layer
+from probekit.representations.types import random_type_vectors
 
 REPS = ("root", "mean")
 
@@ -30,6 +33,7 @@ class ExampleEncoder:
     encode: Callable[[np.ndarray], np.ndarray]
 
     def __call__(self, idx: np.ndarray) -> np.ndarray:
+        """The representations of pool examples ``idx`` (k,), float32 (k, dim)."""
         return self.encode(np.asarray(idx, dtype=np.int64))
 
 
@@ -136,3 +140,21 @@ def type_encoder(
     return ExampleEncoder(name, table.shape[1], lambda idx: means[idx])
 
 
+def type_level_vectors(
+    kind: str, treebank: Treebank, dim: int, epochs: int, seed: int = 0
+) -> Callable[[list[str]], np.ndarray]:
+    """Type-level vectors for :func:`type_encoder`, a stand-in for the paper's GloVe (Zhu et
+    al. 2022, §4.5): a function from V word forms to float32 (V, dim).
+
+    ``kind="fasttext"``: fastText trained for ``epochs`` on the training split of
+    ``treebank`` (:func:`~probekit.representations.fasttext.fasttext_table`, cached), looked
+    up for every form of the treebank; ``kind="random"``: a fixed N(0, 1) vector per form
+    (:func:`~probekit.representations.types.random_type_vectors`). ``seed`` seeds both.
+    """
+    if kind == "random":
+        return lambda words: random_type_vectors(words, dim, seed)
+    if kind != "fasttext":
+        raise ParameterError("type_vectors", f"'{kind}' is not one of fasttext, random")
+    vocab = np.unique(np.concatenate([flat(treebank[k], "forms") for k in SPLITS]))
+    table = fasttext_table(vocab.tolist(), treebank["train"], dim, seed, epochs)
+    return lambda words: table[np.searchsorted(vocab, words)]

@@ -3,7 +3,8 @@
 ``past_present``: the binary tense task of SentEval, one example per sentence, labelled by the
 tense of its main clause (:func:`main_verb_tense`). ``pos``: one example per word, labelled by
 its UPOS tag. Examples come from all three treebank splits pooled, as the paper pools all
-SentEval lines before re-splitting (§4.1, reference repos §3.3).
+SentEval lines before re-splitting (§4.1; the released code, SPOClab-ca/probing_dataset, does
+the same).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.io.treebanks import SPLITS, UPOS_TAGS, Sentence, upos_index
-from probekit.io.treebanks import offsets as sentence_offsets
+from probekit.io.tasks import pos_examples
+from probekit.io.treebanks import SPLITS, UPOS_TAGS, Sentence
 
 TASKS = ("past_present", "pos")
 #: Class labels of the tense task, in label-index order.
@@ -97,10 +98,12 @@ class Pool:
     splits: tuple[str, ...]
 
     def __len__(self) -> int:
+        """Examples in the pool."""
         return len(self.y)
 
     @property
     def n_classes(self) -> int:
+        """Classes of the task, including those without examples."""
         return len(self.labels)
 
     def class_counts(self) -> np.ndarray:
@@ -113,15 +116,10 @@ def _root(sentence: Sentence) -> int:
 
 
 def _pos_examples(sents: Sequence[Sentence]) -> dict[str, np.ndarray]:
-    """One example per word: UPOS index, sentence index, word index and form, each (N,)."""
-    off = sentence_offsets(sents)
-    sent = np.repeat(np.arange(len(sents)), np.diff(off))
-    return {
-        "y": upos_index(sents),
-        "sent": sent,
-        "word": np.arange(off[-1]) - off[sent],
-        "form": np.concatenate([s.forms for s in sents]),
-    }
+    """One example per word (:func:`probekit.io.tasks.pos_examples`): UPOS index, sentence
+    index, word index and form, each (N,)."""
+    examples = pos_examples(sents)
+    return {"y": examples.y, "sent": examples.sent, "word": examples.word, "form": examples.form}
 
 
 def _tense_examples(sents: Sequence[Sentence]) -> dict[str, np.ndarray]:
@@ -143,11 +141,12 @@ def build_pool(
 ) -> Pool:
     """The examples of ``task`` in the sentences of ``splits`` (Zhu et al. 2022, §4.1).
 
-    ``sentences`` maps split names to sentence lists (a :class:`probekit.io.treebanks.Treebank` works).
+    ``sentences`` maps split names to sentence lists (a
+    :class:`probekit.io.treebanks.Treebank` works).
     ``past_present``: one example per sentence with a main-clause tense
     (:func:`main_verb_tense`), represented by its root word. ``pos``: one example per word,
-    labelled with its UPOS index in :data:`probekit.io.treebanks.UPOS_TAGS`; tags absent from the pool
-    keep their class index (they simply have no examples).
+    labelled with its UPOS index in :data:`probekit.io.treebanks.UPOS_TAGS`; tags absent from
+    the pool keep their class index (they simply have no examples).
     """
     if task not in TASKS:
         raise ParameterError("task", f"'{task}' is not one of {', '.join(TASKS)}")

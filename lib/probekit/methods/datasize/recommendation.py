@@ -59,8 +59,8 @@ def recommend(
     ``n_total >= (1 + 2 / eta) n_train``. ``eta = 4`` is the paper's ratio (§4.1, fn. 4).
 
     ``n_params`` may hold one count per configuration; the larger requirement is taken
-    (§4.6). Equal scores raise :class:`~probekit.errors.ParameterError`: the comparison may have collapsed
-    (§3.6) and no size is meaningful.
+    (§4.6). Equal scores raise :class:`~probekit.errors.ParameterError`: the comparison may
+    have collapsed (§3.6) and no size is meaningful.
     """
     r1, r2 = float(r1), float(r2)
     if not (math.isfinite(r1) and math.isfinite(r2)):

@@ -16,6 +16,7 @@ import numpy as np
 from probekit.errors import ParameterError
 from probekit.methods.datasize.collapse import Split, rotation_splits
 from probekit.methods.datasize.pools import Pool
+from probekit.stats.checks import positive_float
 
 
 def _allocation(counts: np.ndarray, size: int, eta: float, balanced: bool) -> np.ndarray:
@@ -44,12 +45,6 @@ def _feasible(counts: np.ndarray, size: int, eta: float, balanced: bool) -> bool
     return _fits(counts, size, eta, balanced) and bool(n_eval.sum() > 0)
 
 
-def _check_eta(eta: float) -> float:
-    if not (isinstance(eta, int | float) and math.isfinite(eta) and eta > 0):
-        raise ParameterError("eta", f"must be a positive number, got {eta!r}")
-    return float(eta)
-
-
 def max_size(y: np.ndarray, eta: float = 4.0, balanced: bool = True) -> int:
     """The largest ``size`` (training examples per class) that ``y`` (N,) allows.
 
@@ -57,7 +52,7 @@ def max_size(y: np.ndarray, eta: float = 4.0, balanced: bool = True) -> int:
     examples of every class when ``balanced``; otherwise of the pool as a whole, with classes in
     their pool proportions. 0 if not even one example per class fits.
     """
-    eta = _check_eta(eta)
+    eta = positive_float("eta", eta)
     counts = np.bincount(np.asarray(y, dtype=np.int64))
     if counts.sum() == 0:
         return 0
@@ -151,7 +146,7 @@ def stratified_split(
     replacement with ``numpy.random.default_rng(seed)``. The paper uses 1:1:1 in its released
     scripts but eta = 4 in the text; eta is a parameter.
     """
-    eta = _check_eta(eta)
+    eta = positive_float("eta", eta)
     y = np.asarray(y, dtype=np.int64)
     if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 1:
         raise ParameterError("size", f"must be a positive integer, got {size!r}")
@@ -183,10 +178,9 @@ def fold_splits(
 
     About ``n_items`` examples are drawn (equally many per class when ``balanced``, at random
     otherwise), as many as make a multiple of ``n_folds``, so that every run trains on equally
-    many examples;
-    :func:`probekit.methods.datasize.collapse.rotation_splits` then validates run i on fold i, tests on fold
-    (i + 1) mod n_folds and trains on the rest. Returns ``n_folds`` :class:`Split` of pool
-    indices.
+    many examples; :func:`probekit.methods.datasize.collapse.rotation_splits` then validates
+    run i on fold i, tests on fold (i + 1) mod n_folds and trains on the rest. Returns
+    ``n_folds`` :class:`Split` of pool indices.
     """
     n_folds = int(n_folds)
     if n_folds < 3:

@@ -1,6 +1,5 @@
-"""The probes of Kunz & Kuhlmann 2021, §3.6: one MLP probe per layer x seed x setup, their
-specifications for the batched trainer, the §3.4.3 ensemble, and the mean best-epoch accuracy
-over seeds.
+"""The probes of Kunz & Kuhlmann 2021, §3.6: one MLP probe per layer x seed x setup and their
+specifications for the batched trainer, and the §3.4.3 scoring ensemble.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ import pandas as pd
 
 from probekit.errors import ParameterError
 from probekit.methods.extrapolation.splits import Setup
-from probekit.probes.mlp import MLPTrainResult, ProbeSpec
+from probekit.probes.mlp import ProbeSpec
 
 ENSEMBLE_SEEDS: tuple[int, ...] = tuple(range(1, 11))  # 10 classifiers, seeds 1..10 as released
 
@@ -58,23 +57,3 @@ def ensemble_specs(n_layers: int, seeds: Sequence[int] = ENSEMBLE_SEEDS) -> list
     ``record_loss=True``; reshape the recorded arrays to (L, S, ...) for per-layer scores.
     """
     return [ProbeSpec(int(seed), view) for view in range(n_layers) for seed in seeds]
-
-
-def setup_accuracies(result: MLPTrainResult, index: pd.DataFrame) -> pd.DataFrame:
-    """Mean and SD (n - 1) over seeds of the best-epoch accuracy, per layer and setup (§3.6).
-
-    Kunz & Kuhlmann 2021, §3.6 ("the mean over 10 random seeds of the best accuracy").
-    ``index`` is :func:`probe_grid`'s; accuracies are fractions. Columns: layer, setup, acc_mean,
-    acc_sd, n_seeds, n_train, n_eval.
-    """
-    if len(index) != len(result.specs):
-        raise ParameterError("index", f"has {len(index)} rows for {len(result.specs)} probes")
-    table = index.assign(acc=result.best_acc)
-    out = table.groupby(["layer", "setup"], sort=False).agg(
-        acc_mean=("acc", "mean"),
-        acc_sd=("acc", "std"),
-        n_seeds=("acc", "size"),
-        n_train=("n_train", "first"),
-        n_eval=("n_eval", "first"),
-    )
-    return out.reset_index()

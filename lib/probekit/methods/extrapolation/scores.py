@@ -40,8 +40,8 @@ def arc_length(examples: Examples) -> np.ndarray:
     """m(e) = |j - k|, the linear distance between dependent and head, shape (N,) (§3.4.1, T2).
 
     Kunz & Kuhlmann 2021, §3.4.1. Root arcs are not examples. The released code also kept a
-    sentence's qualifying arcs only if the sentence had more than one (released code: jekunz/extrapolation, `stp_arc_len.py`);
-    the paper states no such filter and neither do we.
+    sentence's qualifying arcs only if the sentence had more than one (released code:
+    jekunz/extrapolation, `stp_arc_len.py`); the paper states no such filter and neither do we.
     """
     _require(examples, "deprel", "arc_length")
     return examples.arc_len.astype(np.float64)
@@ -69,8 +69,9 @@ def tag_proportion(train: Examples, examples: Examples) -> np.ndarray:
     Kunz & Kuhlmann 2021, §3.4.2 (T1). f is counted over the training examples ``train``
     (word forms as written, case kept, as released); words absent from ``train`` score 1, the
     hardest. Returns (N,) scores for ``examples``. The released code stored tags as 0-d tensors,
-    which hash by identity, so its counts were all 1 (released code: jekunz/extrapolation, `pos_tag_stats.py`); it also
-    scored f itself and flipped the inequalities, which selects the same sets as 1 - f.
+    which hash by identity, so its counts were all 1 (released code: jekunz/extrapolation,
+    `pos_tag_stats.py`); it also scored f itself and flipped the inequalities, which selects the
+    same sets as 1 - f.
     """
     _require(train, "pos", "tag_proportion")
     _require(examples, "pos", "tag_proportion")
@@ -102,7 +103,8 @@ def most_frequent_tag(train: Examples, examples: Examples, oov: str = "global") 
     compares their gold tag with the globally most frequent training tag, as the released
     ``TagdictTagger`` does; ``oov="hard"`` scores them 1, as the tag-proportion score does.
     The released code's tensor-identity hashing made every word's "mft" its first-seen tag and
-    the global mft the first token's tag (released code: jekunz/extrapolation, `pos_mft.py`); we count properly.
+    the global mft the first token's tag (released code: jekunz/extrapolation, `pos_mft.py`); we
+    count properly.
     """
     _require(train, "pos", "most_frequent_tag")
     _require(examples, "pos", "most_frequent_tag")
@@ -123,7 +125,8 @@ def sample_loss(loss: np.ndarray) -> np.ndarray:
     Kunz & Kuhlmann 2021, §3.4.3. ``loss`` (..., n_ensemble, N), e.g. ``MLPTrainResult.loss_train``
     of the 10 ensemble probes (reshaped to (layers, 10, N) for per-layer scores); returns
     (..., N). Our losses come from the final weights (``record_loss``); the released code took
-    train losses during the last epoch with batch size 1 and 10 epochs (released code: jekunz/extrapolation, `pos_loss.py`).
+    train losses during the last epoch with batch size 1 and 10 epochs (released code:
+    jekunz/extrapolation, `pos_loss.py`).
     """
     loss = np.asarray(loss, dtype=np.float64)
     if loss.ndim < 2:

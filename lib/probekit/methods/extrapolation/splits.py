@@ -17,7 +17,7 @@ a descending list).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -36,8 +36,8 @@ MODIFIED_ARC_M1 = 3  # §4.2: easy arcs of length 1-2 instead of length 1 only
 SETUPS: tuple[str, ...] = ("standard", "control", "extrapolation", "size_control")
 
 
-# Which data supplied (m1, m2) per scorer in the released code (jekunz/extrapolation, `scoring_functions/`); pass
-# these to `distributional_split_points` for a faithful replication.
+# Which data supplied (m1, m2) per scorer in the released code (jekunz/extrapolation,
+# `scoring_functions/`); pass these to `distributional_split_points` for a faithful replication.
 RELEASED_THRESHOLD_SOURCES: dict[str, tuple[str, str]] = {
     "sentence_length_pos": ("train", "train"),
     "sentence_length_deprel": ("train", "eval"),
@@ -55,7 +55,8 @@ def sample_split(
 
     Kunz & Kuhlmann 2021, §3.3: two 1,000-sentence samples from EWT train and dev. One sample
     serves all layers. The released code drew a fresh sample per layer from one advancing
-    ``random.Random(42)`` stream (released code: jekunz/extrapolation, `load_ud.py`), so its layers saw different data.
+    ``random.Random(42)`` stream (released code: jekunz/extrapolation, `load_ud.py`), so its
+    layers saw different data.
     """
     if n is not None and n < 1:
         raise ParameterError("n", f"must be >= 1 or None, got {n}")
@@ -67,6 +68,8 @@ class SplitPoints:
     """Split points m1 (easy: m < m1) and m2 (hard: m > m2) and where each came from.
 
     ``m1_from``/``m2_from`` are "constant", "train" or "eval"; ``rule`` names the §3.5 rule.
+    ``top_ties`` is True when m2 was lowered to take in the examples tied at the top score
+    (``include_top_ties`` of :func:`distributional_split_points`; not the paper's rule).
     """
 
     m1: float
@@ -74,12 +77,19 @@ class SplitPoints:
     m1_from: str
     m2_from: str
     rule: str
+    top_ties: bool = False
+
+    @property
+    def label(self) -> str:
+        """The rule as tables show it, e.g. "distributional + ties at m2"."""
+        return f"{self.rule} + ties at m2" if self.top_ties else self.rule
 
 
 def percentile(scores: np.ndarray, q: float) -> float:
     """``sorted(scores)[int(q * n)]``: the paper's and released code's percentile, no interpolation.
 
-    Kunz & Kuhlmann 2021, §3.5; released code: jekunz/extrapolation, `scoring_functions/`. ``scores`` (n,), 0 <= q < 1.
+    Kunz & Kuhlmann 2021, §3.5; released code: jekunz/extrapolation, `scoring_functions/`.
+    ``scores`` (n,), 0 <= q < 1.
     """
     scores = np.asarray(scores, dtype=np.float64).ravel()
     if len(scores) == 0:
@@ -110,6 +120,8 @@ def distributional_split_points(
     eval_scores: np.ndarray,
     m1_from: str = "train",
     m2_from: str = "eval",
+    *,
+    include_top_ties: bool = False,
 ) -> SplitPoints:
     """m1 = 50th and m2 = 75th percentile of the scores (§3.5, "Distributional criteria").
 
@@ -120,10 +132,29 @@ def distributional_split_points(
     :data:`RELEASED_THRESHOLD_SOURCES` lists the released choice per scorer and
     :func:`split_points` applies it. The per-example distribution is token-weighted for T1
     sentence length, as released (arc-weighted for T2; the release weighted by tokens there too).
+
+    ``include_top_ties`` (our choice, not the paper's): when over a quarter of the evaluation
+    examples share the top score (e.g. never-correct examples under speed of learning, score 1),
+    the 75th percentile is that top score and the strict D_hard = {m > m2} is empty. m2 is then
+    lowered to the next lower observed evaluation score, so D_hard is exactly the tied top
+    examples, and ``top_ties`` is set. Points whose hard set is not empty are left as they are.
+    The released code instead dropped never-correct examples.
     """
     m1 = percentile(_source("m1_from", m1_from, train_scores, eval_scores), 0.5)
     m2 = percentile(_source("m2_from", m2_from, train_scores, eval_scores), 0.75)
-    return SplitPoints(m1, m2, m1_from, m2_from, "distributional")
+    points = SplitPoints(m1, m2, m1_from, m2_from, "distributional")
+    return _with_top_ties(points, eval_scores) if include_top_ties else points
+
+
+def _with_top_ties(points: SplitPoints, eval_scores: np.ndarray) -> SplitPoints:
+    """``points`` with m2 just below the top score when ties there leave D_hard empty."""
+    scores = np.asarray(eval_scores, dtype=np.float64)
+    if hard_mask(scores, points).any():
+        return points
+    below = scores[scores < points.m2]
+    if len(below) == 0 or points.m2 != scores.max():
+        return points
+    return replace(points, m2=float(below.max()), top_ties=True)
 
 
 def mft_split_points() -> SplitPoints:
@@ -145,8 +176,9 @@ def modified_arc_length_split_points(
 
     Kunz & Kuhlmann 2021, §4.2: the distributional m1 = 2 left only adjacent arcs in the easy
     set, so m1 is set to 3 and m2 stays the 75th percentile (4 in the paper). The released code
-    fixed m2 = 4 as a constant (released code: jekunz/extrapolation, `stp_arc_len.py`); pass ``m2=4`` for that. On other
-    samples the 75th percentile can be 3, which leaves no gap between the sets.
+    fixed m2 = 4 as a constant (released code: jekunz/extrapolation, `stp_arc_len.py`); pass
+    ``m2=4`` for that. On other samples the 75th percentile can be 3, which leaves no gap
+    between the sets.
     """
     if m2 is not None:
         return SplitPoints(float(m1), float(m2), "constant", "constant", "modified_arc_length")
@@ -167,7 +199,13 @@ SCORERS: tuple[str, ...] = (
 )
 
 
-def split_points(scorer: str, train_scores: np.ndarray, eval_scores: np.ndarray) -> SplitPoints:
+def split_points(
+    scorer: str,
+    train_scores: np.ndarray,
+    eval_scores: np.ndarray,
+    *,
+    include_top_ties: bool = False,
+) -> SplitPoints:
     """The §3.5 split rule of a scorer, with the released code's threshold sources.
 
     Kunz & Kuhlmann 2021, §3.5 and §4.2. ``scorer`` is one of :data:`SCORERS`; scores (N,) and
@@ -175,7 +213,8 @@ def split_points(scorer: str, train_scores: np.ndarray, eval_scores: np.ndarray)
     length: m1 = 3 and the distributional m2; every other scorer: 50th/75th percentiles from the
     sets in :data:`RELEASED_THRESHOLD_SOURCES`. For tag proportion that is the evaluation
     scores: on the training tokens the tag frequencies are in-sample, so most score 0 and a
-    training median would leave the easy set empty.
+    training median would leave the easy set empty. ``include_top_ties`` applies to the
+    percentile rules only (see :func:`distributional_split_points`); constant points never move.
     """
     if scorer == "sentence_length_linguistic":
         return linguistic_split_points()
@@ -186,7 +225,9 @@ def split_points(scorer: str, train_scores: np.ndarray, eval_scores: np.ndarray)
     if scorer not in RELEASED_THRESHOLD_SOURCES:
         raise ParameterError("scorer", f"unknown scorer '{scorer}'", hint=f"use one of {SCORERS}")
     m1_from, m2_from = RELEASED_THRESHOLD_SOURCES[scorer]
-    return distributional_split_points(train_scores, eval_scores, m1_from, m2_from)
+    return distributional_split_points(
+        train_scores, eval_scores, m1_from, m2_from, include_top_ties=include_top_ties
+    )
 
 
 def easy_mask(scores: np.ndarray, points: SplitPoints) -> np.ndarray:

@@ -1,18 +1,23 @@
 """The non-parametric controls of Pimentel et al. 2020 (§5 and §7.2): shuffled labels, shuffled
-word order, fully shuffled sentences (both at once) and shuffled heads for parsing.
+word order and shuffled heads for parsing.
+
+The label-shuffled control trains on :func:`shuffle_labels`. The fully-shuffled control (§5:
+"both labels and inputs are shuffled") also embeds every sentence with its words in the order
+of :func:`shuffle_word_order`; the vector at position i of a shuffled sentence then stands in
+for word i of the original sentence, without realignment, as in the released code. For parsing
+the labels are heads, shuffled within each sentence by :func:`shuffle_heads`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from probekit.errors import ParameterError
 from probekit.io.treebanks import forms_of
-from probekit.seeds import as_generator, check_seed
+from probekit.seeds import as_generator
 
 
 def shuffle_labels(labels: Any, seed: int | np.random.Generator) -> np.ndarray:
@@ -44,6 +49,10 @@ def shuffle_word_order(
 ) -> tuple[list[list[str]], list[np.ndarray]]:
     """Randomly permute the words of every sentence (Pimentel et al. 2020, §5, "fully shuffled").
 
+    Non-contextual representations are unchanged by it, which is why the paper only runs the
+    fully-shuffled control for contextual models (footnote 10). ``np.argsort(orders[s])``
+    realigns a shuffled sentence with the original if wanted.
+
     Args:
         sentences_or_token_lists: m sentences, each a ``probekit.io.treebanks.Sentence`` (its ``forms``
             are used) or a sequence of word strings.
@@ -61,62 +70,6 @@ def shuffle_word_order(
         token_lists.append([words[i] for i in order])
         orders.append(order)
     return token_lists, orders
-
-
-@dataclass(frozen=True)
-class FullyShuffled:
-    """Inputs and labels of the fully-shuffled control (Pimentel et al. 2020, §5).
-
-    ``token_lists`` are the sentences to embed, in shuffled word order; ``orders[s][i]`` is the
-    original position of the word now at position i; ``labels`` is the label array permuted
-    corpus-wide, shape (n,).
-    """
-
-    token_lists: list[list[str]]
-    orders: list[np.ndarray]
-    labels: np.ndarray
-
-
-def shuffle_full(
-    sentences_or_token_lists: Sequence[Any], labels: Any, seed: int | np.random.Generator
-) -> FullyShuffled:
-    """Fully-shuffled control: word order and labels both shuffled (Pimentel et al. 2020, §5).
-
-    §5 removes the structure of the input "by shuffling the word sequences themselves" and
-    calls the scenario "wherein both labels and inputs are shuffled" fully shuffled. Exactly:
-
-    1. the words of each sentence are permuted (:func:`shuffle_word_order`) and the permuted
-       sentences are what the contextual model embeds;
-    2. the labels are permuted token-level and corpus-wide (:func:`shuffle_labels`);
-    3. the vector at position i of a shuffled sentence stands in for token i of the original
-       sentence, without realignment (as in the released code): examples are built from the
-       original token positions (and, for DAL, the original head positions) but read the
-       shuffled sentence's vectors there. Since the labels are random, only the input matters,
-       and it carries no syntactic pattern. ``np.argsort(orders[s])`` realigns if wanted.
-
-    The two permutations come from independent streams spawned from ``seed``. Non-contextual
-    representations are unchanged by step 1, which is why the paper only runs this control for
-    contextual models (footnote 10). For parsing use :func:`shuffle_word_order` with
-    :func:`shuffle_heads`.
-
-    Args:
-        sentences_or_token_lists: m sentences (``Sentence`` or sequences of words).
-        labels: shape (n,), the task's labels in example order (any length: n need not equal
-            the number of words, e.g. DAL skips root arcs).
-        seed: int (numpy Generators are not accepted: two streams are spawned from the int).
-
-    Returns:
-        :class:`FullyShuffled`.
-    """
-    if isinstance(seed, np.random.Generator):
-        raise ParameterError("seed", "must be an int here", "two streams are derived from it")
-    words_ss, labels_ss = np.random.SeedSequence(check_seed(seed)).spawn(2)
-    token_lists, orders = shuffle_word_order(
-        sentences_or_token_lists, np.random.default_rng(words_ss)
-    )
-    return FullyShuffled(
-        token_lists, orders, shuffle_labels(labels, np.random.default_rng(labels_ss))
-    )
 
 
 def shuffle_heads(

@@ -1,0 +1,71 @@
+"""Typed chapter configurations: one frozen dataclass per chapter (or per set-up that chapters
+share), built from the chapter's parameters.
+
+A chapter's ``parameters`` cell declares its parameters (``name: type = default  # help``);
+papermill injects the values of a run into the notebook's namespace. The chapter then builds its
+configuration once::
+
+    config = ProbeParserConfig.from_parameters(globals())
+
+and passes it to the part's entry points. The dataclass names exactly the parameters the part
+reads, with their types; a parameter the chapter does not declare, or a value of the wrong type,
+is a :class:`~probekit.errors.ParameterError` naming it, before anything runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Self
+
+from probekit.errors import ParameterError
+
+
+def _matches(value: Any, tp: Any) -> bool:
+    """Whether ``value`` is of the parameter type ``tp`` (int, float, str, bool, list[...] and
+    their optional forms; an int is a float, a bool is neither)."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, arg) for arg in typing.get_args(tp))
+    if tp is type(None):
+        return value is None
+    if origin in (list, tuple):
+        (item,) = typing.get_args(tp)[:1] or (Any,)
+        return isinstance(value, list | tuple) and all(_matches(v, item) for v in value)
+    if tp is Any:
+        return True
+    if tp is bool:
+        return isinstance(value, bool)
+    if tp is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, tp)
+
+
+@dataclasses.dataclass(frozen=True)
+class ChapterConfig:
+    """Base class of the chapters' configurations (see the module docstring)."""
+
+    @classmethod
+    def from_parameters(cls, namespace: Mapping[str, Any]) -> Self:
+        """The configuration whose fields are read from ``namespace`` (a chapter's
+        ``globals()``): every field must be present and of its declared type."""
+        hints = typing.get_type_hints(cls)
+        values = {}
+        for field in dataclasses.fields(cls):
+            if field.name not in namespace:
+                raise ParameterError(
+                    field.name,
+                    f"is not set, but {cls.__name__} reads it",
+                    "declare it in the chapter's parameters cell",
+                )
+            value = namespace[field.name]
+            if not _matches(value, hints[field.name]):
+                raise ParameterError(
+                    field.name, f"{value!r} is not of type {hints[field.name]}", None
+                )
+            values[field.name] = list(value) if isinstance(value, tuple) else value
+        return cls(**values)

@@ -1,0 +1,64 @@
+"""The typed configurations of Part I's chapters, built from their parameters with
+:meth:`~probekit.experiments.config.ChapterConfig.from_parameters`.
+
+:class:`SampleConfig` is the set-up chapters 12 and 22 share (Hall Maudslay et al. 2020, §4.1;
+Hall Maudslay & Cotterell 2021, §5.1); chapter 12's :class:`ProbeParserConfig` and chapter
+22's configuration extend it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from probekit.experiments.config import ChapterConfig
+
+
+@dataclass(frozen=True)
+class SyntacticDistanceConfig(ChapterConfig):
+    """Chapter 11 (§2 of the paper): the treebank ``split`` whose trees are checked and drawn,
+    the example sentence (``example_id``, else the first of ``example_length`` words) and the
+    seed of the random order-preserving transforms (Prop. 1's remark)."""
+
+    treebank: str
+    split: str
+    example_id: str
+    example_length: int
+    transform_seed: int
+
+
+@dataclass(frozen=True)
+class SampleConfig(ChapterConfig):
+    """The sentence samples chapters 12 and 22 probe (§4.1 of the paper): ``n_train``,
+    ``n_dev`` and ``n_test`` sentences of 2 to 50 words (0 keeps them all) drawn with
+    ``sample_seed`` from ``treebank``; ``exclude_punct`` leaves punctuation out of UUAS."""
+
+    treebank: str
+    n_train: int
+    n_dev: int
+    n_test: int
+    sample_seed: int
+    exclude_punct: bool
+
+
+@dataclass(frozen=True)
+class ProbeParserConfig(SampleConfig):
+    """Chapter 12 (§3-5 and App. A of the paper): the encoder, the layers and seeds trained,
+    the random search of (rank, lr, dropout), the training budget, the layer of the test
+    comparison (``None``: the best dev layer by UUAS) and the bootstrap."""
+
+    model: str
+    pooling: str
+    layers: list[int]
+    seeds: list[int]
+    n_trials: int
+    search_layer: int | None
+    search_seed: int
+    ranks: list[int]
+    lr_min: float
+    lr_max: float
+    dropout_max: float
+    max_epochs: int
+    patience: int
+    compare_layer: int | None
+    n_boot: int
+    boot_seed: int

@@ -1,0 +1,81 @@
+"""The sentence samples chapters 12 and 22 share (Hall Maudslay et al. 2020, §4.1; Hall Maudslay &
+Cotterell 2021, §5.1): the treebank, seeded train / dev / test samples of 2 to 50 words, the
+gold trees of each sample, and their embeddings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from probekit.errors import ParameterError
+from probekit.experiments.part1_probe_parser.config import SampleConfig
+from probekit.io import embeddings
+from probekit.io import treebanks as pkdata
+from probekit.trees.evaluation import EvalSet
+
+# Sentences of one word have no edge to score and the paper leaves out those of more than
+# 50 words (Hall Maudslay et al. 2020, §4.1, after Hewitt & Manning 2019).
+MIN_LEN, MAX_LEN = 2, 50
+SPLITS = ("train", "dev", "test")
+
+
+def sample(sentences: Sequence[pkdata.Sentence], n: int, seed: int) -> list[pkdata.Sentence]:
+    """``n`` sentences of ``MIN_LEN..MAX_LEN`` words drawn with ``seed``, in corpus order; ``n = 0``
+    keeps them all (:func:`probekit.io.treebanks.sample_sentences`).
+
+    A test split and its Jabberwocky version (same sentences, same lengths) give the same
+    sample for the same ``n`` and ``seed``.
+    """
+    return pkdata.sample_sentences(
+        sentences, n or None, seed=seed, min_len=MIN_LEN, max_len=MAX_LEN
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class SentenceSamples:
+    """What chapters 12 and 22 probe: ``treebank``, the whole treebank; ``samples``, the
+    sentences of :func:`sample` per split ("train", "dev", "test"); ``gold``, their
+    :class:`~probekit.trees.evaluation.EvalSet` (UUAS leaves punctuation out when
+    ``exclude_punct`` is set)."""
+
+    treebank: pkdata.Treebank
+    samples: dict[str, list[pkdata.Sentence]]
+    gold: dict[str, EvalSet]
+
+    def n_words(self, split: str) -> int:
+        """Words in the sample of ``split``."""
+        if split not in self.samples:
+            raise ParameterError("split", f"must be one of {sorted(self.samples)}, got {split!r}")
+        return int(sum(len(s) for s in self.samples[split]))
+
+
+def punct_rule(exclude_punct: bool) -> str:
+    """What UUAS does with punctuation under ``exclude_punct``, as a verb phrase for the prose
+    ("This build ... the count")."""
+    return "leaves punctuation out of" if exclude_punct else "counts punctuation in"
+
+
+def load_samples(config: SampleConfig) -> SentenceSamples:
+    """Load ``config.treebank`` and draw its :class:`SentenceSamples`: ``n_train``, ``n_dev`` and
+    ``n_test`` sentences with ``sample_seed`` (:func:`sample`), with their gold trees."""
+    for name in ("n_train", "n_dev", "n_test"):
+        if getattr(config, name) < 0:
+            raise ParameterError(
+                name, f"must be >= 0 (0 keeps every sentence), got {getattr(config, name)}"
+            )
+    tb = pkdata.load_treebank(config.treebank)
+    sizes = dict(zip(SPLITS, (config.n_train, config.n_dev, config.n_test), strict=True))
+    samples = {split: sample(tb[split], n, config.sample_seed) for split, n in sizes.items()}
+    gold = {split: EvalSet.build(s, config.exclude_punct) for split, s in samples.items()}
+    return SentenceSamples(treebank=tb, samples=samples, gold=gold)
+
+
+def embed_samples(
+    samples: Mapping[str, Sequence[pkdata.Sentence]], model: str, pooling: str
+) -> dict[str, embeddings.Embeddings]:
+    """The all-layer word embeddings (:func:`probekit.io.embeddings.embed`, cached) of every
+    sentence list of ``samples`` under ``model`` with wordpiece ``pooling``, by the same keys."""
+    return {
+        split: embeddings.embed(s, model, pooling, progress=False) for split, s in samples.items()
+    }

@@ -1,0 +1,228 @@
+"""Typed configurations of Part III's chapters (Pimentel et al. 2020), each built once from a
+chapter's parameters with :meth:`~probekit.experiments.config.ChapterConfig.from_parameters`:
+
+- :class:`ToyTasksConfig`: the lookup baselines and label entropies (§7.1, appendix B);
+- :class:`ParetoSetupConfig`: what the probing chapters share (§6: sentence samples, the four
+  representations, the training options), with on top of it
+  :class:`ParametricConfig` (linear probes, §4.1 and §6.1),
+  :class:`MemorisationSetupConfig` (random MLPs and shuffled controls, §5 and §6.2) and its
+  two chapters, :class:`MemorisationConfig` (POSL and DAL) and :class:`ParsingConfig`
+  (dependency parsing, §7.2).
+
+Lists of names and the values that would otherwise fail only after the representations are
+built are checked when a configuration is made, so a bad parameter fails at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from probekit.errors import ParameterError
+from probekit.experiments.config import ChapterConfig
+from probekit.experiments.part3_pareto.memorisation import CONDITIONS
+from probekit.experiments.part3_pareto.parametric import FAMILIES, alpha_values
+from probekit.experiments.part3_pareto.representations import (
+    REPRESENTATIONS,
+    TASKS,
+    check_names,
+)
+from probekit.methods.pareto.architectures import sample_mlp_configs
+from probekit.probes.biaffine import PARSE_OPTIONS
+from probekit.probes.mlp_stack import MLPConfig
+from probekit.probes.training import TrainOptions
+
+
+def _at_least(name: str, value: float, low: float) -> None:
+    if value < low:
+        raise ParameterError(name, f"must be >= {low}, got {value}")
+
+
+def _share(name: str, value: float) -> None:
+    if not 0 < value <= 1:
+        raise ParameterError(name, f"must lie in (0, 1], got {value}")
+
+
+@dataclass(frozen=True)
+class ToyTasksConfig(ChapterConfig):
+    """The lookup and entropy chapter (Pimentel et al. 2020, §7.1 and appendix B): the
+    ``treebank``, the training-sentence counts of the lookups fitted on samples
+    (``lookup_sizes``, 0 = the whole split) and the ``sample_seed`` of those samples."""
+
+    treebank: str
+    lookup_sizes: list[int]
+    sample_seed: int
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        if not self.lookup_sizes or min(self.lookup_sizes) < 0:
+            raise ParameterError(
+                "lookup_sizes",
+                f"got {self.lookup_sizes}",
+                "a non-empty list of sentence counts >= 0 (0 means the whole split)",
+            )
+
+
+@dataclass(frozen=True)
+class ParetoSetupConfig(ChapterConfig):
+    """What every probing chapter of Part III reads (Pimentel et al. 2020, §6): the treebank
+    and its seeded samples, the contextual model's layer and pooling, the representations,
+    the sizes of the type-level vectors, the probes' seed and their training options."""
+
+    treebank: str
+    model: str
+    layer: int
+    pooling: str
+    representations: list[str]
+    n_train: int
+    n_dev: int
+    n_test: int
+    sample_seed: int
+    type_dim: int
+    fasttext_dim: int
+    fasttext_epochs: int
+    fasttext_path: str
+    seed: int
+    batch_size: int
+    lr: float
+    eval_every: int
+    patience: int
+    max_steps: int
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        check_names("representations", self.representations, REPRESENTATIONS)
+        for name in ("n_train", "n_dev", "n_test"):
+            _at_least(name, getattr(self, name), 0)
+        for name in ("type_dim", "fasttext_dim", "fasttext_epochs"):
+            _at_least(name, getattr(self, name), 1)
+        self.train_options()  # checks batch_size, lr, eval_every, patience and max_steps
+
+    def train_options(self) -> TrainOptions:
+        """The probes' training options (Adam, early stopping on dev)."""
+        return TrainOptions(
+            batch_size=self.batch_size,
+            lr=self.lr,
+            eval_every=self.eval_every,
+            patience=self.patience,
+            max_steps=self.max_steps,
+        )
+
+    def architectures(self) -> list[MLPConfig]:
+        """The random MLP architectures of §6.2 the chapter trains (none here)."""
+        return []
+
+    def fully_shuffled(self) -> bool:
+        """Whether the chapter runs the fully-shuffled control of §5 (not here)."""
+        return False
+
+
+@dataclass(frozen=True)
+class ParametricConfig(ParetoSetupConfig):
+    """Linear probes under the nuclear norm and the rank (Pimentel et al. 2020, §4.1 and
+    §6.1): the ``tasks`` and probe ``families``, ``n_probes`` per setting with nuclear-norm
+    weights up to ``alpha_max``, the hypervolume's cap ``max_norm`` and the share of the cap
+    (``simple_fraction``) up to which a probe counts as simple."""
+
+    tasks: list[str]
+    families: list[str]
+    n_probes: int
+    alpha_max: float
+    max_norm: float
+    simple_fraction: float
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        super().__post_init__()
+        check_names("tasks", self.tasks, TASKS)
+        check_names("families", self.families, FAMILIES)
+        _at_least("n_probes", self.n_probes, 1)
+        if "nuclear" in self.families:
+            alpha_values(self.n_probes, high=self.alpha_max)  # checks the nuclear-norm grid
+        if not self.max_norm > 0:
+            raise ParameterError("max_norm", f"must be > 0, got {self.max_norm}")
+        _share("simple_fraction", self.simple_fraction)
+
+
+@dataclass(frozen=True)
+class MemorisationSetupConfig(ParetoSetupConfig):
+    """What the two memorisation chapters share (Pimentel et al. 2020, §5 and §6.2): the
+    shuffled ``controls``, ``n_configs`` random MLP architectures no wider than
+    ``max_hidden``, the ``n_memorise`` training items (0 = all) each control memorises for
+    ``memorise_steps`` updates, and the memorisation up to which a probe counts as simple
+    (``simple_budget``)."""
+
+    controls: list[str]
+    n_configs: int
+    max_hidden: int
+    n_memorise: int
+    memorise_steps: int
+    simple_budget: float
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        super().__post_init__()
+        check_names("controls", self.controls, CONDITIONS[1:])
+        _at_least("n_configs", self.n_configs, 0)
+        self.architectures()  # checks max_hidden
+        _at_least("n_memorise", self.n_memorise, 0)
+        _at_least("memorise_steps", self.memorise_steps, 1)
+        _share("simple_budget", self.simple_budget)
+
+    def architectures(self) -> list[MLPConfig]:
+        """The random MLP architectures of §6.2
+        (:func:`~probekit.methods.pareto.architectures.sample_mlp_configs`)."""
+        return sample_mlp_configs(self.n_configs, seed=self.seed, max_hidden=self.max_hidden)
+
+    def fully_shuffled(self) -> bool:
+        """Whether the fully-shuffled control of §5 is among the controls."""
+        return "fully_shuffled" in self.controls
+
+    @property
+    def complexity_control(self) -> str:
+        """The control whose memorisation is the complexity axis: label-shuffled when it runs,
+        else fully shuffled."""
+        return "label_shuffled" if "label_shuffled" in self.controls else "fully_shuffled"
+
+
+@dataclass(frozen=True)
+class MemorisationConfig(MemorisationSetupConfig):
+    """Random MLPs on POSL and DAL under memorisation complexity (Pimentel et al. 2020, §5
+    and §6.2): the controls' set-up and the ``tasks``."""
+
+    tasks: list[str]
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        super().__post_init__()
+        check_names("tasks", self.tasks, TASKS)
+
+
+@dataclass(frozen=True)
+class ParsingConfig(MemorisationSetupConfig):
+    """Dependency parsing as a probing task (Pimentel et al. 2020, §7.2 and appendix C): MLP
+    parsers under memorisation complexity, and, when ``linear``, ``n_probes`` linear parsers
+    with nuclear-norm weights up to ``alpha_max``, capped at ``max_norm`` and simple up to
+    ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the paired
+    bootstrap."""
+
+    linear: bool
+    n_probes: int
+    alpha_max: float
+    max_norm: float
+    simple_fraction: float
+    n_boot: int
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        super().__post_init__()
+        if self.linear:
+            alpha_values(self.n_probes, high=self.alpha_max)  # checks the nuclear-norm grid
+        if not self.max_norm > 0:
+            raise ParameterError("max_norm", f"must be > 0, got {self.max_norm}")
+        _share("simple_fraction", self.simple_fraction)
+        _at_least("n_boot", self.n_boot, 1)
+
+    def train_options(self) -> TrainOptions:
+        """The training options, scoring whole sentences in the parsers' smaller evaluation
+        batches (:data:`probekit.probes.biaffine.PARSE_OPTIONS`)."""
+        return replace(super().train_options(), eval_batch_size=PARSE_OPTIONS.eval_batch_size)

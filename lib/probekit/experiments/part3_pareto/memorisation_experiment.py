@@ -1,0 +1,305 @@
+"""Chapter 33's experiment (Pimentel et al. 2020, §5 and §6.2): random MLPs on POSL and DAL
+with memorisation of shuffled labels as complexity, and what their frontiers show.
+
+- :func:`architecture_table` (the architectures of §6.2) and :func:`run_memorisation`, which
+  trains them (:class:`MemorisationRuns`);
+- :func:`plot_memorisation` (Fig. 2, right), :func:`memorisation_hypervolumes` (Table 3) with
+  :func:`memorisation_hypervolume_table`;
+- :func:`plot_memorisation_controls` and :func:`control_numbers`: the two controls side by side;
+- :func:`simple_vs_best_numbers` with :func:`simple_vs_best_table`: are simple probes enough;
+- :func:`memorisation_leaders` with :func:`memorisation_leader_numbers`: who holds each
+  frontier, and who wins the simple range;
+- :func:`memorisation_comparisons`: the contextual against the one-hot representation among
+  simple probes; :func:`hypervolume_gap_numbers`: the contextual lead, for chapter 34.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from probekit.experiments.part3_pareto.config import MemorisationConfig
+from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
+from probekit.experiments.part3_pareto.figures import (
+    placeholder_figure,
+    plot_control_frontiers,
+    plot_frontiers,
+)
+from probekit.experiments.part3_pareto.frontiers import (
+    compare_within_budget,
+    hypervolume_of,
+    hypervolume_table,
+    summarise_frontier,
+    with_display_names,
+)
+from probekit.experiments.part3_pareto.memorisation import (
+    compares_controls,
+    control_shift,
+    mlp_pareto,
+)
+from probekit.experiments.part3_pareto.paper import paper_comparison
+from probekit.experiments.part3_pareto.representations import (
+    NON_CONTEXTUAL,
+    REPRESENTATIONS,
+    TASKS,
+    task_data,
+)
+from probekit.experiments.part3_pareto.runs import ParetoRun, combine
+from probekit.probes.mlp_stack import MLPConfig
+
+
+@dataclass(frozen=True, eq=False)
+class MemorisationRuns:
+    """Chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2): ``runs`` by (task,
+    representation), their rows stacked in ``table``, the share of the most frequent training
+    label of each task run (``majority``), the ``controls`` run and the control whose
+    memorisation is the complexity axis (``x``)."""
+
+    runs: dict[tuple[str, str], ParetoRun]
+    table: pd.DataFrame
+    majority: dict[str, float]
+    controls: list[str]
+    x: str
+
+    @property
+    def tasks(self) -> list[str]:
+        """The tasks run, in the order asked for."""
+        return list(dict.fromkeys(task for task, _ in self.runs))
+
+    @property
+    def n_memorise(self) -> int:
+        """How many training examples each control memorised."""
+        return int(self.table["n_memorise"].iloc[0])
+
+    def majority_share(self, task: str) -> float:
+        """The share of ``task``'s most frequent training label, NaN when not run: no probe
+        memorises less."""
+        return self.majority.get(task, float("nan"))
+
+
+def architecture_table(architectures: Sequence[MLPConfig]) -> pd.DataFrame:
+    """The random MLP architectures of Pimentel et al. 2020, §6.2, one row each: hidden
+    layers, hidden size and dropout."""
+    return (
+        pd.DataFrame([vars(c) for c in architectures])
+        .rename(columns={"n_layers": "hidden layers", "hidden_size": "hidden size"})
+        .rename_axis("architecture")
+    )
+
+
+def run_memorisation(setup: ParetoSetup, config: MemorisationConfig) -> MemorisationRuns:
+    """Train chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2): for every task and
+    representation, the set-up's architectures on the gold labels and under each control
+    (:func:`~.memorisation.mlp_pareto`)."""
+    datasets = {task: task_data(task, setup.splits) for task in config.tasks}
+    runs = {}
+    for task, data in datasets.items():
+        for name, rep in setup.representations.items():
+            runs[(task, name)] = mlp_pareto(
+                rep,
+                data,
+                setup.architectures,
+                conditions=["normal", *config.controls],
+                shuffled_words=setup.shuffled_words,
+                seed=config.seed,
+                options=setup.options,
+                n_memorise=config.n_memorise,
+                memorise_steps=config.memorise_steps,
+            )
+    majority = {}
+    for task, data in datasets.items():
+        y = data.y("train")
+        majority[task] = float(np.bincount(y).max() / len(y))
+    return MemorisationRuns(
+        runs=runs,
+        table=combine(list(runs.values())),
+        majority=majority,
+        controls=list(config.controls),
+        x=config.complexity_control,
+    )
+
+
+def plot_memorisation(runs: MemorisationRuns, labels: Mapping[str, str]):
+    """Test accuracy against label-shuffled complexity, one panel per task (Pimentel et al.
+    2020, Fig. 2, right), or a placeholder when that control was not run."""
+    if "label_shuffled" not in runs.controls:
+        return placeholder_figure("the label-shuffled control was not run with these parameters")
+    return plot_frontiers(
+        runs.table,
+        "label_shuffled",
+        1.0,
+        "memorisation: training accuracy on shuffled labels",
+        labels=dict(labels),
+    )
+
+
+def memorisation_hypervolumes(runs: MemorisationRuns) -> pd.DataFrame:
+    """Hypervolumes under each control (Pimentel et al. 2020, §3 and Table 3; the cap is 1, a
+    probe that memorises every shuffled label), in column ``family``, with the paper's values
+    in ``paper``; settings without a probe of finite complexity are left out."""
+    hv = paper_comparison(
+        pd.concat(
+            [
+                hypervolume_table(runs.table.assign(family=control), control, 1.0)
+                for control in runs.controls
+            ],
+            ignore_index=True,
+        )
+    )
+    return hv[hv["n_probes"] > 0]
+
+
+def memorisation_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
+    """:func:`memorisation_hypervolumes` for display: ours, the paper's and the best accuracy,
+    indexed by task, complexity and representation."""
+    columns = ["hypervolume (ours)", "Table 3 (paper, English)", "best accuracy"]
+    return (
+        with_display_names(hv, labels)
+        .rename(
+            columns={
+                "family": "complexity",
+                "hypervolume": columns[0],
+                "paper": columns[1],
+                "best_accuracy": columns[2],
+            }
+        )
+        .set_index(["task", "complexity", "representation"])[columns]
+    )
+
+
+def plot_memorisation_controls(runs: MemorisationRuns, representations: Sequence[str]):
+    """The contextual MLPs under both controls, one panel per task (Pimentel et al. 2020, §5),
+    or a placeholder unless both controls and the contextual representation were run."""
+    if not compares_controls(representations, runs.controls):
+        return placeholder_figure("needs the contextual model and both controls")
+    return plot_control_frontiers(runs.table, "memorisation accuracy")
+
+
+def control_numbers(
+    runs: MemorisationRuns, hv: pd.DataFrame, representations: Sequence[str]
+) -> dict[str, float]:
+    """The two controls side by side (Pimentel et al. 2020, §5): ``full_minus_label_mean``, the
+    mean change in points of what a contextual MLP memorises when its sentences are shuffled
+    too (NaN unless both were run), and ``hv_full_minus_label_<task>``, the change in the
+    contextual hypervolume."""
+    both = compares_controls(representations, runs.controls)
+    shift = control_shift(runs.table) if both else float("nan")
+    numbers = {"full_minus_label_mean": 100 * shift}
+    for task in TASKS:
+        full, label = (
+            hypervolume_of(hv, task=task, family=c, representation="contextual")
+            for c in ("fully_shuffled", "label_shuffled")
+        )
+        numbers[f"hv_full_minus_label_{task}"] = full - label
+    return numbers
+
+
+def simple_vs_best_numbers(gaps: pd.DataFrame) -> dict[str, float]:
+    """From :func:`~.frontiers.simple_vs_best`'s table (Pimentel et al. 2020, §6.2): the
+    accuracy the simpler half of the architectures gives up, in points, per task and
+    representation (``gap_<task>_<rep>``, NaN where not run), at most (``max_gap``) and on
+    average (``mean_gap``)."""
+    numbers = {}
+    for task in TASKS:
+        for name in REPRESENTATIONS:
+            row = gaps[(gaps["task"] == task) & (gaps["representation"] == name)]
+            numbers[f"gap_{task}_{name}"] = 100 * float(row["gap"].iloc[0]) if len(row) else np.nan
+    numbers["max_gap"] = 100 * float(gaps["gap"].max())
+    numbers["mean_gap"] = 100 * float(gaps["gap"].mean())
+    return numbers
+
+
+def simple_vs_best_table(gaps: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
+    """:func:`~.frontiers.simple_vs_best`'s table for display, accuracies in %."""
+    return (
+        with_display_names(gaps, labels)
+        .assign(
+            best=100 * gaps["best"],
+            best_simple=100 * gaps["best_simple"],
+            gap=100 * gaps["gap"],
+        )
+        .rename(
+            columns={
+                "best": "best accuracy (%)",
+                "best_simple": "best of the simpler half (%)",
+                "gap": "gap (points)",
+                "spearman": "Spearman ρ (memorisation, accuracy)",
+            }
+        )
+        .set_index(["task", "representation"])
+    )
+
+
+def memorisation_leaders(
+    runs: MemorisationRuns, simple_budget: float, labels: Mapping[str, str]
+) -> pd.DataFrame:
+    """Each task's frontier in words (Pimentel et al. 2020, §3 and §6.2;
+    :func:`~.frontiers.summarise_frontier`, cap 1): one row per task run, with the ``leaders``
+    phrase, the representation with the largest hypervolume up to a memorisation of
+    ``simple_budget`` (``winner``) and its display name (``simple``)."""
+    rows = []
+    for task in TASKS:
+        if task not in runs.tasks:
+            continue
+        sub = runs.table[runs.table["task"] == task]
+        s = summarise_frontier(sub, runs.x, 1.0, simple_budget, labels, "{:.2f}")
+        rows.append({"task": task, "winner": s.winner, "simple": s.simple, "leaders": s.leaders})
+    return pd.DataFrame(rows, columns=["task", "winner", "simple", "leaders"])
+
+
+def memorisation_leader_numbers(leaders: pd.DataFrame) -> dict[str, str]:
+    """The chapter's glued phrases from :func:`memorisation_leaders`: ``leaders_<task>`` and
+    ``simple_<task>`` for every task, "not run" where not run."""
+    found = {r.task: r for r in leaders.itertuples()}
+    numbers = {}
+    for task in TASKS:
+        row = found.get(task)
+        numbers[f"leaders_{task}"] = row.leaders if row else "not run"
+        numbers[f"simple_{task}"] = row.simple if row else "not run"
+    return numbers
+
+
+def memorisation_comparisons(
+    runs: MemorisationRuns, simple_budget: float, labels: Mapping[str, str]
+) -> dict[str, str]:
+    """The contextual against the one-hot representation among simple MLPs, on each task
+    (:func:`~.frontiers.compare_within_budget`: McNemar's test of the best-dev architectures
+    that memorise at most ``simple_budget``), by glue name ``compare_<task>``; a sentence says
+    why where no test was possible."""
+    summaries = {}
+    for task in TASKS:
+        key = f"compare_{task}"
+        if (task, "contextual") not in runs.runs or (task, "onehot") not in runs.runs:
+            summaries[key] = "Not run (needs the contextual and one-hot representations)."
+            continue
+        c = compare_within_budget(
+            runs.runs[(task, "contextual")],
+            runs.runs[(task, "onehot")],
+            runs.x,
+            simple_budget,
+            labels["contextual"],
+            labels["onehot"],
+        )
+        if c is None:
+            summaries[key] = "Not possible: one of the two has no architecture within the budget."
+        else:
+            summaries[key] = c.summary()
+    return summaries
+
+
+def hypervolume_gap_numbers(hv: pd.DataFrame, representations: Sequence[str]) -> dict[str, float]:
+    """The contextual representation's label-shuffled hypervolume minus the best type-level one
+    among ``representations``, per task (``hv_gap_<task>``; Pimentel et al. 2020, Table 3, the
+    toy-task side of §7.2's argument; NaN where not run)."""
+    numbers = {}
+    for task in TASKS:
+        label_hv = {
+            name: hypervolume_of(hv, task=task, family="label_shuffled", representation=name)
+            for name in REPRESENTATIONS
+        }
+        others = [label_hv[n] for n in NON_CONTEXTUAL if n in representations]
+        numbers[f"hv_gap_{task}"] = label_hv["contextual"] - max(others) if others else np.nan
+    return numbers

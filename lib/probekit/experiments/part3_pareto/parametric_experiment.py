@@ -1,0 +1,263 @@
+"""Chapter 32's experiment (Pimentel et al. 2020, §4.1 and §6.1): linear probes of every task,
+representation and family, and what their Pareto frontiers show.
+
+- :func:`run_parametric` trains them (:class:`ParametricRuns`);
+- :func:`parametric_hypervolumes` (Table 3) with :func:`parametric_hypervolume_table`, and
+  :func:`plot_parametric` (Fig. 2, left);
+- :func:`parametric_leaders` with :func:`parametric_leader_numbers` and
+  :func:`parametric_leader_table`: who holds each frontier, and who wins the simple range;
+- :func:`parametric_comparisons`: the contextual against the one-hot representation at two
+  nuclear-norm budgets;
+- :func:`parametric_accuracy_numbers`: the best accuracies, without a budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from probekit.experiments.part3_pareto.config import ParametricConfig
+from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
+from probekit.experiments.part3_pareto.figures import placeholder_figure, plot_frontiers
+from probekit.experiments.part3_pareto.frontiers import (
+    compare_within_budget,
+    hypervolume_table,
+    summarise_frontier,
+    with_display_names,
+)
+from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
+from probekit.experiments.part3_pareto.parametric import FAMILIES, linear_pareto
+from probekit.experiments.part3_pareto.representations import (
+    NON_CONTEXTUAL,
+    REPRESENTATIONS,
+    TASK_TITLES,
+    TASKS,
+    task_data,
+)
+from probekit.experiments.part3_pareto.runs import ParetoRun, combine
+
+AXIS_LABELS = {"nuclear": "nuclear norm of [W | b]", "rank": "rank of W"}
+
+
+@dataclass(frozen=True, eq=False)
+class ParametricRuns:
+    """Chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1): ``runs`` by (task,
+    representation, family), their rows stacked in ``table``, the number of labels of each
+    task run (``n_classes``), the ``families`` run and the nuclear norm's cap ``max_norm``."""
+
+    runs: dict[tuple[str, str, str], ParetoRun]
+    table: pd.DataFrame
+    n_classes: dict[str, int]
+    families: list[str]
+    max_norm: float
+
+    @property
+    def tasks(self) -> list[str]:
+        """The tasks run, in the order asked for."""
+        return list(self.n_classes)
+
+    def cap(self, task: str, family: str) -> float:
+        """The hypervolume's cap (§3): ``max_norm`` for the nuclear norm, the number of labels
+        C for the rank (beyond which the constraint no longer binds)."""
+        return self.max_norm if family == "nuclear" else float(self.n_classes[task])
+
+
+def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRuns:
+    """Train chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1): for every task,
+    representation and family of ``config``, ``n_probes`` probes with
+    :func:`~.parametric.linear_pareto`."""
+    datasets = {task: task_data(task, setup.splits) for task in config.tasks}
+    runs = {}
+    for task, data in datasets.items():
+        for name, rep in setup.representations.items():
+            for family in config.families:
+                runs[(task, name, family)] = linear_pareto(
+                    rep,
+                    data,
+                    family,
+                    n_probes=config.n_probes,
+                    seed=config.seed,
+                    options=setup.options,
+                    alpha_max=config.alpha_max,
+                )
+    return ParametricRuns(
+        runs=runs,
+        table=combine(list(runs.values())),
+        n_classes={task: data.n_classes for task, data in datasets.items()},
+        families=list(config.families),
+        max_norm=config.max_norm,
+    )
+
+
+def parametric_hypervolumes(runs: ParametricRuns) -> pd.DataFrame:
+    """Hypervolumes of every frontier (Pimentel et al. 2020, §3, Table 3), the nuclear norm
+    capped at ``max_norm`` and the rank at C, with the paper's English values in ``paper``
+    (:func:`~.frontiers.hypervolume_table`, :func:`~.paper.paper_comparison`)."""
+    table = runs.table
+    return paper_comparison(
+        pd.concat(
+            [
+                hypervolume_table(table[table["family"] == family], "complexity", cap)
+                for family, cap in (("nuclear", runs.max_norm), ("rank", "max_complexity"))
+                if family in runs.families
+            ],
+            ignore_index=True,
+        )
+    )
+
+
+def parametric_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
+    """:func:`parametric_hypervolumes` for display: ours, the paper's, the best accuracy within
+    the cap and the number of probes there, indexed by task, family and representation."""
+    columns = {
+        "hypervolume": "hypervolume (ours)",
+        "paper": "Table 3 (paper, English)",
+        "best_accuracy": "best accuracy within cap",
+        "n_within_cap": "probes within cap",
+    }
+    return (
+        with_display_names(hv, labels)
+        .rename(columns=columns)
+        .set_index(["task", "family", "representation"])[list(columns.values())]
+    )
+
+
+def plot_parametric(runs: ParametricRuns, family: str, labels: Mapping[str, str]):
+    """The Pareto curves of one family, one panel per task (Pimentel et al. 2020, Fig. 2, left;
+    Fig. 9), or a placeholder when the family was not run."""
+    if family not in runs.families:
+        return placeholder_figure(f"the {family} family was not run with these parameters")
+    caps = {task: runs.cap(task, family) for task in runs.tasks}
+    table = runs.table[runs.table["family"] == family]
+    return plot_frontiers(table, "complexity", caps, AXIS_LABELS[family], labels=dict(labels))
+
+
+def parametric_leaders(
+    runs: ParametricRuns, simple_fraction: float, labels: Mapping[str, str]
+) -> pd.DataFrame:
+    """Each frontier in words (Pimentel et al. 2020, §3 and §6.1;
+    :func:`~.frontiers.summarise_frontier`): one row per (task, family) run, in the order of
+    TASKS and FAMILIES, with the ``leaders`` phrase (bounds to one decimal for the nuclear norm,
+    whole ranks for the rank), the representation with the largest hypervolume up to
+    ``simple_fraction`` of the cap (``winner``, None when no probe is that simple) and its
+    display name (``simple``)."""
+    rows = []
+    for task in TASKS:
+        for family in FAMILIES:
+            if task not in runs.n_classes or family not in runs.families:
+                continue
+            table = runs.table
+            sub = table[(table["task"] == task) & (table["family"] == family)]
+            cap = runs.cap(task, family)
+            fmt = "{:.0f}" if family == "rank" else "{:.1f}"
+            s = summarise_frontier(sub, "complexity", cap, simple_fraction * cap, labels, fmt)
+            rows.append(
+                {
+                    "task": task,
+                    "family": family,
+                    "winner": s.winner,
+                    "simple": s.simple,
+                    "leaders": s.leaders,
+                }
+            )
+    return pd.DataFrame(rows, columns=["task", "family", "winner", "simple", "leaders"])
+
+
+def parametric_leader_numbers(leaders: pd.DataFrame) -> dict[str, str]:
+    """The chapter's glued phrases from :func:`parametric_leaders`: ``leaders_<task>_<family>``
+    and ``simple_<task>_<family>`` for every task and family, "not run" where not run."""
+    numbers = {}
+    found = {(r.task, r.family): r for r in leaders.itertuples()}
+    for task in TASKS:
+        for family in FAMILIES:
+            row = found.get((task, family))
+            numbers[f"leaders_{task}_{family}"] = row.leaders if row else "not run"
+            numbers[f"simple_{task}_{family}"] = row.simple if row else "not run"
+    return numbers
+
+
+def parametric_leader_table(leaders: pd.DataFrame) -> pd.DataFrame:
+    """:func:`parametric_leaders` for display, indexed by task and family."""
+    return (
+        leaders.assign(task=leaders["task"].map(TASK_TITLES))
+        .rename(columns={"simple": "simple-probe winner", "leaders": "frontier held by"})
+        .drop(columns="winner")
+        .set_index(["task", "family"])
+    )
+
+
+def parametric_comparisons(
+    runs: ParametricRuns, simple_fraction: float, labels: Mapping[str, str]
+) -> tuple[dict[str, str], pd.DataFrame]:
+    """The contextual against the one-hot representation under the nuclear norm, at the
+    simple budget (``simple_fraction`` of the cap) and at the cap, on each task
+    (:func:`~.frontiers.compare_within_budget`: McNemar's test of the best-dev probes within
+    the budget).
+
+    Returns:
+        The summaries by glue name ``compare_<task>_<simple|cap>`` (a sentence saying why where
+        no test was possible), and a table of the tests made, indexed by task and budget.
+    """
+    summaries, rows = {}, []
+    budgets = (("simple", simple_fraction * runs.max_norm), ("cap", runs.max_norm))
+    for task in TASKS:
+        for budget_name, budget in budgets:
+            key = f"compare_{task}_{budget_name}"
+            pair = [(task, name, "nuclear") for name in ("contextual", "onehot")]
+            if not all(p in runs.runs for p in pair):
+                summaries[key] = (
+                    "Not run (needs the contextual and one-hot representations and the "
+                    "nuclear norm)."
+                )
+                continue
+            c = compare_within_budget(
+                runs.runs[pair[0]],
+                runs.runs[pair[1]],
+                "complexity",
+                budget,
+                labels["contextual"],
+                labels["onehot"],
+            )
+            if c is None:
+                summaries[key] = "Not possible: one of the two has no probe within this budget."
+                continue
+            summaries[key] = c.summary()
+            rows.append(
+                {
+                    "task": TASK_TITLES[task],
+                    "budget (nuclear norm)": budget,
+                    "contextual accuracy": c.acc_a,
+                    "one-hot accuracy": c.acc_b,
+                    "McNemar p": c.p_value,
+                    "power": c.power,
+                    "verdict": c.verdict,
+                }
+            )
+    columns = ["task", "budget (nuclear norm)", "contextual accuracy", "one-hot accuracy"]
+    columns += ["McNemar p", "power", "verdict"]
+    table = pd.DataFrame(rows, columns=columns).set_index(["task", "budget (nuclear norm)"])
+    return summaries, table
+
+
+def parametric_accuracy_numbers(runs: ParametricRuns) -> dict[str, float]:
+    """The best test accuracy (%) of each task's and representation's linear probes, without a
+    budget (``best_<task>_<rep>``, NaN where not run), the paper's released runs'
+    (``best_paper_<task>_<rep>``), and the contextual representation's lead over the best
+    type-level one (``ctx_gap_<task>``, points)."""
+    best = runs.table.groupby(["task", "representation"])["accuracy"].max()
+    numbers = {}
+    for task in TASKS:
+        for name in REPRESENTATIONS:
+            numbers[f"best_{task}_{name}"] = 100 * float(best.get((task, name), np.nan))
+            numbers[f"best_paper_{task}_{name}"] = 100 * PAPER["best_linear"][task][name]
+        others = [best[(task, n)] for n in NON_CONTEXTUAL if (task, n) in best]
+        gap = (
+            best[(task, "contextual")] - max(others)
+            if (task, "contextual") in best and others
+            else np.nan
+        )
+        numbers[f"ctx_gap_{task}"] = 100 * float(gap)
+    return numbers

@@ -1,0 +1,364 @@
+"""Tests of Part I's chapter entry points: the typed configurations, the shared sentence samples,
+chapter 11's example tree and Prop. 1 check, chapter 12's search helpers, layer summary and
+claim values (probekit.experiments.part1_probe_parser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import random_heads
+from probekit.errors import ParameterError
+from probekit.experiments.part1_probe_parser import samples as samples_module
+from probekit.experiments.part1_probe_parser.comparison import (
+    comparison_layer_rule,
+    probe_parser_claim_values,
+    seeds_for_claims,
+)
+from probekit.experiments.part1_probe_parser.config import (
+    ProbeParserConfig,
+    SampleConfig,
+    SyntacticDistanceConfig,
+)
+from probekit.experiments.part1_probe_parser.dev_layers import summarise_layers
+from probekit.experiments.part1_probe_parser.samples import (
+    embed_samples,
+    load_samples,
+    punct_rule,
+)
+from probekit.experiments.part1_probe_parser.syntactic_distance import (
+    Proposition1Check,
+    check_proposition1,
+    example_tree,
+)
+from probekit.experiments.part1_probe_parser.training import (
+    describe_space,
+    trials_table,
+    tuning_layer,
+)
+from probekit.probes.structural import SearchSpace
+
+TINY = Path(__file__).parent / "fixtures" / "tiny"
+
+SAMPLE = {
+    "treebank": str(TINY),
+    "n_train": 0,
+    "n_dev": 0,
+    "n_test": 0,
+    "sample_seed": 42,
+    "exclude_punct": True,
+}
+PROBE_PARSER = SAMPLE | {
+    "model": "default",
+    "pooling": "mean",
+    "layers": [1, 3],
+    "seeds": [1, 2],
+    "n_trials": 1,
+    "search_layer": None,
+    "search_seed": 0,
+    "ranks": [16, 0],
+    "lr_min": 0.0001,
+    "lr_max": 0.01,
+    "dropout_max": 0.5,
+    "max_epochs": 3,
+    "patience": 2,
+    "compare_layer": None,
+    "n_boot": 1000,
+    "boot_seed": 0,
+}
+DISTANCE = {
+    "treebank": "UD_English-EWT",
+    "split": "dev",
+    "example_id": "",
+    "example_length": 12,
+    "transform_seed": 0,
+}
+
+
+class Sent(SimpleNamespace):
+    def __len__(self) -> int:
+        return len(self.heads)
+
+
+def sentence(heads, forms=None, sent_id="s") -> Sent:
+    heads = np.asarray(heads, dtype=np.int64)
+    n = heads.size
+    return Sent(
+        sent_id=sent_id,
+        heads=heads,
+        forms=np.array(forms if forms is not None else [f"w{i}" for i in range(n)]),
+        upos=np.array(["NOUN"] * n),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Configurations
+
+
+def test_configs_read_exactly_their_parameters():
+    namespace = PROBE_PARSER | {"unrelated": object(), "g": print}
+    config = ProbeParserConfig.from_parameters(namespace)
+    assert config.layers == [1, 3] and config.search_layer is None
+    assert isinstance(config, SampleConfig) and config.sample_seed == 42
+    assert ProbeParserConfig.from_parameters(PROBE_PARSER | {"search_layer": -1}).search_layer == -1
+    distance = SyntacticDistanceConfig.from_parameters(DISTANCE | {"model": "default"})
+    assert distance.split == "dev" and not hasattr(distance, "model")
+
+
+@pytest.mark.parametrize("missing", ["sample_seed", "compare_layer", "boot_seed"])
+def test_probe_parser_config_names_a_missing_parameter(missing):
+    namespace = {k: v for k, v in PROBE_PARSER.items() if k != missing}
+    with pytest.raises(ParameterError, match=missing) as info:
+        ProbeParserConfig.from_parameters(namespace)
+    assert info.value.name == missing
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("n_train", "200"),
+        ("exclude_punct", 1),
+        ("layers", [1, "3"]),
+        ("search_layer", 1.5),
+        ("lr_min", "1e-4"),
+        ("seeds", 1),
+    ],
+)
+def test_probe_parser_config_names_a_wrong_type(name, value):
+    with pytest.raises(ParameterError, match=name) as info:
+        ProbeParserConfig.from_parameters(PROBE_PARSER | {name: value})
+    assert info.value.name == name
+
+
+def test_distance_config_names_a_wrong_type():
+    with pytest.raises(ParameterError, match="example_length"):
+        SyntacticDistanceConfig.from_parameters(DISTANCE | {"example_length": True})
+    with pytest.raises(ParameterError, match="transform_seed"):
+        SyntacticDistanceConfig.from_parameters(
+            {k: v for k, v in DISTANCE.items() if k != "transform_seed"}
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Shared samples
+
+
+def test_load_samples_keeps_sentences_of_two_to_fifty_words():
+    data = load_samples(SampleConfig.from_parameters(SAMPLE))
+    assert data.treebank.name == "tiny"
+    assert [s.sent_id for s in data.samples["train"]] == [
+        "tiny-train-1",
+        "tiny-train-2",
+        "tiny-train-3",
+    ]
+    assert [len(data.gold[s]) for s in ("train", "dev", "test")] == [3, 2, 1]
+    assert data.n_words("train") == 3 + 7 + 5 and data.n_words("test") == 4
+    # Punctuation is left out of UUAS: the last word of the test sentence is PUNCT.
+    assert data.gold["test"].keep[0].tolist() == [True, True, True, False]
+    with pytest.raises(ParameterError, match="split"):
+        data.n_words("validation")
+
+
+def test_load_samples_draws_with_the_seed():
+    one = load_samples(SampleConfig.from_parameters(SAMPLE | {"n_train": 2}))
+    again = load_samples(SampleConfig.from_parameters(SAMPLE | {"n_train": 2}))
+    ids = [s.sent_id for s in one.samples["train"]]
+    assert len(ids) == 2 and ids == [s.sent_id for s in again.samples["train"]]
+    # Corpus order is kept.
+    assert ids == sorted(ids)
+    with_punct = load_samples(SampleConfig.from_parameters(SAMPLE | {"exclude_punct": False}))
+    assert with_punct.gold["test"].keep[0].all()
+
+
+def test_load_samples_rejects_a_negative_size_before_reading():
+    with pytest.raises(ParameterError, match="n_dev"):
+        load_samples(SampleConfig.from_parameters(SAMPLE | {"n_dev": -1, "treebank": "nowhere"}))
+
+
+def test_embed_samples_embeds_each_list_by_its_key(monkeypatch):
+    calls = []
+
+    def fake_embed(sentences, model, pooling, progress=True):
+        calls.append((len(sentences), model, pooling, progress))
+        return f"emb{len(sentences)}"
+
+    monkeypatch.setattr(samples_module.embeddings, "embed", fake_embed)
+    out = embed_samples({"train": [1, 2, 3], "Jabberwocky": [4]}, "m", "first")
+    assert out == {"train": "emb3", "Jabberwocky": "emb1"}
+    assert calls == [(3, "m", "first", False), (1, "m", "first", False)]
+
+
+def test_punct_rule():
+    assert punct_rule(True) == "leaves punctuation out of"
+    assert punct_rule(False) == "counts punctuation in"
+
+
+# --------------------------------------------------------------------------------------------
+# Chapter 11
+
+
+def test_example_tree_of_a_chain():
+    s = sentence([0, 1, 2, 3], forms=["a", "b", "c", "d"], sent_id="chain")
+    other = sentence([0, 1], sent_id="short")
+    ex = example_tree([other, s], "", 4)
+    assert ex.sentence is s
+    assert ex.pair == (0, 3) and ex.path.tolist() == [0, 1, 2, 3]
+    assert ex.words == ("a", "d")
+    assert ex.pair_distance == 3 and ex.pair_linear == 3
+    # Pairs at distances 1, 2, 3, 1, 2, 1.
+    assert ex.mean_distance == pytest.approx(10 / 6)
+    assert example_tree([other, s], "short").sentence is other
+
+
+def test_example_tree_of_a_star_picks_two_leaves():
+    # w1 heads w0, w2 and w3: every pair of leaves is 2 edges apart, the first is (0, 2).
+    ex = example_tree([sentence([2, 0, 2, 2])], "", 4)
+    assert ex.pair == (0, 2) and ex.path.tolist() == [0, 1, 2]
+    assert ex.pair_distance == 2 and ex.pair_linear == 2
+
+
+def test_proposition1_check_by_hand():
+    counts = {"trees": 8, "round_trip": 8, "ordering_only": 6, "floyd_warshall": 7}
+    check = Proposition1Check(counts, words=40)
+    assert check.rate("ordering_only") == 75.0 and check.rate("floyd_warshall") == 87.5
+    assert check.failures == 2 and check.verdict == "fails on 2 trees"
+    table = check.table()
+    assert table["trees passing"].tolist() == [8, 6, 7]
+    assert table["share (%)"].tolist() == [100.0, 75.0, 87.5]
+    with pytest.raises(ParameterError, match="check"):
+        check.rate("trees")
+    full = Proposition1Check({k: 8 for k in counts}, words=40)
+    assert full.failures == 0 and full.verdict == "holds on every tree"
+
+
+def test_check_proposition1_holds_on_random_trees():
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(1, 25, size=30)
+    trees = [sentence(random_heads(rng, int(n))) for n in lengths]
+    check = check_proposition1(trees, seed=2)
+    assert check.counts["trees"] == 30 and check.words == int(lengths.sum())
+    assert check.verdict == "holds on every tree"
+    with pytest.raises(ParameterError, match="sentences"):
+        check_proposition1([], seed=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Chapter 12
+
+
+def test_tuning_layer():
+    assert tuning_layer(None, 7) == 3
+    assert tuning_layer(-1, 7) == 6
+    assert tuning_layer(2, 7) == 2
+    with pytest.raises(ParameterError, match="search_layer"):
+        tuning_layer(7, 7)
+
+
+def test_describe_space_and_trials_table():
+    space = SearchSpace(ranks=(16, 384), lr_min=1e-4, lr_max=0.01, dropout_max=0.5)
+    assert describe_space(space) == (
+        "Search space: rank one of [16, 384]; learning rate log-uniform on [0.0001, 0.01]; "
+        "dropout uniform on [0, 0.5]."
+    )
+    trials = pd.DataFrame(
+        {
+            "kind": ["structural", "perceptron"],
+            "trial": [0, 0],
+            "rank": [16, 16],
+            "seed": [7, 7],
+            "dev_loss": [0.5, 2.0],
+        }
+    )
+    table = trials_table(trials)
+    assert table.index.tolist() == [("probe", 0), ("parser", 0)]
+    assert table.columns.tolist() == ["rank", "dev_loss"]
+
+
+def dev_scores() -> pd.DataFrame:
+    """Two kinds, three layers, two seeds; the parser peaks on UUAS at layer 2, the probe at 1."""
+    rows = []
+    uuas = {"perceptron": [0.4, 0.5, 0.6], "structural": [0.3, 0.55, 0.2]}
+    dspr = {"perceptron": [0.6, 0.7, 0.7], "structural": [0.65, 0.8, 0.5]}
+    pfw = {"perceptron": [0.5, 0.6, 0.7], "structural": [0.4, 0.65, 0.3]}
+    for kind in ("structural", "perceptron"):
+        for layer in range(3):
+            for seed, shift in ((1, -0.01), (2, 0.01)):
+                rows.append(
+                    {
+                        "kind": kind,
+                        "layer": layer,
+                        "seed": seed,
+                        "epochs": 10 if (kind == "perceptron" or seed == 1) else 4,
+                        "uuas": uuas[kind][layer] + shift,
+                        "dspr": dspr[kind][layer] + shift,
+                        "dspr_pfw": pfw[kind][layer] + shift,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_summarise_layers_by_hand():
+    summary = summarise_layers(dev_scores(), max_epochs=10)
+    assert summary.parser_capped == 100.0 and summary.probe_capped == 50.0
+    assert summary.parser_best_uuas_layer == 2 and summary.probe_best_uuas_layer == 1
+    # The parser's DSpr ties at layers 1 and 2: the lower layer.
+    assert summary.parser_best_dspr_layer == 1 and summary.probe_best_dspr_layer == 1
+    assert summary.uuas_parser_layers == 2  # layers 0 and 2
+    assert summary.dspr_probe_layers == 2  # layers 0 and 1
+    assert summary.pfw_parser_layers == 2  # layers 0 and 2
+    with pytest.raises(ParameterError, match="max_epochs"):
+        summarise_layers(dev_scores(), max_epochs=0)
+    only_probe = dev_scores().query("kind == 'structural'")
+    with pytest.raises(ParameterError, match="scores"):
+        summarise_layers(only_probe, max_epochs=10)
+
+
+def test_comparison_layer_rule():
+    assert comparison_layer_rule(None) == "the best dev layer by mean UUAS"
+    assert comparison_layer_rule(0) == "set by parameter"
+
+
+def test_seeds_for_claims_by_hand():
+    per_seed = pd.DataFrame(
+        {
+            "kind": ["perceptron", "structural"] * 3,
+            "seed": [1, 1, 2, 2, 3, 3],
+            "uuas": [0.5, 0.4, 0.3, 0.4, 0.6, 0.5],
+            "dspr": [0.5, 0.6, 0.7, 0.6, 0.4, 0.5],
+            "dspr_pfw": [0.5] * 6,
+        }
+    )
+    # Parser ahead on UUAS for seeds 1 and 3; probe ahead on DSpr for seeds 1 and 3.
+    assert seeds_for_claims(per_seed) == {"uuas": 2, "dspr": 2}
+
+
+def test_claim_values_by_hand():
+    verdicts = pd.DataFrame(
+        {
+            "metric": ["uuas", "dspr"],
+            "claim": ["a", "b"],
+            "estimate": [2.5, -0.1],
+            "low": [1.0, -0.2],
+            "high": [4.0, 0.05],
+            "sentences": [100, 80],
+            "p_value": [0.01, 0.2],
+            "verdict": ["holds", "not shown (the interval includes 0)"],
+        }
+    )
+    values = probe_parser_claim_values(verdicts)
+    assert values == {
+        "uuas_estimate": 2.5,
+        "uuas_low": 1.0,
+        "uuas_high": 4.0,
+        "uuas_sentences": 100,
+        "uuas_verdict": "holds",
+        "dspr_estimate": -0.1,
+        "dspr_low": -0.2,
+        "dspr_high": 0.05,
+        "dspr_sentences": 80,
+        "dspr_verdict": "not shown (the interval includes 0)",
+    }
