@@ -1,7 +1,7 @@
 """Benchmark: many logistic-regression probes over subsets and seeds (Zhu et al. 2022, §4).
 
-Ours: ``probekit.probes.softmax.train_softmax_probes``, which trains K softmax-regression probes (each
-with its own training subset, view, initialisation and data order) in one batched pass: one
+Ours: ``probekit.probes.softmax.train_softmax_probes``, which trains K softmax-regression probes
+(each with its own training subset, view, initialisation and data order) in one batched pass: one
 gather, one batched matmul and a hand-written gradient per step, one fused Adam over the stacked
 weights.
 
@@ -79,6 +79,7 @@ def baseline(X, y, Xe, ye, specs, epochs, batch_size, lr, checkpoints):
 
 
 def main() -> None:
+    """Time both sides on the same probes, check that their predictions agree, print the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds, for CI")
     args = parser.parse_args()

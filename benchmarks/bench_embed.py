@@ -1,9 +1,10 @@
 """Embedding extraction throughput against the raw model forward pass.
 
 Baseline: the model's forward pass alone (``output_hidden_states=True``) over exactly the batches
-that ``probekit.io.embeddings`` builds, with tokenisation done beforehand and outputs discarded. Ours: a
-cold ``probekit.io.embeddings.embed`` call: tokenisation, word alignment, the same forward passes, pooling,
-float16 conversion and the checksummed, atomic write of every layer into a fresh cache.
+that ``probekit.io.embeddings`` builds, with tokenisation done beforehand and outputs discarded.
+Ours: a cold ``probekit.io.embeddings.embed`` call: tokenisation, word alignment, the same forward
+passes, pooling, float16 conversion and the checksummed, atomic write of every layer into a fresh
+cache.
 
 Prints ``throughput ratio = baseline time / our time`` (1.0 means no overhead; aim >= 0.8).
 Uses UD English EWT dev (all of it; ``--quick``: 300 sentences).
@@ -22,6 +23,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main() -> None:
+    """Time the raw forward passes and a cold ``embed`` call, and print the throughput ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--model", default="default")

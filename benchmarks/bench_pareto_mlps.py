@@ -1,8 +1,9 @@
 """Benchmark: the stacked random-MLP trainer of Pimentel et al. 2020, §6.2 (pareto_runs.mlps).
 
-Workload: K random MLP architectures (:func:`probekit.methods.pareto.architectures.sample_mlp_configs`, several of
-them with zero hidden layers) x 3 conditions (normal, label-shuffled, fully shuffled), each
-trained for a fixed number of updates on synthetic 384-d inputs with 17 classes.
+Workload: K random MLP architectures
+(:func:`probekit.methods.pareto.architectures.sample_mlp_configs`, several of them with zero hidden
+layers) x 3 conditions (normal, label-shuffled, fully shuffled), each trained for a fixed number of
+updates on synthetic 384-d inputs with 17 classes.
 
 Baselines:
 
@@ -31,6 +32,7 @@ from probekit.probes.training import TrainOptions
 
 
 def data(n: int, d: int, C: int, seed: int):
+    """Synthetic inputs (n, d) float32 around C random class centres, and their labels (n,)."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, C, n)
     centres = rng.normal(size=(C, d)).astype(np.float32)
@@ -39,6 +41,7 @@ def data(n: int, d: int, C: int, seed: int):
 
 
 def plain(configs, sets, C, steps, batch, lr):
+    """The plain baseline: one ``nn.Sequential`` and Adam per (architecture, condition)."""
     for c in configs:
         for s in sets:
             layers, width = [], s.X.shape[1]
@@ -66,6 +69,7 @@ def plain(configs, sets, C, steps, batch, lr):
 
 
 def main() -> None:
+    """Time the stacked trainer against the baselines and print the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds, for CI")
     args = parser.parse_args()

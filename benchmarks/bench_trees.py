@@ -8,8 +8,8 @@ Baselines, both run sentence by sentence as a user would without this library:
       undirected) on the tree;
   (b) networkx: ``minimum_spanning_tree`` of the complete graph then
       ``all_pairs_shortest_path_length``.
-Ours: ``probekit.trees.metrics.prim_fw_distances`` (Prim then tree distances, in length-sorted padded
-chunks).
+Ours: ``probekit.trees.metrics.prim_fw_distances`` (Prim then tree distances, in length-sorted
+padded chunks).
 
 Sentence lengths: by default 2000 synthetic lengths, lognormal with mean ~16 clipped to 1..60
 (like UD English EWT dev); ``--treebank DIR`` uses the dev split of a treebank through
@@ -41,6 +41,7 @@ def synthetic_lengths(n: int, seed: int) -> np.ndarray:
 
 
 def treebank_lengths(directory: str) -> np.ndarray:
+    """The sentence lengths of a treebank's dev split."""
     from probekit.io.treebanks import load_treebank
 
     return np.array([len(s) for s in load_treebank(directory, splits=("dev",))["dev"]])
@@ -57,10 +58,12 @@ def random_distances(lengths: np.ndarray, seed: int) -> list[np.ndarray]:
 
 
 def ours(dists: list[np.ndarray]) -> list[np.ndarray]:
+    """Tree distances of the MSTs with :func:`probekit.trees.metrics.prim_fw_distances`."""
     return metrics.prim_fw_distances(dists)
 
 
 def scipy_loop(dists: list[np.ndarray]) -> list[np.ndarray]:
+    """Baseline (a): scipy's MST then unweighted shortest paths, sentence by sentence."""
     out = []
     for d in dists:
         mst = csgraph.minimum_spanning_tree(d)
@@ -69,6 +72,7 @@ def scipy_loop(dists: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def networkx_loop(dists: list[np.ndarray]) -> list[np.ndarray]:
+    """Baseline (b): networkx's MST then all-pairs shortest path lengths, sentence by sentence."""
     out = []
     for d in dists:
         tree = nx.minimum_spanning_tree(nx.from_numpy_array(d))
@@ -92,6 +96,7 @@ def timed(fn, *args, repeat: int = 1):
 
 
 def main() -> None:
+    """Time ours and both baselines, check that they agree, and print the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200 sentences, for CI")
     parser.add_argument("--treebank", help="treebank name or directory: use its dev lengths")
@@ -132,6 +137,7 @@ def main() -> None:
 
 
 def scipy_tree_distances(heads: list[np.ndarray]) -> list[np.ndarray]:
+    """Tree distances from 1-based heads with scipy's shortest paths, sentence by sentence."""
     out = []
     for h in heads:
         adj = np.zeros((h.size, h.size))

@@ -21,6 +21,8 @@
 # layer-by-layer picture: how well a linear probe recovers part of speech from each layer.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 pooling: str = "last"  # wordpiece pooling, one of {first, last, mean}
@@ -31,6 +33,7 @@ n_eval: int = 0  # evaluation sentences sampled from the dev split; 0 means all
 sample_seed: int = 42  # seed of the sentence samples
 order_seed: int = 0  # seed of the training data order
 epochs: int = 5  # training epochs of each probe (best epoch reported)
+# fmt: on
 
 # %% tags=["hide-input"]
 import numpy as np

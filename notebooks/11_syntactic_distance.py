@@ -25,12 +25,15 @@
 # information.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # not used in this chapter (it needs no encoder); kept for uniformity
 split: str = "dev"  # split whose trees are checked and drawn, one of {train, dev, test}
 example_id: str = ""  # sent_id of the example sentence; empty picks one by length
 example_length: int = 12  # words in the example sentence (the first sentence of that length)
 transform_seed: int = 0  # seed of the random order-preserving transforms (Prop. 1 remark)
+# fmt: on
 
 # %% tags=["hide-input"]
 from IPython.display import display

@@ -31,6 +31,8 @@
 from typing import Optional
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
@@ -53,6 +55,7 @@ compare_layer: Optional[int] = None  # layer of the test comparison; None: best 
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
 n_boot: int = 10000  # bootstrap resamples of the paired comparisons
 boot_seed: int = 0  # seed of the bootstrap
+# fmt: on
 
 # %% tags=["hide-input"]
 from IPython.display import display

@@ -25,6 +25,8 @@
 # substitution did; {ref}`sec-ch22` evaluates the probes on it.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # not used here (the corpus needs no encoder); kept for uniformity
 seed: int = 0  # seed of the pseudowords and of the substitution draws
@@ -33,6 +35,7 @@ pseudowords: str = ""  # pseudoword list file, one lower-case word per line; emp
 n_pseudowords: int = 2000  # pseudowords generated when no list file is given
 n_examples: int = 6  # example sentences shown beside their originals
 example_id: str = ""  # sent_id of the test sentence drawn as a tree; empty picks one
+# fmt: on
 
 # %% tags=["hide-input"]
 from IPython.display import display

@@ -27,6 +27,8 @@
 # sentences, whether the drop and the shrinking lead are there.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # encoder the prose discusses ('default', a Hugging Face name or a path)
 models: list[str] = ["default"]  # encoders probed and compared; model is added when missing
@@ -58,6 +60,7 @@ majority_min_count: int = 5  # lengths with fewer training trees fall back to th
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
 n_boot: int = 10000  # bootstrap resamples of the paired comparisons
 boot_seed: int = 0  # seed of the bootstrap
+# fmt: on
 
 # %% tags=["hide-input"]
 from IPython.display import display

@@ -28,10 +28,13 @@
 # uncertainty about its label is left.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # unused here (no model is needed); kept so that every chapter takes it
 lookup_sizes: list[int] = [250, 500, 1000, 2000, 4000, 0]  # training sentences (0 means all)
 sample_seed: int = 42  # seed of the training-sentence samples
+# fmt: on
 
 # %% tags=["hide-input"]
 from probekit.book import ledger

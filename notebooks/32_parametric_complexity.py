@@ -30,6 +30,8 @@
 # Table 3 for POSL and DAL.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 layer: int = -1  # layer of the contextual model (0 is the embedding output, -1 the last)
@@ -55,6 +57,7 @@ lr: float = 0.01  # Adam learning rate (the paper uses 0.001)
 eval_every: int = 25  # minibatches between early-stopping checks on dev (the paper uses 100)
 patience: int = 4  # checks without improvement before a probe stops (the paper uses 10)
 max_steps: int = 1000  # upper bound on minibatches per probe
+# fmt: on
 
 # %% tags=["hide-input"]
 from probekit.book.glue import Glue

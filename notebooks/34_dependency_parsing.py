@@ -28,6 +28,8 @@
 # This chapter repeats the experiment with our model.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 layer: int = -1  # layer of the contextual model (0 is the embedding output, -1 the last)
@@ -59,6 +61,7 @@ eval_every: int = 50  # minibatches between early-stopping checks on dev (the pa
 patience: int = 3  # checks without improvement before a parser stops (the paper uses 10)
 max_steps: int = 400  # upper bound on minibatches per parser trained on the gold heads
 n_boot: int = 2000  # bootstrap resamples of test sentences
+# fmt: on
 
 # %% tags=["hide-input"]
 from probekit.book.glue import Glue

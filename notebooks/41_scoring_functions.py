@@ -31,6 +31,8 @@
 # on identical test items, says what is lost when the probe never sees hard examples.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 pooling: str = "last"  # wordpiece pooling, one of {first, last, mean}; the paper takes the last
@@ -43,6 +45,7 @@ order_seed: int = -1  # seed of the training data order; -1 means corpus order, 
 epochs: int = 5  # training epochs of each ensemble probe (paper 5, released code 10)
 score_layer: int = -1  # layer whose learning-based scores are shown; -1 is the last layer
 n_examples: int = 5  # easy and hard examples shown per split
+# fmt: on
 
 # %% [markdown]
 # ## Setup

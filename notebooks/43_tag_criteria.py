@@ -23,6 +23,8 @@
 # asks whether the probe reads the context instead of the word form.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 pooling: str = "last"  # wordpiece pooling, one of {first, last, mean}; the paper takes the last
@@ -34,6 +36,7 @@ sample_seed: int = 42  # seed of the sentence samples
 order_seed: int = -1  # seed of the training data order; -1 means corpus order, as released
 epochs: int = 5  # training epochs per probe, best epoch reported (paper 5, released code 10)
 compare_layer: int = -1  # layer of the paired control-extrapolation test; -1 is the last layer
+# fmt: on
 
 # %% [markdown]
 # ## Setup

@@ -28,6 +28,8 @@
 # experiment of the paper's Fig. 2.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
@@ -44,6 +46,7 @@ epochs: int = 20  # minimum training epochs of a probe
 min_updates: int = 1000  # minimum Adam updates of a probe (small subsets run more epochs)
 lr: float = 0.001  # Adam learning rate of both probes
 batch_size: int = 64  # examples per minibatch
+# fmt: on
 
 # %% [markdown]
 # ## Setup

@@ -46,7 +46,10 @@
 # A claim whose chapter did not save what the test needs is marked *not tested*.
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 results_dir: str = "build/results"  # directory of the chapters' saved results (one JSON each)
+# fmt: on
 
 # %% tags=["hide-input"]
 from IPython.display import HTML, display

@@ -39,12 +39,15 @@
 # ```
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # encoder for the last task; 'default', a Hugging Face name or a path
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
 seed: int = 0  # seed of the generated check cases and of the sentence sample
 n_cases: int = 50  # generated cases per check
 n_sentences: int = 200  # development sentences for the last task; 0 means all
+# fmt: on
 
 # %%
 import numpy as np

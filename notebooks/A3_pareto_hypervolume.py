@@ -39,12 +39,15 @@
 # ```
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # not used in this assignment (it needs no encoder); kept for uniformity
 seed: int = 0  # seed of the generated check cases and of the random lookup tables
 n_cases: int = 50  # generated cases per check
 sizes: list[int] = [0, 10, 30, 100, 300, 1000, 3000, 10000]  # lookup-table sizes (entries)
 max_complexity: int = 1000  # the cap on complexity (table entries) for the hypervolume
+# fmt: on
 
 # %%
 import matplotlib.pyplot as plt

@@ -41,11 +41,14 @@
 # ```
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # not used in this assignment (it needs no encoder); kept for uniformity
 seed: int = 0  # seed of the generated check cases and of the training sample
 n_cases: int = 50  # generated cases per check
 n_train: int = 0  # training sentences for the last task; 0 means all
+# fmt: on
 
 # %%
 from collections import Counter

@@ -39,6 +39,8 @@
 # ```
 
 # %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # not used in this assignment (it needs no encoder); kept for uniformity
 seed: int = 0  # seed of the generated check cases, the simulations and the pilot sample
@@ -48,6 +50,7 @@ n_sim: int = 2000  # simulated test sets per power estimate
 test_sizes: list[int] = [100, 300, 1000, 3000, 10000, 30000]  # test sizes of the power curve
 pilot: int = 300  # test tokens of the small pilot comparison
 fraction: float = 0.75  # share of the training sentences that tagger B learns from
+# fmt: on
 
 # %%
 import matplotlib.pyplot as plt

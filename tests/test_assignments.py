@@ -119,7 +119,9 @@ def kruskal(dist):
         if find(i) != find(j):
             root[find(i)] = find(j)
             edges.append((i, j))
-    heads = distances.heads_from_tree_distances(distances.floyd_warshall(_adjacency(n, edges)).astype(int))
+    heads = distances.heads_from_tree_distances(
+        distances.floyd_warshall(_adjacency(n, edges)).astype(int)
+    )
     return structure.parents_from_heads(heads)
 
 
@@ -364,7 +366,9 @@ def test_check_hypervolume(capsys):
     fails(A.check_hypervolume, hypervolume_no_cap, "beyond the cap")
     fails(
         A.check_hypervolume,
-        lambda c, a, cap, floor: frontier.hypervolume(c, a, cap, min_accuracy=floor, normalise=False),
+        lambda c, a, cap, floor: frontier.hypervolume(
+            c, a, cap, min_accuracy=floor, normalise=False
+        ),
         "normalise",
     )
 

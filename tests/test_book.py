@@ -95,6 +95,27 @@ def test_shipped_profiles_are_valid():
             params.effective_parameters(REPO / "notebooks" / f"{slug}.py", profile)
 
 
+@pytest.mark.parametrize("profile", params.PROFILES)
+def test_profiles_set_only_what_differs_from_the_defaults(profile):
+    """The notebooks' defaults are the book profile: a profile repeats no default, so a
+    changed default cannot be silently overridden by a stale copy of itself."""
+    prof = params.load_profile(profile, REPO / "params")
+    declared = {
+        nb.stem: params.read_parameters(nb) for nb in sorted((REPO / "notebooks").glob("*.py"))
+    }
+    repeated = [
+        f"{slug}.{name}"
+        for slug, values in prof["chapters"].items()
+        for name, value in (values or {}).items()
+        if params.coerce(declared[slug][name], value) == declared[slug][name].default
+    ]
+    for name, value in prof["defaults"].items():
+        users = [d[name] for d in declared.values() if name in d]
+        if users and all(params.coerce(p, value) == p.default for p in users):
+            repeated.append(f"defaults.{name}")
+    assert not repeated, f"profile {profile} repeats notebook defaults: {repeated}"
+
+
 def test_cli_rejects_bad_parameters_before_running():
     for override, name in (("bogus=1", "bogus"), ("epochs=abc", "epochs")):
         proc = subprocess.run(

@@ -15,7 +15,7 @@ from probekit.io.tasks import deprel_examples, gather_layers, pos_examples
 from probekit.io.treebanks import UPOS_TAGS, Sentence, read_conllu
 from probekit.methods.extrapolation import grid as extrapolation_grid
 from probekit.methods.extrapolation import scores, splits
-from probekit.probes.mlp import train_batched
+from probekit.probes.mlp_batched import train_batched
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_tagging.conllu"
 

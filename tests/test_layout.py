@@ -110,9 +110,9 @@ def test_no_imports_inside_functions_except_optional_heavy_ones(module):
         for sub in ast.walk(node):
             if isinstance(sub, ast.Import | ast.ImportFrom):
                 name = sub.module if isinstance(sub, ast.ImportFrom) else sub.names[0].name
-                commented = "#" in lines[sub.lineno - 1] or lines[sub.lineno - 2].strip().startswith(
-                    "#"
-                )
+                commented = "#" in lines[sub.lineno - 1] or lines[
+                    sub.lineno - 2
+                ].strip().startswith("#")
                 if (name or "").split(".")[0] not in OPTIONAL or not commented:
                     wrong.append(f"line {sub.lineno}: {name}")
     assert not wrong, f"{module} imports inside functions:\n" + "\n".join(wrong)

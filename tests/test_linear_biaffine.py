@@ -19,9 +19,7 @@ from probekit.seeds import derived_seeds
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-FAST = TrainOptions(
-    batch_size=64, lr=0.05, eval_every=10, patience=5, min_delta=0.0, max_steps=300
-)
+FAST = TrainOptions(batch_size=64, lr=0.05, eval_every=10, patience=5, min_delta=0.0, max_steps=300)
 
 
 @pytest.fixture(scope="module")
@@ -329,7 +327,9 @@ def test_biaffine_stacked_gradients_are_each_probes_own():
         alone = B._build([B.BiaffineConfig(alpha=alpha)], 12, None, 0, True, seed=0)
         loss = B.parse_loss(alone(x, mask), gold) + alone.scorer.penalty()
         loss.sum().backward()
-        assert float(loss.detach()[0]) == pytest.approx(float(parse_loss_stacked.detach()[k]), rel=1e-5)
+        assert float(loss.detach()[0]) == pytest.approx(
+            float(parse_loss_stacked.detach()[k]), rel=1e-5
+        )
         for name, p in alone.named_parameters():
             stacked_grad = dict(stacked.named_parameters())[name].grad[k]
             torch.testing.assert_close(stacked_grad, p.grad[0], rtol=1e-4, atol=1e-6)

@@ -1,4 +1,5 @@
-"""The §3.2 MLP probe and its reference and batched trainers (probekit.probes.mlp)."""
+"""The §3.2 MLP probe and its reference and batched trainers (probekit.probes.mlp,
+probekit.probes.mlp_batched)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,9 @@ import torch
 import torch.nn.functional as F
 
 from probekit.errors import ParameterError
-from probekit.probes import mlp
-from probekit.probes.mlp import (
-    ProbeSpec,
-    epoch_orders,
-    init_params,
-    make_probe,
-    train_batched,
-    train_reference,
-)
+from probekit.probes import mlp_batched
+from probekit.probes.mlp import ProbeSpec, epoch_orders, init_params, make_probe, train_reference
+from probekit.probes.mlp_batched import train_batched
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -125,12 +120,14 @@ def test_probes_are_independent_of_their_batch_mates(task):
 def test_grouping_shares_minibatches(task):
     Xt, yt, Xe, ye, sub, ev = task
     specs = mixed_specs(sub, ev) + [ProbeSpec(seed=9, view=1, train=sub)]
-    distinct, of_spec, _, groups = mlp._plan(specs, N, M, 2)
+    distinct, of_spec, _, groups = mlp_batched._plan(specs, N, M, 2)
     assert len(distinct) == 6 and of_spec[2] == of_spec[0]
     sizes = sorted(len(ids) for ids in groups.values())
     assert sizes == [1, 1, 2, 2]  # {seed 1, 2}, {order 11}, {view 1 sub: seeds 4, 9}, {order 2}
-    chunks = mlp._chunks(distinct, groups, mlp._chunk_width([len(v) for v in groups.values()]), 64)
-    flat, labels, weight = mlp._schedule(chunks, 2, 64, N, torch.as_tensor(yt))
+    chunks = mlp_batched._chunks(
+        distinct, groups, mlp_batched._chunk_width([len(v) for v in groups.values()]), 64
+    )
+    flat, labels, weight = mlp_batched._schedule(chunks, 2, 64, N, torch.as_tensor(yt))
     for g, chunk in enumerate(chunks):
         order = chunk.rows[epoch_orders(len(chunk.rows), 2, chunk.order_seed)].ravel()
         n_steps = 2 * chunk.steps
@@ -143,16 +140,16 @@ def test_grouping_shares_minibatches(task):
 
 
 def test_chunk_width_prefers_little_padding():
-    assert mlp._chunk_width([10, 10, 10]) == 10
-    assert mlp._chunk_width([10, 5, 5]) == 5  # 4 chunks of 5 beat 3 chunks of 10
-    assert mlp._chunk_width([4, 4, 2]) == 4  # tie (15 = 15): the wider
-    assert mlp._chunk_width([8, 1, 1, 1]) == 1
+    assert mlp_batched._chunk_width([10, 10, 10]) == 10
+    assert mlp_batched._chunk_width([10, 5, 5]) == 5  # 4 chunks of 5 beat 3 chunks of 10
+    assert mlp_batched._chunk_width([4, 4, 2]) == 4  # tie (15 = 15): the wider
+    assert mlp_batched._chunk_width([8, 1, 1, 1]) == 1
 
 
 def test_manual_backward_equals_autograd():
     torch.manual_seed(0)
     G, c, h, d, Cn, B = 2, 3, 5, 7, 4, 6
-    stack = mlp._Stack(G, c, h, d, Cn, B)
+    stack = mlp_batched._Stack(G, c, h, d, Cn, B)
     for g in range(G):
         for j in range(c if g == 0 else 2):  # chunk 1 has a padding slot
             stack.place(g, j, *init_params(d, Cn, seed=10 * g + j, hidden=h))
@@ -160,7 +157,7 @@ def test_manual_backward_equals_autograd():
     rows = torch.randint(0, 20, (G, B))
     labels = torch.randint(0, Cn, (G, B))
     weight = torch.tensor([[1 / B] * B, [0.25] * 4 + [0.0] * 2])  # chunk 1: partial batch
-    mlp._train_step(stack, G, X, rows, labels, weight)
+    mlp_batched._train_step(stack, G, X, rows, labels, weight)
     for g in range(G):
         for j in range(c if g == 0 else 2):
             W1, b1, W2, b2 = (p.clone().requires_grad_() for p in init_params(d, Cn, 10 * g + j, h))
@@ -177,7 +174,7 @@ def test_manual_backward_equals_autograd():
 
 
 def test_stacked_adam_equals_torch_adam():
-    stack = mlp._Stack(1, 2, 3, 4, 2, 5)
+    stack = mlp_batched._Stack(1, 2, 3, 4, 2, 5)
     torch.manual_seed(1)
     for p in stack.params:
         p.normal_()
@@ -188,7 +185,7 @@ def test_stacked_adam_equals_torch_adam():
             g.normal_()
             r.grad = g.clone()
         opt.step()
-        mlp._adam(stack, 1, t, 1e-3)
+        mlp_batched._adam(stack, 1, t, 1e-3)
     for p, r in zip(stack.params, ref, strict=True):
         torch.testing.assert_close(p, r.detach(), rtol=1e-5, atol=1e-7)
 

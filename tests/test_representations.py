@@ -9,9 +9,7 @@ from probekit.errors import ParameterError
 from probekit.representations.layers import middle_layer, resolve_layer, resolve_layers
 
 
-@pytest.mark.parametrize(
-    ("layer", "expected"), [(0, 0), (6, 6), (-1, 6), (-2, 5), (-7, 0), (3, 3)]
-)
+@pytest.mark.parametrize(("layer", "expected"), [(0, 0), (6, 6), (-1, 6), (-2, 5), (-7, 0), (3, 3)])
 def test_resolve_layer_counts_negative_indices_from_the_last(layer, expected):
     assert resolve_layer(layer, 7) == expected == list(range(7))[layer]
 

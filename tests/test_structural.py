@@ -104,7 +104,9 @@ def test_perceptron_loss_zero_iff_mst_is_gold():
         heads = random_heads(rng, n)
         h = torch.randn(1, n, 5, generator=torch.Generator().manual_seed(int(rng.integers(1000))))
         pred = S.squared_distances(h, torch.eye(5))
-        mst = structure.edge_set(structure.edges_from_parents(spanning.prim_mst(pred[0].double().numpy())))
+        mst = structure.edge_set(
+            structure.edges_from_parents(spanning.prim_mst(pred[0].double().numpy()))
+        )
         gold = torch.from_numpy(P.gold_edge_mask(heads))[None]
         loss = float(P.perceptron_loss(pred, gold, torch.tensor([n]))[0])
         if mst == structure.edge_set(structure.edges_from_heads(heads)):

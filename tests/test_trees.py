@@ -244,7 +244,10 @@ def test_uuas_non_leaf_punctuation_uses_gold_mst():
 
 def test_uuas_counts_per_sentence_and_micro_average():
     heads = [np.array([2, 0, 2]), np.array([0, 1, 2, 3])]
-    chain = [distances.tree_distances(baselines.linear_chain_heads(3)), distances.tree_distances(baselines.linear_chain_heads(4))]
+    chain = [
+        distances.tree_distances(baselines.linear_chain_heads(3)),
+        distances.tree_distances(baselines.linear_chain_heads(4)),
+    ]
     correct, total = metrics.uuas_counts(chain, heads)
     np.testing.assert_array_equal(correct, [2, 3])
     np.testing.assert_array_equal(total, [2, 3])
@@ -355,9 +358,15 @@ def test_majority_tree_toy_training_set():
     chain = np.array([0, 1, 2, 3])
     # Length 3: three trees where word 2 heads both others.
     v = np.array([3, 3, 0])
-    model = baselines.MajorityTree(min_count=2).fit([star, star, chain, v, v, v, np.array([0, 1, 2, 3, 4])])
+    model = baselines.MajorityTree(min_count=2).fit(
+        [star, star, chain, v, v, v, np.array([0, 1, 2, 3, 4])]
+    )
     assert model.n_sentences == {4: 3, 3: 3, 5: 1}
-    assert structure.edge_set(structure.edges_from_heads(model.heads(4))) == {(0, 1), (1, 2), (1, 3)}
+    assert structure.edge_set(structure.edges_from_heads(model.heads(4))) == {
+        (0, 1),
+        (1, 2),
+        (1, 3),
+    }
     assert structure.edge_set(structure.edges_from_heads(model.heads(3))) == {(0, 2), (1, 2)}
     # Length 5 has one training sentence (< min_count) and length 7 none: linear chain.
     np.testing.assert_array_equal(model.heads(5), baselines.linear_chain_heads(5))

@@ -14,10 +14,12 @@ class ProbekitError(Exception):
     """Base class of every user-facing error. ``hint`` says what to do about it."""
 
     def __init__(self, message: str, hint: str | None = None):
+        """Store the message and the optional ``hint``."""
         super().__init__(message)
         self.hint = hint
 
     def __str__(self) -> str:
+        """The message, followed by an indented ``hint:`` line when there is a hint."""
         msg = super().__str__()
         return f"{msg}\n  hint: {self.hint}" if self.hint else msg
 
@@ -26,6 +28,7 @@ class ConlluError(ProbekitError):
     """A malformed CoNLL-U file. The message starts with ``file:line:``."""
 
     def __init__(self, path: str | Path, line: int, what: str, hint: str | None = None):
+        """Build the message ``path:line: what`` and keep its parts as attributes."""
         self.path = Path(path)
         self.line = line
         self.what = what
@@ -44,6 +47,7 @@ class ParameterError(ProbekitError):
     """An unknown parameter name, a wrong type or an invalid value."""
 
     def __init__(self, name: str, what: str, hint: str | None = None):
+        """Build the message ``parameter 'name': what`` and keep ``name`` as an attribute."""
         self.name = name
         super().__init__(f"parameter '{name}': {what}", hint)
 

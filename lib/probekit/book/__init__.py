@@ -1,4 +1,4 @@
-"""Building the book:
+"""Building the book.
 
 - :mod:`.params`: chapter parameters, profiles and their validation;
 - :mod:`.runner`: running one chapter (jupytext, papermill), its content hash and manifest;

@@ -1,6 +1,7 @@
-"""Building the whole book: run every chapter of ``_toc.yml``, write the generated pages
-(parameter tables, build summary, the claims ledger's verdicts), and render the HTML with
-``jb build -n -W --keep-going``.
+"""Building the whole book.
+
+Run every chapter of ``_toc.yml``, write the generated pages (parameter tables, build summary, the
+claims ledger's verdicts), and render the HTML with ``jb build -n -W --keep-going``.
 
 Before running anything, :func:`build_book` plans every chapter (parameters checked, inputs
 resolved, digests compared: :func:`stale_chapters`) and estimates the time left from the run
@@ -83,10 +84,11 @@ def build_summary(paths: Paths, profile: str) -> str:
 
 
 def ledger_pages(paths: Paths) -> dict[str, str]:
-    """Generated MyST from the claims ledger (:mod:`probekit.book.ledger`) on the saved results:
-    ``overview_<part>.md`` for each part's overview page and ``answers.md``, the landing page's
-    table of parts with this build's verdicts."""
+    """Generated MyST from the claims ledger (:mod:`probekit.book.ledger`) on the saved results.
 
+    ``overview_<part>.md`` for each part's overview page and ``answers.md``, the landing page's
+    table of parts with this build's verdicts.
+    """
     table = ledger.evaluate(load_results(paths.root / "build" / "results"))
     pages = {f"overview_{p.part}.md": ledger.overview_markdown(table, p.key) for p in ledger.PAPERS}
     rows = ["| part | paper | question | verdicts on this build |", "|---|---|---|---|"]
@@ -100,8 +102,11 @@ def ledger_pages(paths: Paths) -> dict[str, str]:
 
 
 def write_generated(paths: Paths, profile: str) -> None:
-    """The pages generated at build time: parameter tables, the build summary, and the claims
-    ledger's verdicts for the landing page and the parts' overview pages."""
+    """Write the pages generated at build time.
+
+    Parameter tables, the build summary, and the claims ledger's verdicts for the landing page and
+    the parts' overview pages.
+    """
     paths.generated.mkdir(parents=True, exist_ok=True)
     for name, text in (
         ("parameters.md", parameter_tables(paths, profile)),
@@ -135,8 +140,11 @@ def stale_chapters(slugs: list[str], profile: str, paths: Paths, force: bool = F
 
 
 def time_left(seconds: list[float | None]) -> str:
-    """The time left in words ("about 12 min left") from the last run times of the chapters
-    still to run: "at least" when some of them never ran, "" when none has a time."""
+    """The time left in words ("about 12 min left").
+
+    From the last run times of the chapters still to run: "at least" when some of them never ran,
+    "" when none has a time.
+    """
     known = [s for s in seconds if s is not None]
     if not known:
         return ""

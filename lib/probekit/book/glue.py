@@ -1,5 +1,6 @@
-""":class:`Glue`, the one way chapters put numbers and figures into their prose (myst-nb glue),
-and save the numbers for the claims ledger.
+""":class:`Glue`, the one way chapters put numbers and figures into their prose (myst-nb glue).
+
+It also saves the numbers for the claims ledger.
 """
 
 from __future__ import annotations
@@ -55,9 +56,11 @@ class Glue:
         return value
 
     def comparison(self, name: str, cmp: Any) -> Any:
-        """Glue a :class:`probekit.stats.comparison.Comparison` as ``<name>_summary``, ``_verdict``,
-        ``_diff`` (A - B, points), ``_p``, ``_power``, ``_n`` and ``_alpha``; the claims ledger
-        judges McNemar claims from these saved values."""
+        """Glue a :class:`probekit.stats.comparison.Comparison` under ``name``.
+
+        As ``<name>_summary``, ``_verdict``, ``_diff`` (A - B, points), ``_p``, ``_power``, ``_n``
+        and ``_alpha``; the claims ledger judges McNemar claims from these saved values.
+        """
         self(f"{name}_summary", cmp.summary())
         self(f"{name}_verdict", cmp.verdict)
         self(f"{name}_diff", 100 * cmp.diff)

@@ -37,8 +37,10 @@ _SOURCE_SUFFIXES = {".py", ".pyc", ".pyo"}
 
 
 def installed_library() -> Path:
-    """The directory of the ``probekit`` package this process imports: the one a chapter's
-    kernel runs (``lib/probekit`` in a development install, site-packages after ``pip install .``).
+    """The directory of the ``probekit`` package this process imports.
+
+    It is the one a chapter's kernel runs (``lib/probekit`` in a development install,
+    site-packages after ``pip install .``).
     """
     return Path(probekit.__file__).resolve().parent
 
@@ -63,9 +65,11 @@ def library_modules(library: Path) -> dict[str, Path]:
 
 @lru_cache(maxsize=4096)
 def _imported_names(source: str, module: str, is_package: bool) -> frozenset[str]:
-    """Dotted names that ``source`` imports, relative imports made absolute; each ``from a
-    import b`` gives both ``a`` and ``a.b`` (which of them is a module is decided later).
-    Raises SyntaxError."""
+    """Dotted names that ``source`` imports, relative imports made absolute.
+
+    Each ``from a import b`` gives both ``a`` and ``a.b`` (which of them is a module is decided
+    later). Raises SyntaxError.
+    """
     package = module if is_package else module.rpartition(".")[0]
     names: set[str] = set()
     for node in ast.walk(ast.parse(source)):
@@ -135,9 +139,11 @@ def chapter_modules(notebook: Path, library: Path) -> list[Path]:
 
 
 def package_data(directory: Path) -> list[Path]:
-    """Data files of a package directory: files that are not Python sources, in it and in its
-    subdirectories that are not packages themselves (no ``__init__.py``), hidden files and
-    ``__pycache__`` left out."""
+    """Data files of a package directory.
+
+    Files that are not Python sources, in it and in its subdirectories that are not packages
+    themselves (no ``__init__.py``), hidden files and ``__pycache__`` left out.
+    """
     out = []
     for path in sorted(Path(directory).iterdir()):
         if path.name.startswith(".") or path.name == "__pycache__":
@@ -151,9 +157,12 @@ def package_data(directory: Path) -> list[Path]:
 
 
 def library_digest(notebook: Path, library: Path | None = None) -> str:
-    """sha256 (hex) over the library files ``notebook`` runs: the modules of
-    :func:`chapter_modules` and the package data beside them, each with its path relative to
-    ``library`` (default: :func:`installed_library`), so a renamed module changes it too."""
+    """sha256 (hex) over the library files ``notebook`` runs.
+
+    The modules of :func:`chapter_modules` and the package data beside them, each with its path
+    relative to ``library`` (default: :func:`installed_library`), so a renamed module changes it
+    too.
+    """
     library = Path(library) if library is not None else installed_library()
     modules = chapter_modules(notebook, library)
     data: Iterable[Path] = (

@@ -4,10 +4,11 @@ Every chapter writes its glued values to ``build/results/<slug>.json`` (:meth:`G
 <probekit.book.glue.Glue.save>`). A :class:`Claim` names the chapter and the saved values it reads
 and one of four tests, each fixed before any result was seen:
 
-- ``bootstrap``: a 95 % paired-bootstrap interval over test sentences (:mod:`probekit.stats.bootstrap`);
-  reproduced when it lies wholly on the claimed side of zero (a directional claim: a smaller
-  effect than the paper's still reproduces it), not reproduced when it lies wholly on the other
-  side, or covers zero but excludes the paper's own effect size; otherwise underpowered;
+- ``bootstrap``: a 95 % paired-bootstrap interval over test sentences
+  (:mod:`probekit.stats.bootstrap`); reproduced when it lies wholly on the claimed side of zero
+  (a directional claim: a smaller effect than the paper's still reproduces it), not reproduced
+  when it lies wholly on the other side, or covers zero but excludes the paper's own effect size;
+  otherwise underpowered;
 - ``equivalence``: the same interval against a margin around zero, stated with the claim;
 - ``mcnemar``: the exact McNemar test and its power at the observed effect (Zhu et al. 2022,
   §3.5; :func:`probekit.stats.comparison.compare`); reproduced when significant in the claimed
@@ -45,6 +46,8 @@ POWER_THRESHOLD = 0.8
 
 @dataclass(frozen=True)
 class Paper:
+    """One of the five papers the book reproduces: its key, part, short name and question."""
+
     key: str  # BibTeX key
     part: str  # "I" ... "V"
     short: str
@@ -119,6 +122,8 @@ Judge = Callable[[_Reader], Outcome]
 
 @dataclass(frozen=True)
 class Claim:
+    """One headline claim of a paper, where the book measures it, and how it is judged."""
+
     id: str  # "I.1"
     paper: str  # BibTeX key of :data:`PAPERS`
     section: str  # "§5"
@@ -131,6 +136,7 @@ class Claim:
     judge: Judge
 
     def evaluate(self, results: Results) -> Outcome:
+        """Judge the claim on the saved ``results``; "not tested" when a value is missing."""
         try:
             return self.judge(_Reader(results, self.chapter))
         except _Missing as exc:
@@ -219,8 +225,11 @@ def mcnemar(prefix: str, *, sign: int = 1) -> Judge:
 
 
 def threshold(measure: Callable[[_Reader], tuple[str, bool | None]]) -> Judge:
-    """Judge a claim by a rule on saved values: ``measure`` returns the measured text and
-    whether the rule holds (None: the rule cannot decide at this size, i.e. underpowered)."""
+    """Judge a claim by a rule on saved values.
+
+    ``measure`` returns the measured text and whether the rule holds (None: the rule cannot
+    decide at this size, i.e. underpowered).
+    """
 
     def judge(r: _Reader) -> Outcome:
         measured, holds = measure(r)
@@ -232,8 +241,11 @@ def threshold(measure: Callable[[_Reader], tuple[str, bool | None]]) -> Judge:
 
 def intervals_apart(prefix_a: str, prefix_b: str, *, labels: tuple[str, str], unit: str = "",
                     digits: int = 1) -> Judge:  # fmt: skip
-    """Claim: quantity A exceeds quantity B, judged by their saved 95 % intervals: reproduced
-    when A's lies wholly above B's, not reproduced when wholly below, else underpowered."""
+    """Claim: quantity A exceeds quantity B, judged by their saved 95 % intervals.
+
+    Reproduced when A's lies wholly above B's, not reproduced when wholly below, else
+    underpowered.
+    """
 
     def judge(r: _Reader) -> Outcome:
         a, a_lo, a_hi = (float(r[f"{prefix_a}{k}"]) for k in ("", "_low", "_high"))
@@ -507,8 +519,11 @@ PAPERS_BY_KEY = {p.key: p for p in PAPERS}
 
 
 def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
-    """One row per claim: id, part, paper, section, chapter, anchor, claim, quantity, test,
-    rule, measured, verdict."""
+    """Judge every claim on ``results``: one row per claim.
+
+    Columns: id, part, paper, section, chapter, anchor, claim, quantity, test, rule, measured,
+    verdict.
+    """
     rows = []
     for c in claims:
         outcome = c.evaluate(results)
@@ -522,8 +537,11 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
 
 
 def verdict_counts(table: pd.DataFrame) -> pd.DataFrame:
-    """Claims per paper (rows, in :data:`PAPERS` order, by short name) and verdict (columns, in
-    :data:`VERDICTS` order) of an :func:`evaluate` table."""
+    """Claims per paper and verdict of an :func:`evaluate` table.
+
+    Rows are papers (in :data:`PAPERS` order, by short name), columns verdicts (in
+    :data:`VERDICTS` order).
+    """
     return (
         table.assign(paper=table["paper"].map(lambda k: PAPERS_BY_KEY[k].short))
         .pivot_table(index="paper", columns="verdict", values="id", aggfunc="count", fill_value=0)
@@ -571,8 +589,11 @@ def describe_test(test: str, rule: str) -> str:
 
 
 def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> str:
-    """The ledger as an HTML table, one row per claim; each claim links to its chapter via
-    ``chapter_href(slug, anchor)`` and each verdict is coloured by :data:`VERDICT_COLOURS`."""
+    """The ledger as an HTML table, one row per claim.
+
+    Each claim links to its chapter via ``chapter_href(slug, anchor)`` and each verdict is
+    coloured by :data:`VERDICT_COLOURS`.
+    """
     head = ("claim", "source", "measured on this build", "test", "verdict")
     out = ['<table class="table claims-ledger">', "<thead><tr>"]
     out += [f"<th>{h}</th>" for h in head] + ["</tr></thead>", "<tbody>"]
@@ -594,8 +615,10 @@ def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> 
 
 
 def overview_markdown(table: pd.DataFrame, paper: str) -> str:
-    """MyST for a part's overview page: its claims, what this run measured, and the verdicts,
-    each linked to its chapter."""
+    """MyST for a part's overview page.
+
+    Its claims, what this run measured, and the verdicts, each linked to its chapter.
+    """
     if paper not in PAPERS_BY_KEY:
         raise ParameterError("paper", f"'{paper}' is not one of {sorted(PAPERS_BY_KEY)}")
     rows = table[table["paper"] == paper]

@@ -185,8 +185,11 @@ def effective_parameters(
     overrides: dict[str, Any] | None = None,
     profiles_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Defaults, then the profile (its defaults for declared names, then its chapter section),
-    then command-line overrides; everything checked. Returns every declared parameter."""
+    """Every declared parameter of a chapter, checked.
+
+    Defaults, then the profile (its defaults for declared names, then its chapter section), then
+    command-line overrides; everything checked. Returns every declared parameter.
+    """
     declared = read_parameters(notebook)
     values = {name: p.default for name, p in declared.items()}
     slug = Path(notebook).stem
@@ -224,8 +227,11 @@ def parse_overrides(pairs: list[str]) -> dict[str, str]:
 
 
 def require(namespace: Mapping[str, Any], names: Sequence[str]) -> None:
-    """Check that a chapter declares ``names`` before a shared set-up reads them from its
-    ``globals()`` (papermill injects the parameters there)."""
+    """Check that a chapter declares ``names``.
+
+    Called before a shared set-up reads them from its ``globals()`` (papermill injects the
+    parameters there).
+    """
     for name in names:
         if name not in namespace:
             raise ParameterError(name, "is not set", "declare it in the chapter's parameters cell")

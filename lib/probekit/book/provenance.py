@@ -1,5 +1,7 @@
-"""The provenance of a chapter run: what built it (parameters, data hashes, model revision,
-versions, wall time) and the collapsed box that shows it on the chapter's page.
+"""The provenance of a chapter run.
+
+What built it (parameters, data hashes, model revision, versions, wall time) and the collapsed box
+that shows it on the chapter's page.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ def provenance(
     seconds: float,
     notebook: Path,
 ) -> dict[str, Any]:
-    """What built a chapter: parameters, seeds, resolved inputs, wall time, software versions,
-    the git commit of the notebook's checkout (None outside git) and the machine."""
+    """What built a chapter.
+
+    Parameters, seeds, resolved inputs, wall time, software versions, the git commit of the
+    notebook's checkout (None outside git) and the machine.
+    """
     # heavy to import; only its version is recorded here
     import transformers
 

@@ -108,8 +108,11 @@ class RunResult:
 
 @dataclass
 class ChapterPlan:
-    """A chapter ready to run: its checked parameters, resolved inputs and digest, and whether
-    the promoted notebook already has that digest (``up_to_date``)."""
+    """A chapter ready to run.
+
+    Its checked parameters, resolved inputs and digest, and whether the promoted notebook already
+    has that digest (``up_to_date``).
+    """
 
     slug: str
     notebook: Path
@@ -205,9 +208,11 @@ def load_manifest(paths: Paths) -> dict[str, Any]:
 
 
 def _record_run(paths: Paths, slug: str, entry: dict[str, Any]) -> None:
-    """Set one chapter's manifest entry. Chapters may run concurrently, so the read-modify-write
-    happens under an exclusive lock and the file is replaced atomically."""
+    """Set one chapter's manifest entry.
 
+    Chapters may run concurrently, so the read-modify-write happens under an exclusive lock and the
+    file is replaced atomically.
+    """
     f = paths.chapters / MANIFEST
     with open(f.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -238,8 +243,11 @@ def plan_chapter(
     overrides: dict[str, Any] | None = None,
     paths: Paths | None = None,
 ) -> ChapterPlan:
-    """Steps 1-3 of the module docstring: parameters checked, inputs resolved, digest compared
-    with the manifest. Nothing runs; bad parameters or data raise here."""
+    """Plan a chapter: steps 1-3 of the module docstring.
+
+    Parameters checked, inputs resolved, digest compared with the manifest. Nothing runs; bad
+    parameters or data raise here.
+    """
     paths = paths or Paths()
     notebook = chapter_path(chapter, paths)
     slug = notebook.stem
@@ -252,8 +260,10 @@ def plan_chapter(
 
 
 def _kernel_config(sockets: Path) -> Config:
-    """Kernel manager settings: IPC sockets named ``<sockets>/kernel-<n>`` (a short path, as a
-    Unix socket's path is limited to about 100 bytes)."""
+    """Kernel manager settings: IPC sockets named ``<sockets>/kernel-<n>``.
+
+    A short path, as a Unix socket's path is limited to about 100 bytes.
+    """
     return Config({"KernelManager": {"transport": "ipc", "ip": str(sockets / "kernel")}})
 
 

@@ -1,5 +1,6 @@
-"""One package per part of the book: the chapters' experiments, wired from the methods and
-the core. A chapter notebook calls one entry of its part per step and displays the result.
+"""One package per part of the book: the chapters' experiments, wired from the methods and the core.
+
+A chapter notebook calls one entry of its part per step and displays the result.
 
 - :mod:`.foundations`: chapter 01, data and representations;
 - :mod:`.part1_probe_parser`: Part I, Hall Maudslay et al. 2020 (chapters 11-12);

@@ -1,9 +1,9 @@
-"""Typed chapter configurations: one frozen dataclass per chapter (or per set-up that chapters
-share), built from the chapter's parameters.
+"""Typed chapter configurations, built from the chapters' parameters.
 
-A chapter's ``parameters`` cell declares its parameters (``name: type = default  # help``);
-papermill injects the values of a run into the notebook's namespace. The chapter then builds its
-configuration once::
+One frozen dataclass per chapter (or per set-up that chapters share), built from the chapter's
+parameters. A chapter's ``parameters`` cell declares its parameters (``name: type = default  #
+help``); papermill injects the values of a run into the notebook's namespace. The chapter then
+builds its configuration once::
 
     config = ProbeParserConfig.from_parameters(globals())
 
@@ -24,8 +24,11 @@ from probekit.errors import ParameterError
 
 
 def _matches(value: Any, tp: Any) -> bool:
-    """Whether ``value`` is of the parameter type ``tp`` (int, float, str, bool, list[...] and
-    their optional forms; an int is a float, a bool is neither)."""
+    """Whether ``value`` is of the parameter type ``tp``.
+
+    The types are int, float, str, bool, list[...] and their optional forms; an int is a float,
+    a bool is neither.
+    """
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         return any(_matches(value, arg) for arg in typing.get_args(tp))
@@ -51,8 +54,11 @@ class ChapterConfig:
 
     @classmethod
     def from_parameters(cls, namespace: Mapping[str, Any]) -> Self:
-        """The configuration whose fields are read from ``namespace`` (a chapter's
-        ``globals()``): every field must be present and of its declared type."""
+        """The configuration whose fields are read from ``namespace``.
+
+        ``namespace`` is a chapter's ``globals()``: every field must be present and of its
+        declared type.
+        """
         hints = typing.get_type_hints(cls)
         values = {}
         for field in dataclasses.fields(cls):

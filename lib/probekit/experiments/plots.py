@@ -37,6 +37,7 @@ def use_style() -> None:
 
 
 def colors(n: int) -> list:
+    """``n`` colours of the book's palette (:data:`PALETTE`)."""
     return sns.color_palette(PALETTE, n)
 
 
@@ -80,8 +81,10 @@ def bar_counts(
 
 
 def stacked_bars(counts: pd.DataFrame, xlabel: str, ax=None):
-    """Horizontal stacked bars: one bar per row of ``counts`` (rows, categories), segments in
-    column order and colour; empty categories keep their legend entry."""
+    """Horizontal stacked bars: one bar per row of ``counts`` (rows, categories).
+
+    Segments in column order and colour; empty categories keep their legend entry.
+    """
     use_style()
     fig, ax = (
         (ax.figure, ax)

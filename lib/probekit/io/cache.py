@@ -32,8 +32,11 @@ _VERIFIED: set[tuple[str, int]] = set()
 
 
 def cache_root() -> Path:
-    """``$PROBEKIT_CACHE``, else ``.cache/probekit`` in the project
-    (:func:`probekit.io.project.find_project_root`), else ``~/.cache/probekit``."""
+    """The cache's root directory.
+
+    ``$PROBEKIT_CACHE``, else ``.cache/probekit`` in the project
+    (:func:`probekit.io.project.find_project_root`), else ``~/.cache/probekit``.
+    """
     env = os.environ.get("PROBEKIT_CACHE")
     if env:
         return Path(env).expanduser().resolve()
@@ -67,19 +70,23 @@ class Entry:
     """A finished, verified cache entry: read arrays (memory-mapped) and JSON from it."""
 
     def __init__(self, path: Path, manifest: dict[str, Any]):
+        """Wrap the entry directory ``path`` and its parsed manifest."""
         self.path = path
         self.manifest = manifest
 
     @property
     def key(self) -> dict[str, Any]:
+        """The key the entry was stored under (from its manifest)."""
         return self.manifest["key"]
 
     def array(self, name: str, mmap: bool = True) -> np.ndarray:
+        """The array ``<name>.npy``, memory-mapped read-only unless ``mmap`` is False."""
         return np.load(
             self.path / f"{name}.npy", mmap_mode="r" if mmap else None, allow_pickle=False
         )
 
     def json(self, name: str) -> Any:
+        """The parsed contents of ``<name>.json``."""
         return json.loads((self.path / f"{name}.json").read_text())
 
 
@@ -87,12 +94,15 @@ class Writer:
     """Collects the files of an entry under construction in a temporary directory."""
 
     def __init__(self, tmp: Path):
+        """Write into the temporary directory ``tmp``."""
         self.dir = tmp
 
     def path(self, filename: str) -> Path:
+        """Where a file named ``filename`` goes in the entry (for writers of other formats)."""
         return self.dir / filename
 
     def array(self, name: str, value: np.ndarray) -> None:
+        """Save ``value`` as ``<name>.npy`` (C-contiguous, no pickles)."""
         np.save(self.dir / f"{name}.npy", np.ascontiguousarray(value), allow_pickle=False)
 
     def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
@@ -102,6 +112,7 @@ class Writer:
         )
 
     def json(self, name: str, value: Any) -> None:
+        """Save ``value`` as ``<name>.json`` (sorted keys)."""
         (self.dir / f"{name}.json").write_text(json.dumps(value, sort_keys=True, indent=1))
 
 
@@ -109,9 +120,11 @@ class Cache:
     """The store. ``get_or_create(key, build)`` is the one entry point most code needs."""
 
     def __init__(self, root: str | os.PathLike | None = None):
+        """Use the directory ``root``, or :func:`cache_root` when None."""
         self.root = Path(root) if root is not None else cache_root()
 
     def entry_path(self, key: dict[str, Any]) -> Path:
+        """The directory of ``key``'s entry: ``<root>/<kind>/<key digest>``."""
         kind = str(key.get("kind", "entry"))
         return self.root / kind / key_digest(key)
 
@@ -138,7 +151,7 @@ class Cache:
         return Entry(path, manifest)
 
     def get_or_create(self, key: dict[str, Any], build: Callable[[Writer], None]) -> Entry:
-        """Return the entry for ``key``, building it with ``build(writer)`` when absent or corrupt."""
+        """The entry for ``key``, built with ``build(writer)`` when absent or corrupt."""
         entry = self.get(key)
         if entry is not None:
             return entry

@@ -114,6 +114,16 @@ class Encoder:
     def __init__(
         self, model: str = DEFAULT_MODEL, device: str | None = None, trust_remote_code: bool = False
     ):
+        """Load the tokenizer and model of ``model`` (see :func:`resolve_model`) onto ``device``.
+
+        Args:
+            model: ``"default"``, a local path or a hub name.
+            device: a torch device; None picks CUDA when available, else the CPU.
+            trust_remote_code: passed to the transformers loaders.
+
+        Raises:
+            ModelError: the model cannot be resolved or has no fast tokenizer.
+        """
         # heavy to import; needed only to compute embeddings, not to read them from the cache
         from transformers import AutoConfig, AutoModel, AutoTokenizer
 
@@ -189,8 +199,7 @@ class Encoder:
         return out
 
     def forward(self, ids: Sequence[Sequence[int]]):
-        """All hidden states of a padded batch: tensor (n_layers, B, T, d), float32, and the mask."""
-
+        """All hidden states of a padded batch, float32 (n_layers, B, T, d), and the mask."""
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         T = max(len(x) for x in ids)
         input_ids = torch.full((len(ids), T), pad, dtype=torch.long)
@@ -213,7 +222,6 @@ def pool(hidden, word_maps: Sequence[np.ndarray], pooling: str):
     hidden: tensor (L, B, T, d); word_maps[b]: (T_b,) word index per piece, -1 for specials.
     Returns a tensor (L, W, d) for the W = sum of word counts words of the batch, in order.
     """
-
     L, B, T, d = hidden.shape
     flat_word = np.full(B * T, -1, dtype=np.int64)
     base = 0
@@ -261,6 +269,7 @@ class Embeddings:
         return int(self.entry.array("layer_00").shape[1])
 
     def layer(self, k: int) -> np.ndarray:
+        """Layer ``k`` for every word, a float16 (N_words, d) memory map."""
         if not 0 <= k < self.n_layers:
             raise ParameterError("layers", f"layer {k} outside 0..{self.n_layers - 1}")
         return self.entry.array(f"layer_{k:02d}")
@@ -270,6 +279,7 @@ class Embeddings:
         return np.asarray(self.layer(k)[self.offsets[s] : self.offsets[s + 1]], dtype=np.float32)
 
     def pieces_per_word(self) -> np.ndarray:
+        """The number of subword pieces of every word, shape (N_words,)."""
         return self.entry.array("pieces_per_word")
 
 
@@ -286,6 +296,11 @@ def selection_digest(sentences: Sequence[Sentence]) -> str:
 def embedding_key(
     spec: ModelSpec, sentences: Sequence[Sentence], pooling: str, dtype: str = "float16"
 ) -> dict:
+    """The cache key of the embeddings of ``sentences``.
+
+    It holds the model name and revision, the sha256 of the source files, the selection digest,
+    the number of sentences, the pooling and the stored dtype.
+    """
     files = sorted({str(s.path) for s in sentences})
     return {
         "kind": "embeddings",
@@ -389,7 +404,6 @@ def wordpiece_statistics(encoder: Encoder, sentences: Sequence[Sentence]):
 
     Returns (pieces (N_words,) int array, DataFrame of example words with their pieces).
     """
-
     ids, maps = encoder.tokenize([s.forms.tolist() for s in sentences])
     pieces = np.concatenate(
         [np.bincount(m[m >= 0], minlength=len(s)) for m, s in zip(maps, sentences, strict=True)]

@@ -1,5 +1,4 @@
-"""Where the project lives: the directory that holds ``notebooks/``, ``params/`` and
-``_toc.yml``.
+"""Where the project lives: the directory that holds ``notebooks/``, ``params/`` and ``_toc.yml``.
 
 The library is installed like any package (``pip install .`` copies it into site-packages), so
 the project root cannot be derived from this file's location. It is ``$PROBEKIT_ROOT`` when set,
@@ -22,8 +21,11 @@ def _is_project(path: Path) -> bool:
 
 
 def find_project_root(start: Path | None = None) -> Path | None:
-    """``$PROBEKIT_ROOT``, or the nearest directory at or above ``start`` (default: the working
-    directory) that holds ``_toc.yml``, ``notebooks/`` and ``params/``; None if there is none."""
+    """The project's root directory, or None if there is none.
+
+    ``$PROBEKIT_ROOT``, or the nearest directory at or above ``start`` (default: the working
+    directory) that holds ``_toc.yml``, ``notebooks/`` and ``params/``; None if there is none.
+    """
     env = os.environ.get(ENV)
     if env:
         return Path(env).expanduser().resolve()

@@ -1,5 +1,7 @@
-"""The chapters' saved results (``build/results/<slug>.json``): written atomically when a
-chapter finishes, read back by the claims ledger and by chapters that build on earlier ones.
+"""The chapters' saved results (``build/results/<slug>.json``).
+
+They are written atomically when a chapter finishes, and read back by the claims ledger and by
+chapters that build on earlier ones.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from probekit.errors import ProbekitError
 def load_results(
     directory: str | Path, slugs: list[str] | None = None
 ) -> dict[str, dict[str, Any]]:
-    """The chapters' saved glue values (``<directory>/<slug>.json``, written by
-    :func:`save_results`), by slug: those of ``slugs`` that exist, or every file when None.
+    """The chapters' saved glue values, by slug.
+
+    Reads ``<directory>/<slug>.json`` (written by :func:`save_results`): those of ``slugs`` that
+    exist, or every file when None.
 
     A file that is not a JSON object is an error naming the file, not a silently empty chapter.
     """
@@ -39,8 +43,10 @@ def load_results(
 
 
 def save_results(path: str | Path, values: dict[str, Any]) -> None:
-    """Write one chapter's saved values as a JSON object, atomically (temporary file, then
-    rename), so a reader never sees a partial file."""
+    """Write one chapter's saved values as a JSON object, atomically.
+
+    It writes a temporary file, then renames it, so a reader never sees a partial file.
+    """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_suffix(f".{os.getpid()}.tmp")

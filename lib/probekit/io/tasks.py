@@ -53,10 +53,12 @@ class Examples:
     arc_len: np.ndarray | None = None
 
     def __len__(self) -> int:
+        """The number of examples, N."""
         return len(self.y)
 
     @property
     def n_classes(self) -> int:
+        """The number of labels."""
         return len(self.labels)
 
     def subset(self, mask: np.ndarray) -> Examples:
@@ -87,7 +89,10 @@ def _offsets(sentences: Sequence[Sentence], offsets: np.ndarray | None) -> np.nd
 
 
 def _word_positions(off: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sentence index, 0-based word index and sentence length of every flat word, each (N_words,)."""
+    """Sentence index, 0-based word index and sentence length of every flat word.
+
+    Each has shape (N_words,).
+    """
     lengths = np.diff(off)
     sent = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     word = np.arange(int(off[-1] - off[0]), dtype=np.int64) - (off[sent] - off[0])

@@ -71,6 +71,7 @@ class Sentence:
     no_space_after: np.ndarray | None = None
 
     def __len__(self) -> int:
+        """The number of words in the sentence."""
         return len(self.forms)
 
     def arc_lengths(self) -> np.ndarray:
@@ -90,6 +91,7 @@ class TreebankFiles:
     source: str  # "data", "mirror", "download" or "path"
 
     def sha256(self) -> dict[str, str]:
+        """The sha256 of each split file, by split."""
         return {split: file_sha256(p) for split, p in self.files.items()}
 
 
@@ -102,8 +104,11 @@ def _normalise(name: str) -> str:
 
 
 def data_dir() -> Path:
-    """The project data dir: ``$PROBEKIT_DATA``, else ``data/`` in the project
-    (:func:`probekit.io.project.find_project_root`), else ``data/`` in the working directory."""
+    """The project data dir.
+
+    ``$PROBEKIT_DATA``, else ``data/`` in the project
+    (:func:`probekit.io.project.find_project_root`), else ``data/`` in the working directory.
+    """
     env = os.environ.get("PROBEKIT_DATA")
     if env:
         return Path(env).expanduser().resolve()
@@ -395,10 +400,12 @@ class Treebank:
     splits: dict[str, list[Sentence]]
 
     def __getitem__(self, split: str) -> list[Sentence]:
+        """The sentences of ``split`` (e.g. ``"train"``)."""
         return self.splits[split]
 
     @property
     def name(self) -> str:
+        """The treebank's resolved name."""
         return self.files.name
 
     def provenance(self) -> dict[str, object]:
@@ -509,7 +516,6 @@ def upos_index(sentences: Sequence[Sentence]) -> np.ndarray:
 
 def split_summary(treebank: Treebank) -> pd.DataFrame:
     """Sentences, words, mean and max sentence length, multiword tokens per split."""
-
     rows = []
     for split, sents in treebank.splits.items():
         lengths = np.array([len(s) for s in sents])
@@ -527,6 +533,7 @@ def split_summary(treebank: Treebank) -> pd.DataFrame:
 
 
 def sentence_lengths(sentences: Sequence[Sentence]) -> np.ndarray:
+    """The number of words of every sentence, shape (S,)."""
     return np.array([len(s) for s in sentences])
 
 

@@ -1,6 +1,7 @@
-"""One package per paper's method, built on the core (:mod:`probekit.io`,
-:mod:`probekit.trees`, :mod:`probekit.stats`, :mod:`probekit.representations`,
-:mod:`probekit.probes`):
+"""One package per paper's method, built on the core.
+
+The core is :mod:`probekit.io`, :mod:`probekit.trees`, :mod:`probekit.stats`,
+:mod:`probekit.representations` and :mod:`probekit.probes`. The packages:
 
 - :mod:`.jabberwocky`: Jabberwocky corpora (Hall Maudslay & Cotterell 2021, §3);
 - :mod:`.pareto`: Pareto frontiers, controls and lookups (Pimentel et al. 2020);

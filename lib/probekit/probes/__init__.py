@@ -1,6 +1,7 @@
 """Probes: one module per probe family.
 
-- ``structural``: the structural (distance) probe, Hewitt & Manning 2019 / Hall Maudslay et al. 2020.
+- ``structural``: the structural (distance) probe, Hewitt & Manning 2019 / Hall Maudslay et al.
+  2020.
 - ``perceptron``: the structured-perceptron parser of Hall Maudslay et al. 2020.
 - ``mlp``: MLP classifiers and the batched trainer that fits many probes in one pass.
 - ``linear``: nuclear-norm and rank-constrained linear probes (Pimentel et al. 2020).

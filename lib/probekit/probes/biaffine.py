@@ -60,7 +60,7 @@ class BiaffineConfig:
 
     @property
     def kind(self) -> str:
-        """ "linear" or "mlp"."""
+        """The scorer's kind: "linear" or "mlp"."""
         return "linear" if self.mlp is None else "mlp"
 
 
@@ -121,6 +121,7 @@ class LinearBiaffineProbes(torch.nn.Module):
     """
 
     def __init__(self, d: int, alphas: Sequence[float], seed: int = 0):
+        """P = len(alphas) probes on d-dimensional inputs, one penalty weight alpha each."""
         super().__init__()
         P = len(alphas)
         self.n_probes = P
@@ -136,6 +137,11 @@ class LinearBiaffineProbes(torch.nn.Module):
         mask: torch.Tensor,
         generator: torch.Generator | None = None,
     ) -> torch.Tensor:
+        """Scores (P, B, n, n + 1) of every candidate head (root first) for every word.
+
+        ``generator`` is unused (no dropout inside the linear scorer); ``mask`` is applied by
+        :class:`BiaffineStack`.
+        """
         # (U x_j) for every dependent j, then its dot product with every candidate head i. A
         # shared x (B, n, d) makes the first product one wide (B*n, d) x (d, P*d) matmul.
         if x.dim() == 3:
@@ -147,7 +153,7 @@ class LinearBiaffineProbes(torch.nn.Module):
         return torch.cat([to_root, to_words], dim=-1)
 
     def penalty(self) -> torch.Tensor:
-        """alpha * ||U||_* per probe, shape (P,); no SVD when every alpha is 0."""
+        """Alpha * ||U||_* per probe, shape (P,); no SVD when every alpha is 0."""
         if not bool((self.alpha > 0).any()):
             return torch.zeros_like(self.alpha)
         return self.alpha * nuclear_norm(self.U)
@@ -195,6 +201,7 @@ class MLPBiaffineProbe(torch.nn.Module):
     """
 
     def __init__(self, d: int, config: MLPConfig, seed: int = 0):
+        """MLP_head and MLP_tail of shape ``config`` on d-dimensional inputs, ``W`` and ``root``."""
         super().__init__()
         self.n_probes = 1
         self.mlp_head = _MLP(d, config, seed)
@@ -211,6 +218,10 @@ class MLPBiaffineProbe(torch.nn.Module):
         mask: torch.Tensor,
         generator: torch.Generator | None = None,
     ) -> torch.Tensor:
+        """Scores (1, B, n, n + 1); ``generator`` drives the MLPs' dropout in training mode.
+
+        ``mask`` is applied by :class:`BiaffineStack`.
+        """
         if x.dim() == 4:
             x = x[0]
         B, n, d = x.shape
@@ -234,8 +245,10 @@ class MLPBiaffineProbe(torch.nn.Module):
 
 
 class BiaffineStack(torch.nn.Module):
-    """Input pipeline + scorer: (one-hot lookup) -> (normalise, linear variant) -> dropout ->
-    scores with padded head columns at -inf.
+    """Input pipeline and scorer of the parsing probes.
+
+    (one-hot lookup) -> (normalise, linear variant) -> dropout -> scores with padded head columns
+    at -inf.
 
     ``forward(x, mask)``: x float (B, n, d) or int64 ids (B, n) with ``embedding``, mask (B, n)
     -> scores (P, B, n, n + 1).
@@ -249,6 +262,7 @@ class BiaffineStack(torch.nn.Module):
         normalise: bool = True,
         dropout: float = 0.0,
     ):
+        """Wrap ``scorer`` with an optional one-hot ``embedding``, normalisation and dropout."""
         super().__init__()
         self.scorer, self.embedding = scorer, embedding
         self.normalise, self.dropout = normalise, dropout
@@ -256,6 +270,7 @@ class BiaffineStack(torch.nn.Module):
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None = None
     ) -> torch.Tensor:
+        """Scores (P, B, n, n + 1); ``generator`` drives dropout in training mode."""
         if self.embedding is not None:
             x = self.embedding(x)  # (P, B, n, dim)
         root = self.scorer.root
@@ -281,7 +296,8 @@ def parse_loss(scores: torch.Tensor, heads: torch.Tensor) -> torch.Tensor:
     """Cross-entropy over candidate heads per word, mean over real words, in bits (eq. 8).
 
     Args:
-        scores: (P, B, n, n + 1); heads: int64 (B, n), -1 on padding.
+        scores: (P, B, n, n + 1).
+        heads: int64 (B, n), -1 on padding.
 
     Returns:
         shape (P,).
@@ -301,7 +317,9 @@ def uas(pred_heads: Sequence[Any], gold_heads: Sequence[Any], average: str = "to
     ``get_uas``. Punctuation counts, as in the released code.
 
     Args:
-        pred_heads, gold_heads: m arrays (n_s,) of 1-based heads (0 = root).
+        pred_heads: m arrays (n_s,) of predicted 1-based heads (0 = root).
+        gold_heads: m arrays (n_s,) of gold 1-based heads (0 = root).
+        average: ``"token"`` or ``"sentence"``, as above.
     """
     if len(pred_heads) != len(gold_heads) or not len(gold_heads):
         raise ParameterError("pred_heads", "must hold one array per gold sentence (m >= 1)")
@@ -365,8 +383,10 @@ def _fit(
     order_seed: int,
     dropout_seed: int,
 ) -> StackedEarlyStopping:
-    """Fit on eq. 8 (cross-entropy over heads in bits + penalty) with :func:`fit_stack`;
-    batches of sentence indices (B,) from :func:`_batches`."""
+    """Fit on eq. 8 (cross-entropy over heads in bits + penalty) with :func:`fit_stack`.
+
+    Batches of sentence indices (B,) come from :func:`_batches`.
+    """
     lengths = np.asarray([len(s) for s in train[0]])
 
     def train_loss(idx: np.ndarray, dropout_gen: torch.Generator) -> torch.Tensor:
@@ -513,11 +533,14 @@ def train_biaffine_probes(
             word-type ids (n_s,) (:func:`probekit.representations.types.type_ids`).
         train_heads: m int arrays (n_s,), 1-based heads, 0 = root (gold, or
             :func:`probekit.methods.pareto.controls.shuffle_heads` for the label-shuffled control).
-        dev_inputs, dev_heads: the same for dev.
+        dev_inputs: the same as ``train_inputs``, for dev.
+        dev_heads: the same as ``train_heads``, for dev.
         seed: drives initialisation, batch order and dropout.
-        onehot_dim, vocab_size: the trainable one-hot representation (vocab_size defaults to
-            max id + 1 over train and dev).
+        onehot_dim: size of the trainable one-hot representation's type vectors.
+        vocab_size: rows of the one-hot table (defaults to max id + 1 over train and dev).
         normalise: L2-normalise the linear variant's inputs and root vector.
+        options: optimisation settings (:class:`TrainOptions`).
+        max_parallel: largest stack of linear-variant probes trained together.
         onehot_trainable: rows of the one-hot table at or above this id stay frozen outside the
             optimiser (the training sentences must only use lower ids); default all rows.
 

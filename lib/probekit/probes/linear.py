@@ -16,7 +16,8 @@ result does not depend on which other probes it was trained with (up to floating
 rounding).
 
 Inputs are either dense features (N, d) (contextual, fastText or random vectors) or word-type
-ids (N,) / (N, k) for the trainable one-hot representation (:class:`probekit.representations.types.OneHotEmbedding`).
+ids (N,) / (N, k) for the trainable one-hot representation
+(:class:`probekit.representations.types.OneHotEmbedding`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def cross_entropy_bits(logits: torch.Tensor, target: torch.Tensor) -> torch.Tens
     """Per-example cross-entropy in bits of P stacked probes.
 
     Args:
-        logits: (P, B, C); target: int64 (B,), shared by the probes.
+        logits: (P, B, C).
+        target: int64 (B,), shared by the probes.
 
     Returns:
         shape (P, B).
@@ -68,7 +70,7 @@ class LinearProbeConfig:
 
     @property
     def kind(self) -> str:
-        """ "nuclear" or "rank"."""
+        """The probe's kind: "nuclear" or "rank"."""
         return "nuclear" if self.rank is None else "rank"
 
 
@@ -101,7 +103,7 @@ def rank_grid(n_classes: int) -> np.ndarray:
 
 
 def normalise_rows(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
-    """x / (||x||_2 + eps) along the last axis, the released code's input scaling (any shape).
+    """X / (||x||_2 + eps) along the last axis, the released code's input scaling (any shape).
 
     The paper does not state it; without it the nuclear norm of a probe scales inversely with
     the norm of the representation, and the 400/700 caps would not be comparable across
@@ -111,8 +113,11 @@ def normalise_rows(x: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
 
 
 def input_dropout(x: torch.Tensor, p: float, generator: torch.Generator | None) -> torch.Tensor:
-    """Inverted dropout with an explicit generator; mask of shape x.shape[-2:] shared over any
-    leading probe axis (so the mask depends on the seed only, not on the stack size)."""
+    """Inverted dropout with an explicit generator.
+
+    The mask has shape x.shape[-2:] and is shared over any leading probe axis (so the mask depends
+    on the seed only, not on the stack size).
+    """
     if p <= 0.0:
         return x
     keep = torch.rand(x.shape[-2:], generator=generator) >= p
@@ -133,6 +138,7 @@ class NuclearNormProbes(torch.nn.Module):
     """
 
     def __init__(self, d: int, n_classes: int, alphas: Sequence[float], seed: int = 0):
+        """P = len(alphas) probes from d inputs to C = n_classes classes, one alpha each."""
         super().__init__()
         P, bound = len(alphas), 1.0 / math.sqrt(d)
         self.weight = torch.nn.Parameter(
@@ -145,6 +151,7 @@ class NuclearNormProbes(torch.nn.Module):
         self.n_probes = P
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits (P, B, C) for x of shape (B, d) (shared) or (P, B, d)."""
         if x.dim() == 2:
             return torch.einsum("bd,pcd->pbc", x, self.weight) + self.bias[:, None, :]
         return torch.bmm(x, self.weight.transpose(1, 2)) + self.bias[:, None, :]
@@ -154,7 +161,7 @@ class NuclearNormProbes(torch.nn.Module):
         return self.weight, self.bias
 
     def penalty(self) -> torch.Tensor:
-        """alpha * ||[W | b]||_* per probe, shape (P,) (eq. 3); skips the SVD when all alpha = 0."""
+        """Alpha * ||[W | b]||_* per probe, shape (P,) (eq. 3); skips the SVD when all alpha = 0."""
         if not bool((self.alpha > 0).any()):
             return torch.zeros_like(self.alpha)
         return self.alpha * nuclear_norm(self.weight, self.bias)
@@ -175,6 +182,7 @@ class RankProbes(torch.nn.Module):
     """
 
     def __init__(self, d: int, n_classes: int, ranks: Sequence[int], seed: int = 0):
+        """P = len(ranks) probes from d inputs to C = n_classes classes, rank r_p each."""
         super().__init__()
         ranks_t = torch.tensor(list(ranks), dtype=torch.int64)
         P, R = len(ranks_t), int(ranks_t.max())
@@ -190,6 +198,7 @@ class RankProbes(torch.nn.Module):
         self.n_probes = P
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits (P, B, C) for x of shape (B, d) (shared) or (P, B, d)."""
         if x.dim() == 2:
             h = torch.einsum("bd,prd->pbr", x, self.w_r)
         else:
@@ -229,6 +238,7 @@ class LinearProbeStack(torch.nn.Module):
         normalise: bool = True,
         dropout: float = 0.0,
     ):
+        """Wrap ``probes`` with an optional one-hot ``embedding``, normalisation and dropout."""
         super().__init__()
         self.probes = probes
         self.embedding = embedding
@@ -247,6 +257,7 @@ class LinearProbeStack(torch.nn.Module):
         return x
 
     def forward(self, x: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        """Logits (P, B, C); ``generator`` drives dropout in training mode."""
         return self.probes(self.features(x, generator))
 
 
@@ -296,8 +307,10 @@ def _fit_stack(
     order_seed: int,
     dropout_seed: int,
 ) -> StackedEarlyStopping:
-    """Fit on eq. 3 (mean cross-entropy in bits + penalty) with :func:`fit_stack`; random
-    batches of example rows ``idx`` (B,) of X_train (N, ...)."""
+    """Fit on eq. 3 (mean cross-entropy in bits + penalty) with :func:`fit_stack`.
+
+    Batches are random example rows ``idx`` (B,) of X_train (N, ...).
+    """
     n = len(y_train)
 
     def batches(order_gen: torch.Generator) -> list[np.ndarray]:
@@ -435,13 +448,16 @@ def train_linear_probes(
             (N,) / (N, k) with ``onehot_dim`` set (one-hot representation; k words per
             example, e.g. 2 for DAL's dependent and head, each with ``onehot_dim`` dims).
         y_train: class ids, shape (N,).
-        X_dev, y_dev: the same for the dev set (M examples).
+        X_dev: the same as ``X_train`` for the dev set (M examples).
+        y_dev: class ids of the dev set, shape (M,).
         seed: drives initialisation, batch order and dropout masks.
         n_classes: C; default max class id in train and dev + 1.
-        onehot_dim: size of the trainable type vectors; ``vocab_size`` defaults to max id + 1.
+        onehot_dim: size of the trainable type vectors.
+        vocab_size: rows of the one-hot table, V; defaults to max id + 1.
         normalise: L2-normalise the probe input (released code; see :func:`normalise_rows`).
-        options: optimisation settings. max_parallel: largest stack (bounds memory: the
-            one-hot table is stacked too, P x V x onehot_dim).
+        options: optimisation settings.
+        max_parallel: largest stack (bounds memory: the one-hot table is stacked too,
+            P x V x onehot_dim).
         onehot_trainable: when the training inputs only use ids below this number, the rows
             above it are kept frozen outside the optimiser (see
             :class:`probekit.representations.types.OneHotEmbedding`); default all rows.

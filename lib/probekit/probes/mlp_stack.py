@@ -1,7 +1,8 @@
-"""Stacks of MLP probes of one shape, trained together with :func:`probekit.probes.training.fit_stack`
-(Pimentel et al. 2020, §6.2): :class:`MLPConfig` describes one architecture, :class:`MLPStack`
-holds P probes of one shape, :func:`train_mlps` trains every architecture on every
-:class:`TrainingSet` (gold labels and the shuffled controls of §5).
+"""Stacks of MLP probes of one shape, trained together (Pimentel et al. 2020, §6.2).
+
+They train with :func:`probekit.probes.training.fit_stack`: :class:`MLPConfig` describes one
+architecture, :class:`MLPStack` holds P probes of one shape, :func:`train_mlps` trains every
+architecture on every :class:`TrainingSet` (gold labels and the shuffled controls of §5).
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ class MLPStack(torch.nn.Module):
         seed: int,
         embedding: types.OneHotEmbedding | None = None,
     ):
+        """P = len(dropouts) probes d_in -> ``layer_sizes`` -> n_classes, drawn from ``seed``.
+
+        ``embedding``, when given, turns int64 word-type ids into the inputs.
+        """
         super().__init__()
         P = len(dropouts)
         if P < 1 or any(not 0 <= p < 1 for p in dropouts):
@@ -128,11 +133,13 @@ class MLPStack(torch.nn.Module):
 
 @dataclass(frozen=True, eq=False)
 class TrainingSet:
-    """One training condition of the MLP trainer (Pimentel et al. 2020, §5 and §6.2): inputs
-    ``X`` (N, ...) with labels ``y``
-    (N,), and the held-out examples ``X_stop``, ``y_stop`` that decide early stopping (the dev
-    split for normal training; for the shuffled controls, training examples with their shuffled
-    labels, since there the training set is the evaluation set)."""
+    """One training condition of the MLP trainer (Pimentel et al. 2020, §5 and §6.2).
+
+    Inputs ``X`` (N, ...) with labels ``y`` (N,), and the held-out examples ``X_stop``,
+    ``y_stop`` that decide early stopping (the dev split for normal training; for the shuffled
+    controls, training examples with their shuffled labels, since there the training set is the
+    evaluation set).
+    """
 
     name: str
     X: Any
@@ -143,8 +150,9 @@ class TrainingSet:
 
 @dataclass
 class MLPResult:
-    """Outcome of :func:`train_mlps` (Pimentel et al. 2020, §6.2). Arrays have shape
-    (n_configs, n_sets).
+    """Outcome of :func:`train_mlps` (Pimentel et al. 2020, §6.2).
+
+    Arrays have shape (n_configs, n_sets).
 
     ``stop_accuracy`` / ``stop_loss`` (bits) are measured on each set's stopping examples at the
     restored best state (``best_step``).
@@ -158,8 +166,10 @@ class MLPResult:
     stacks: list[tuple[np.ndarray, np.ndarray, MLPStack]] = field(repr=False)
 
     def predict(self, X: Any, set_index: int, batch_size: int = 8192) -> np.ndarray:
-        """Class ids predicted for inputs X (N, ...) by every config trained on set
-        ``set_index``, shape (n_configs, N)."""
+        """Class ids predicted for inputs X (N, ...) by every config trained on set ``set_index``.
+
+        Shape (n_configs, N).
+        """
         n = len(X)
         out = np.zeros((len(self.configs), n), dtype=np.int64)
         with torch.no_grad():
@@ -188,8 +198,10 @@ def _batch(X: Any, idx: np.ndarray) -> torch.Tensor:
 def _loss_and_accuracy(
     stack: MLPStack, members: np.ndarray, X: Any, y: np.ndarray, batch_size: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean cross-entropy in bits and accuracy on (X (N, ...), y (N,)) of the stack's probes
-    ``members`` (P',), each (P',), in eval mode."""
+    """Mean cross-entropy in bits and accuracy of the stack's probes ``members`` (P',).
+
+    Measured on (X (N, ...), y (N,)) in eval mode; each result has shape (P',).
+    """
     was = stack.training
     stack.eval()
     m = torch.from_numpy(members)
@@ -255,9 +267,14 @@ def train_mlps(
         configs: K :class:`probekit.probes.mlp_stack.MLPConfig`.
         sets: S :class:`TrainingSet` with the same N (e.g. normal, label-shuffled,
             fully-shuffled).
-        n_classes: C. seed: initialisation, batch order and dropout.
-        onehot_dim, vocab_size: inputs are word-type ids for a trainable one-hot table;
-            ``onehot_trainable``: rows from this id on stay frozen (no training input uses them).
+        n_classes: C.
+        seed: initialisation, batch order and dropout.
+        options: optimisation settings; None means the :class:`TrainOptions` defaults.
+        onehot_dim: when set, inputs are word-type ids for a trainable one-hot table with
+            vectors of this size.
+        vocab_size: rows of the one-hot table.
+        onehot_trainable: rows from this id on stay frozen (no training input uses them).
+        max_parallel: largest number of probes in one stack.
 
     Returns:
         :class:`MLPResult`.
@@ -353,10 +370,12 @@ def _fit_mlp_stack(
     order_seed: int,
     dropout_seed: int,
 ) -> StackedEarlyStopping:
-    """Fit the P = len(set_ids) probes of ``stack`` with :func:`~probekit.probes.training.fit_stack`
-    (Pimentel et al. 2020, §6.2): mean cross-entropy in bits of each probe on its own set's
-    labels at the shared rows ``idx`` (B,) of the N = ``n`` training rows, early stopping on
-    each set's stopping examples."""
+    """Fit the P = len(set_ids) probes of ``stack`` (Pimentel et al. 2020, §6.2).
+
+    With :func:`~probekit.probes.training.fit_stack`: mean cross-entropy in bits of each probe on
+    its own set's labels at the shared rows ``idx`` (B,) of the N = ``n`` training rows, early
+    stopping on each set's stopping examples.
+    """
     # Sets that share an input array are read once per batch.
     views: list[Any] = []
     view_of: list[int] = []
@@ -397,8 +416,10 @@ def _fit_mlp_stack(
 def _stop_losses(
     stack: MLPStack, set_ids: np.ndarray, sets: Sequence[TrainingSet], opts: TrainOptions
 ) -> np.ndarray:
-    """Cross-entropy in bits of each of the P = len(set_ids) probes on its own set's stopping
-    examples, shape (P,); the stack is left in the mode it was in."""
+    """Cross-entropy in bits of each of the P = len(set_ids) probes on its set's stopping examples.
+
+    Shape (P,); the stack is left in the mode it was in.
+    """
     out = np.zeros(len(set_ids))
     for s in np.unique(set_ids):
         members = np.flatnonzero(set_ids == s)

@@ -1,5 +1,7 @@
-"""Complexity of a linear map (Pimentel et al. 2020, §4.1): the nuclear norm of a probe's
-``[W | b]``, differentiable for use as a penalty, and its numerical rank.
+"""Complexity of a linear map (Pimentel et al. 2020, §4.1).
+
+The nuclear norm of a probe's ``[W | b]``, differentiable for use as a penalty, and its numerical
+rank.
 """
 
 from __future__ import annotations
@@ -76,7 +78,9 @@ def numerical_rank(W: Any, b: Any = None, tol: float = 1e-3) -> np.ndarray:
     exactly zero, so a tolerance is needed. 1e-3 is the released code's choice.
 
     Args:
-        W: shape (..., C, d); b: shape (..., C) or None.
+        W: shape (..., C, d).
+        b: shape (..., C) or None.
+        tol: singular values above it count.
 
     Returns:
         int64 array of shape (...).

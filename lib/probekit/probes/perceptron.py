@@ -26,6 +26,7 @@ from probekit.trees.structure import edges_from_heads
 # finite when two projected words coincide (it only changes d_B below 1e-6).
 SQRT_FLOOR = 1e-12
 
+
 def gold_edge_mask(heads: np.ndarray) -> np.ndarray:
     """Upper-triangular gold edge indicator, bool (n, n): True at (i, j), i < j, iff (i, j) ∈ t.
 

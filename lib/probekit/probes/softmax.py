@@ -1,6 +1,7 @@
-"""Softmax-regression probes, many trained at once: the linear probe of chapter 01 and the
-logistic regression of Zhu et al. 2022, §4.1 (``hid_sizes = []``: one linear layer,
-cross-entropy, Adam).
+"""Softmax-regression probes, many trained at once.
+
+The linear probe of chapter 01 and the logistic regression of Zhu et al. 2022, §4.1
+(``hid_sizes = []``: one linear layer, cross-entropy, Adam).
 
 :func:`train_softmax_probes` trains K probes together. Probes may differ in initialisation
 seed, input matrix ("view", e.g. one per layer), training subset and data order, described by
@@ -38,8 +39,10 @@ def train_softmax_probes(
     """Train K softmax-regression probes at once; their correctness at each checkpoint.
 
     Args:
-        X_train: (V, N, d) training inputs, one (N, d) matrix per view; y_train: (N,) labels.
-        X_eval: (V, M, d) evaluation inputs; y_eval: (M,) labels.
+        X_train: (V, N, d) training inputs, one (N, d) matrix per view.
+        y_train: (N,) labels.
+        X_eval: (V, M, d) evaluation inputs.
+        y_eval: (M,) labels.
         n_classes: C.
         specs: (K,) probes: init ``seed`` (``nn.Linear``'s draw from ``torch.Generator(seed)``),
             ``view``, training rows ``train`` (an index array, treated as a set, all probes the
@@ -47,7 +50,8 @@ def train_softmax_probes(
             :func:`probekit.probes.mlp.epoch_orders`).
         epochs: passes over each probe's training rows.
         checkpoints: update counts after which every probe is evaluated.
-        batch_size, lr: minibatch size and Adam's learning rate.
+        batch_size: minibatch size.
+        lr: Adam's learning rate.
 
     Returns:
         bool (K, len(checkpoints), M): whether probe k is right on evaluation row i after the

@@ -59,6 +59,7 @@ class DistanceProbe(torch.nn.Module):
     """
 
     def __init__(self, d: int, rank: int, generator: torch.Generator):
+        """Draw B (rank, d) from ``generator``; d and rank must be >= 1."""
         super().__init__()
         if d < 1:
             raise ParameterError("d", f"must be >= 1, got {d}")
@@ -262,10 +263,17 @@ def train_distance_probe(
 
     Args:
         kind: ``"structural"`` or ``"perceptron"``.
-        train_embs, dev_embs: per-sentence float (n, d) word vectors.
-        train_heads, dev_heads: per-sentence 1-based heads (n,), 0 = root.
+        train_embs: per-sentence float (n, d) word vectors of the training split.
+        train_heads: per-sentence 1-based heads (n,), 0 = root, of the training split.
+        dev_embs: per-sentence float (n, d) word vectors of the dev split.
+        dev_heads: per-sentence 1-based heads (n,), 0 = root, of the dev split.
         rank: rows of B (<= d for a true rank constraint; larger is allowed).
-        lr: Adam learning rate. dropout: input dropout rate in [0, 1). seed: the seed.
+        lr: Adam learning rate.
+        dropout: input dropout rate in [0, 1).
+        seed: the seed.
+        batch_size: sentences per batch.
+        max_epochs: most epochs to train.
+        patience: epochs without a dev-loss improvement before stopping.
         progress: show a tqdm bar over epochs.
     """
     _validate_config(kind, rank, lr, dropout, batch_size, max_epochs, patience)
@@ -295,7 +303,6 @@ def train_distance_probe(
     history: list[dict[str, float]] = []
     epochs = range(max_epochs)
     if progress:
-
         epochs = tqdm(epochs, desc=f"{kind} rank={rank}")
     for epoch in epochs:
         perm = torch.randperm(len(train.embs), generator=generator).numpy()

@@ -33,6 +33,7 @@ class StackedEarlyStopping:
     """
 
     def __init__(self, module: torch.nn.Module, n_probes: int, patience: int, min_delta: float):
+        """Track P = ``n_probes`` probes of ``module``, starting from a copy of its state."""
         self.module, self.n_probes = module, n_probes
         self.patience, self.min_delta = patience, min_delta
         self.best_loss = np.full(n_probes, np.inf)
@@ -72,9 +73,11 @@ class StackedEarlyStopping:
 
 @dataclass(frozen=True)
 class TrainOptions:
-    """Optimisation settings shared by the probe trainers (defaults: the released code, §2.5 of
-    the reference notes): Adam at lr 1e-3, dev evaluation every 100 batches, stop after 10
-    evaluations without a dev-loss gain of more than 0.02 bits."""
+    """Optimisation settings shared by the probe trainers.
+
+    Defaults: the released code (§2.5 of the reference notes): Adam at lr 1e-3, dev evaluation
+    every 100 batches, stop after 10 evaluations without a dev-loss gain of more than 0.02 bits.
+    """
 
     batch_size: int = 2048
     lr: float = 1e-3
@@ -85,6 +88,7 @@ class TrainOptions:
     eval_batch_size: int = 8192
 
     def __post_init__(self) -> None:
+        """Check that counts are >= 1, ``lr`` > 0 and ``min_delta`` >= 0."""
         for name in ("batch_size", "eval_every", "patience", "max_steps", "eval_batch_size"):
             if getattr(self, name) < 1:
                 raise ParameterError(name, f"must be >= 1, got {getattr(self, name)}")
@@ -97,8 +101,8 @@ class TrainOptions:
 class StackAdam:
     """Adam (Kingma & Ba 2015) with torch's defaults, as the released code, for a module.
 
-    The trainable one-hot tables (:class:`probekit.representations.types.OneHotEmbedding`, P x V x dim
-    floats) are updated with torch's fused CPU kernel, measured 5 times faster on a
+    The trainable one-hot tables (:class:`probekit.representations.types.OneHotEmbedding`,
+    P x V x dim floats) are updated with torch's fused CPU kernel, measured 5 times faster on a
     12 x 12,000 x 128 table, where the plain update dominated the cost of a one-hot probe. All
     other parameters keep the plain kernel: it is elementwise in the same order whatever the
     stack size, so a probe's weights do not depend on which probes it was stacked with, down
@@ -106,6 +110,7 @@ class StackAdam:
     """
 
     def __init__(self, module: torch.nn.Module, lr: float):
+        """One Adam at ``lr`` for the one-hot tables of ``module`` (fused), one for the rest."""
         tables = {
             id(p)
             for m in module.modules()
@@ -120,10 +125,12 @@ class StackAdam:
             self.optimisers.append(torch.optim.Adam(big, lr=lr, fused=True))
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear the gradients of every parameter, as ``torch.optim.Optimizer.zero_grad``."""
         for opt in self.optimisers:
             opt.zero_grad(set_to_none=set_to_none)
 
     def step(self) -> None:
+        """Take one Adam step on every parameter."""
         for opt in self.optimisers:
             opt.step()
 
@@ -191,7 +198,8 @@ def fit_stack(
         train_loss: a minibatch's training loss per probe, shape (P,), with the dropout
             generator.
         dev_loss: the dev loss per probe, shape (P,); must leave the stack in training mode.
-        order_seed, dropout_seed: seeds of the batch-order and dropout generators.
+        order_seed: seed of the batch-order generator.
+        dropout_seed: seed of the dropout generator.
 
     Returns:
         The :class:`StackedEarlyStopping` record (best step and dev loss per probe).

@@ -1,4 +1,4 @@
-"""What a probe reads, besides the contextual embeddings of :mod:`probekit.io.embeddings`:
+"""What a probe reads, besides the contextual embeddings of :mod:`probekit.io.embeddings`.
 
 - :mod:`.layers`: the one layer resolver (one meaning of negative indices) and per-sentence
   vectors of one layer;

@@ -1,5 +1,6 @@
-"""fastText word vectors (Bojanowski et al. 2017), the non-contextual baseline of the book:
-pretrained ``cc.<lang>.300.bin`` vectors when given, otherwise a deterministic model trained on
+"""fastText word vectors (Bojanowski et al. 2017), the non-contextual baseline of the book.
+
+Pretrained ``cc.<lang>.300.bin`` vectors when given, otherwise a deterministic model trained on
 the treebank's training text. :func:`fasttext_table` is the one cached table every chapter uses.
 """
 
@@ -35,7 +36,7 @@ def fasttext_vectors(
     epochs: int = 5,
     min_count: int = 1,
 ) -> Any:
-    """fastText vectors (Bojanowski et al. 2017), the paper's non-contextual baseline (§6).
+    """FastText vectors (Bojanowski et al. 2017), the paper's non-contextual baseline (§6).
 
     The paper uses the pretrained Common Crawl vectors ``cc.<lang>.300.bin``; pass such a file
     as ``pretrained_path`` (loaded with gensim's ``load_facebook_vectors``; ``sentences_forms``
@@ -46,7 +47,11 @@ def fasttext_vectors(
 
     Args:
         sentences_forms: m training sentences (``Sentence`` or sequences of words).
-        dim: vector size. seed: non-negative int. epochs, min_count: gensim training options.
+        dim: vector size.
+        seed: non-negative int.
+        pretrained_path: a ``cc.<lang>.300.bin`` file to load instead of training, or None.
+        epochs: gensim training option (number of epochs).
+        min_count: gensim training option (minimum word count).
 
     Returns:
         gensim ``FastTextKeyedVectors``; use with :func:`embed_types`.
@@ -91,7 +96,7 @@ def fasttext_table(
     epochs: int = 5,
     pretrained_path: str = "",
 ) -> np.ndarray:
-    """fastText vectors of ``vocab``, shape (V, dim) float32, cached on disk.
+    """FastText vectors of ``vocab``, shape (V, dim) float32, cached on disk.
 
     With ``pretrained_path`` (a ``cc.<lang>.300.bin`` file, as in Pimentel et al. 2020, §6 and
     Hall Maudslay & Cotterell 2021, App. B) the pretrained vectors are used; without it a model is
@@ -121,7 +126,9 @@ def fasttext_table(
         key["epochs"] = int(epochs)
 
     def build(writer: Any) -> None:
-        kv = fasttext_vectors(text, int(dim), int(seed), pretrained_path or None, epochs=int(epochs))
+        kv = fasttext_vectors(
+            text, int(dim), int(seed), pretrained_path or None, epochs=int(epochs)
+        )
         writer.array("vectors", np.asarray(kv[words], dtype=np.float32).reshape(len(words), dim))
 
     return np.asarray(Cache().get_or_create(key, build).array("vectors", mmap=False))

@@ -31,8 +31,11 @@ def resolve_layer(layer: int, n_layers: int, name: str = "layer") -> int:
 
 
 def resolve_layers(layers: Sequence[int], n_layers: int, name: str = "layers") -> list[int]:
-    """Each of ``layers`` through :func:`resolve_layer`, in order; an empty list means every
-    layer ``0..n_layers - 1``. A layer named twice raises :class:`ParameterError`."""
+    """Each of ``layers`` through :func:`resolve_layer`, in order.
+
+    An empty list means every layer ``0..n_layers - 1``. A layer named twice raises
+    :class:`ParameterError`.
+    """
     chosen = [resolve_layer(k, n_layers, name) for k in layers] or list(range(n_layers))
     if len(set(chosen)) != len(chosen):
         raise ParameterError(name, f"{list(layers)} names a layer twice")

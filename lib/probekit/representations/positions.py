@@ -1,5 +1,7 @@
-"""Position vectors: fixed sinusoids (Vaswani et al. 2017, §3.5) appended to type-level word
-vectors, so that a probe reading them knows where each word sits.
+"""Position vectors: fixed sinusoids (Vaswani et al. 2017, §3.5).
+
+They are appended to type-level word vectors, so that a probe reading them knows where each word
+sits.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ def sinusoidal_positions(n: int, dim: int) -> np.ndarray:
 
 
 def with_positions(vectors: Sequence[np.ndarray], dim: int) -> list[np.ndarray]:
-    """Append :func:`sinusoidal_positions` to per-sentence word vectors: S (n_s, d) ->
-    S (n_s, d + dim) float32. ``dim = 0`` returns the vectors unchanged."""
+    """Append :func:`sinusoidal_positions` to per-sentence word vectors.
+
+    S (n_s, d) -> S (n_s, d + dim) float32. ``dim = 0`` returns the vectors unchanged.
+    """
     if dim == 0:
         return [np.asarray(v, dtype=np.float32) for v in vectors]
     return [

@@ -1,6 +1,7 @@
-"""Type-level representations (Pimentel et al. 2020, §6): a seeded random vector per word type,
-the lookup from a type table to per-sentence vectors, the trainable one-hot table, and the
-vocabulary and id helpers they share.
+"""Type-level representations (Pimentel et al. 2020, §6).
+
+A seeded random vector per word type, the lookup from a type table to per-sentence vectors, the
+trainable one-hot table, and the vocabulary and id helpers they share.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ def random_type_vectors(vocab: Sequence[str], dim: int, seed: int) -> np.ndarray
     spot" simply by asking for them, and every run with the same seed agrees.
 
     Args:
-        vocab: V word types. dim: vector size. seed: non-negative int.
+        vocab: V word types.
+        dim: vector size.
+        seed: non-negative int.
 
     Returns:
         float32 array of shape (V, dim); row k belongs to ``vocab[k]``.
@@ -102,6 +105,15 @@ class OneHotEmbedding(torch.nn.Module):
         seed: int = 0,
         n_trainable: int | None = None,
     ):
+        """Draw the N(0, 1) table of ``seed`` and split it into trainable and frozen rows.
+
+        Args:
+            vocab_size: V, the number of rows (word ids).
+            dim: vector size.
+            n_probes: P, the number of stacked tables.
+            seed: non-negative int.
+            n_trainable: rows kept trainable (ids 0..n_trainable-1); None means all of them.
+        """
         super().__init__()
         if vocab_size < 1 or dim < 1 or n_probes < 1:
             raise ParameterError("vocab_size", "vocab_size, dim and n_probes must be >= 1")
@@ -116,6 +128,7 @@ class OneHotEmbedding(torch.nn.Module):
     def forward(
         self, ids: torch.Tensor, members: torch.Tensor | None = None, per_probe: bool = False
     ) -> torch.Tensor:
+        """The vectors of ``ids``, per probe; shapes as in the class docstring."""
         W = self.weight if members is None else self.weight[members]
         P, k, dim = W.shape
         shape = ids.shape[1:] if per_probe else ids.shape

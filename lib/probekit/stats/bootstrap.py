@@ -2,8 +2,8 @@
 
 :func:`paired_bootstrap` compares two configurations on the same test items when the per-item
 outcome is continuous (a per-sentence UUAS or DSpr), where McNemar's test
-(:func:`probekit.stats.comparison.compare`) does not apply. Sentences are the resampling unit because the
-edges and word pairs inside one sentence are not independent of each other.
+(:func:`probekit.stats.comparison.compare`) does not apply. Sentences are the resampling unit
+because the edges and word pairs inside one sentence are not independent of each other.
 """
 
 from __future__ import annotations
@@ -52,8 +52,10 @@ class PairedBootstrap:
         return "no significant difference"
 
     def supports(self, better: str) -> str:
-        """Verdict on the claim "``better`` beats the other": "holds", "reversed" or
-        "not shown (the interval includes 0)"."""
+        """Verdict on the claim "``better`` beats the other".
+
+        One of "holds", "reversed" or "not shown (the interval includes 0)".
+        """
         if better not in (self.name_a, self.name_b):
             raise ParameterError("better", f"must be {self.name_a!r} or {self.name_b!r}")
         sign = 1.0 if better == self.name_a else -1.0
@@ -128,11 +130,14 @@ def paired_bootstrap(
     sentences of its length gives the length-averaged DSpr of Hewitt & Manning 2019, §3.1.
 
     Args:
-        a, b: float (n,) per-item outcomes of the two configurations, finite, n >= 2.
-        n_boot: number of resamples. seed: seed of the resampling (numpy Generator).
+        a: float (n,) per-item outcomes of the first configuration, finite, n >= 2.
+        b: float (n,) per-item outcomes of the second configuration, finite, same shape.
+        n_boot: number of resamples.
+        seed: seed of the resampling (numpy Generator).
         ci: level of the percentile interval, in (0, 1).
         weights: float (n,), >= 0 with a positive sum; None means equal weights.
-        name_a, name_b: names used in the verdict and summary.
+        name_a: name of the first configuration, used in the verdict and summary.
+        name_b: name of the second configuration, used in the verdict and summary.
     """
     if not (
         isinstance(name_a, str)

@@ -40,8 +40,10 @@ def open_unit(name: str, value: object) -> float:
 
 
 def sample_sizes(name: str, n: object) -> np.ndarray:
-    """``n`` (a scalar or an array of any shape) as a float array of the same shape, checked to
-    be finite and > 0."""
+    """``n`` (a scalar or an array of any shape) as a float array of the same shape.
+
+    Raises :class:`ParameterError` naming ``name`` unless every value is finite and > 0.
+    """
     arr = np.asarray(n, dtype=float)
     if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise ParameterError(name, f"must be positive and finite, got {n!r}")

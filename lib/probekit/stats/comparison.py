@@ -1,5 +1,6 @@
-"""One comparison of two probing configurations, as every chapter of the book reports it
-(Zhu et al. 2022, §3.5): :func:`compare` runs McNemar's exact test
+"""One comparison of two probing configurations, as every chapter of the book reports it.
+
+Zhu et al. 2022, §3.5: :func:`compare` runs McNemar's exact test
 (:mod:`probekit.stats.mcnemar`) and simulates its power at the observed effect
 (:mod:`probekit.stats.power`).
 """
@@ -48,8 +49,10 @@ class Comparison:
         return out
 
     def summary(self) -> str:
-        """One sentence, e.g. "A beats B by 2.3 points (McNemar p = 0.004, power 0.91 at n =
-        1,000)."."""
+        """The comparison in one sentence.
+
+        E.g. "A beats B by 2.3 points (McNemar p = 0.004, power 0.91 at n = 1,000).".
+        """
         p = "p < 0.001" if self.p_value < 0.001 else f"p = {self.p_value:.3f}"
         stats_text = f"McNemar {p}, power {self.power:.2f} at n = {self.n:,}"
         a, b = self.name_a, self.name_b
@@ -68,8 +71,11 @@ class Comparison:
 
 
 def _verdict(name_a: str, name_b: str, diff: float, n_disc: int, sig: bool, powered: bool) -> str:
-    """The verdict of :class:`Comparison`, from its effect, number of discordant items,
-    significance and power (see :func:`compare`)."""
+    """The verdict of :class:`Comparison`.
+
+    It follows from the effect, the number of discordant items, significance and power (see
+    :func:`compare`).
+    """
     if n_disc == 0:
         return "identical: both right on the same items"
     if diff == 0:

@@ -147,6 +147,10 @@ def mcnemar_chi2(table: object, correction: bool = True) -> McNemarResult:
 
 
 def p_values(n01: np.ndarray, n10: np.ndarray, test: Test) -> np.ndarray:
+    """McNemar p-values from discordant counts ``n01`` and ``n10`` (same shape).
+
+    ``test`` is ``"exact"`` (binomial) or ``"chi2"`` (with continuity correction).
+    """
     if test == "exact":
         return _exact_p(n01, n10)
     if test == "chi2":

@@ -1,5 +1,7 @@
-"""Power of McNemar's test by parametric simulation (Zhu et al. 2022, §3.5, after Card et al.
-2020), with Type-M and Type-S errors (Gelman & Carlin 2014).
+"""Power of McNemar's test by parametric simulation, with Type-M and Type-S errors.
+
+Zhu et al. 2022, §3.5, after Card et al. 2020; Type-M and Type-S errors after Gelman & Carlin
+2014.
 
 :func:`power` simulates test sets of one size from an observed 2x2 table of proportions;
 :func:`power_curve` repeats it over test sizes. Tables follow Table 1 of the paper (see
@@ -90,8 +92,10 @@ def _joint_props(joint_props: object) -> np.ndarray:
 def _simulate_seed(
     props: np.ndarray, n: int, n_sim: int, alpha: float, rng: np.random.Generator, test: Test
 ) -> _SeedPower:
-    """Simulate ``n_sim`` test sets of size ``n`` from one (2, 2) table ``props``, all at once
-    (Zhu et al. 2022, §3.5): one multinomial draw of shape (n_sim, 4)."""
+    """Simulate ``n_sim`` test sets of size ``n`` from one (2, 2) table ``props``, all at once.
+
+    Zhu et al. 2022, §3.5: one multinomial draw of shape (n_sim, 4).
+    """
     counts = rng.multinomial(n, props.ravel(), size=n_sim)  # (n_sim, 4): n00, n01, n10, n11
     n01, n10 = counts[:, 1], counts[:, 2]
     sim_effect = (n10 - n01) / n

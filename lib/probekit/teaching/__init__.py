@@ -3,8 +3,9 @@
 The assignment notebooks ``notebooks/A<k>_<slug>.py`` ask students to implement one piece of a
 paper's method each. After every task the student calls a ``check_*`` function of this package
 with their function. A check draws seeded random cases, computes the answer with the library's
-reference implementation (``probekit.trees``, ``probekit.methods.jabberwocky``, ``probekit.methods.pareto``,
-``probekit.methods.extrapolation``, ``probekit.stats``) and compares (:mod:`.runner`).
+reference implementation (``probekit.trees``, ``probekit.methods.jabberwocky``,
+``probekit.methods.pareto``, ``probekit.methods.extrapolation``, ``probekit.stats``) and compares
+(:mod:`.runner`).
 
 One module per assignment holds its checks and the reference helpers its notebook uses:
 

@@ -1,6 +1,8 @@
-"""Assignment A1 · Tree metrics (Hall Maudslay et al. 2020): checks of the students' Prim's
-algorithm (Prop. 1, eq. 6), UUAS and structured-perceptron loss against :mod:`probekit.trees`
-and :mod:`probekit.probes.perceptron`."""
+"""Assignment A1 · Tree metrics (Hall Maudslay et al. 2020).
+
+Checks of the students' Prim's algorithm (Prop. 1, eq. 6), UUAS and structured-perceptron loss
+against :mod:`probekit.trees` and :mod:`probekit.probes.perceptron`.
+"""
 
 from __future__ import annotations
 
@@ -27,8 +29,10 @@ from probekit.trees.structure import edge_set, parents_from_heads
 
 
 def _random_heads(n: int, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly shaped random tree: each vertex of a random order attaches to an earlier one;
-    1-based heads (n,), 0 for the root."""
+    """A uniformly shaped random tree, as 1-based heads (n,), 0 for the root.
+
+    Each vertex of a random order attaches to an earlier one.
+    """
     order = rng.permutation(n)
     heads = np.zeros(n, dtype=np.int64)
     for k in range(1, n):
@@ -80,7 +84,9 @@ def _edges_text(parents: np.ndarray) -> str:
 
 
 def check_prim(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
-    """Check a Prim's-algorithm minimum spanning tree against :func:`probekit.trees.spanning.prim_mst`.
+    """Check a Prim's-algorithm minimum spanning tree.
+
+    The reference is :func:`probekit.trees.spanning.prim_mst`.
 
     Hall Maudslay et al. 2020, Prop. 1 and eq. 6 (the predicted tree is the MST of the predicted
     distances). ``student_fn(dist)`` takes a symmetric float (n, n) distance matrix and returns
@@ -89,7 +95,6 @@ def check_prim(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
     where the book's convention decides: the next vertex is the lowest-index vertex nearest the
     tree and its parent the lowest-index tree vertex at that distance.
     """
-
     seed, n_cases = check_options(seed, n_cases)
     rng = np.random.default_rng(seed)
     cases = []
@@ -141,7 +146,6 @@ def check_prim(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
 
 def _uuas_variants(pred: list[np.ndarray], gold: list[np.ndarray]) -> dict[str, tuple]:
     """Values that common wrong UUAS implementations return, with the matching hint."""
-
     correct, total = uuas_counts(pred, gold)
     words = np.array([len(h) for h in gold])
     has = total > 0
@@ -176,7 +180,6 @@ def check_uuas(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
     returns a float. Every word counts (no punctuation mask). Predictions are noisy gold
     distances, with no ties.
     """
-
     seed, n_cases = check_options(seed, n_cases)
     rng = np.random.default_rng(seed)
     cases = []
@@ -215,7 +218,6 @@ def check_uuas(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
 
 
 def _perceptron_reference(dist: np.ndarray, heads: np.ndarray) -> float:
-
 
     pred_sq = torch.as_tensor(np.asarray(dist, dtype=np.float64) ** 2)[None]
     gold = torch.as_tensor(gold_edge_mask(heads))[None]
@@ -256,7 +258,6 @@ def check_perceptron_loss(student_fn: Callable, seed: int = 0, n_cases: int = 50
     1-based heads (n,), and returns a float. Some cases predict the gold distances exactly,
     where the loss is 0.
     """
-
     seed, n_cases = check_options(seed, n_cases)
     rng = np.random.default_rng(seed)
     cases = []

@@ -138,8 +138,10 @@ def _inflection_check(
 
 
 def check_add_s(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
-    """Check the -s rule of plural nouns and 3rd-person verbs against
-    :func:`probekit.methods.jabberwocky.inflection.inflect_set` (``NOUN:Plur``, ``VERB:Pres3Sg``).
+    """Check the -s rule of plural nouns and 3rd-person verbs.
+
+    The reference is :func:`probekit.methods.jabberwocky.inflection.inflect_set` (``NOUN:Plur``,
+    ``VERB:Pres3Sg``).
 
     Hall Maudslay & Cotterell 2021, §3 and footnote 4. ``student_fn(stem, verb)`` takes a
     lower-case stem and a bool (True: the verb's 3rd person singular; False: the noun plural)
@@ -157,7 +159,9 @@ def check_add_s(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
 
 
 def check_add_ing(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
-    """Check the -ing rule against :func:`probekit.methods.jabberwocky.inflection.inflect_set`
+    """Check the -ing rule.
+
+    The reference is :func:`probekit.methods.jabberwocky.inflection.inflect_set`
     (``VERB:PresPart``).
 
     Hall Maudslay & Cotterell 2021, §3 and footnote 4. ``student_fn(stem)`` takes a lower-case
@@ -175,8 +179,10 @@ def check_add_ing(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> Non
 
 
 def check_add_degree(student_fn: Callable, seed: int = 0, n_cases: int = 96) -> None:
-    """Check comparatives and superlatives against
-    :func:`probekit.methods.jabberwocky.inflection.inflect_set` (``ADJ:Cmp``, ``ADJ:Sup``).
+    """Check comparatives and superlatives.
+
+    The reference is :func:`probekit.methods.jabberwocky.inflection.inflect_set` (``ADJ:Cmp``,
+    ``ADJ:Sup``).
 
     Hall Maudslay & Cotterell 2021, §3 and footnote 4. ``student_fn(stem, suffix)`` takes a
     lower-case stem and ``"er"`` or ``"est"``: e-deletion, y -> i and consonant doubling.
@@ -197,11 +203,12 @@ def rule_coverage(
 ) -> tuple[Any, Any]:
     """How many treebank forms a set of regular inflection rules reproduces from their lemmas.
 
-    Hall Maudslay & Cotterell 2021, §3: the pseudowords are inflected with regular rules, so a
-    rule set is only as good as the regular part of the language. For every word whose (UPOS,
-    FEATS) is a feature set in ``rules`` (names as
-    :data:`probekit.methods.jabberwocky.feature_sets.FEATURE_SETS`) and whose lemma and form are alphabetic, ``rules[name](lemma.lower())`` is compared with
-    ``form.lower()``. Words inside multiword tokens are skipped, as in the substitution.
+    Hall Maudslay & Cotterell 2021, §3: the pseudowords are inflected with regular rules, so a rule
+    set is only as good as the regular part of the language. For every word whose (UPOS, FEATS) is a
+    feature set in ``rules`` (names as
+    :data:`probekit.methods.jabberwocky.feature_sets.FEATURE_SETS`) and whose lemma and form are
+    alphabetic, ``rules[name](lemma.lower())`` is compared with ``form.lower()``. Words inside
+    multiword tokens are skipped, as in the substitution.
 
     Args:
         sentences: :class:`probekit.io.treebanks.Sentence` objects.
@@ -213,8 +220,6 @@ def rule_coverage(
         ``reproduced`` (share in [0, 1]); and a DataFrame of the (feature set, lemma, form,
         predicted) mismatches with their ``count``, most frequent first.
     """
-
-
     alpha = re.compile(r"^[A-Za-z]+$")
     totals: Counter = Counter()
     hits: Counter = Counter()

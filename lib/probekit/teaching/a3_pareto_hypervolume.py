@@ -1,6 +1,8 @@
-"""Assignment A3 · Pareto frontier and hypervolume (Pimentel et al. 2020, §3, Table 3, appendix B):
-checks against :mod:`probekit.methods.pareto`, and :func:`lookup_family`, lookup taggers of growing
-table size as a family of probes."""
+"""Assignment A3 · Pareto frontier and hypervolume (Pimentel et al. 2020, §3, Table 3, app. B).
+
+Checks against :mod:`probekit.methods.pareto`, and :func:`lookup_family`, lookup taggers of
+growing table size as a family of probes.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +39,6 @@ def check_pareto_frontier(student_fn: Callable, seed: int = 0, n_cases: int = 50
     and returns the indices of the probes that no other probe dominates (any order). Values lie
     on a coarse grid, so equal complexities, equal accuracies and exact copies occur.
     """
-
     seed, n_cases = check_options(seed, n_cases)
     rng = np.random.default_rng(seed)
     cases = []
@@ -149,14 +150,15 @@ def _hypervolume_variants(
 
 
 def check_hypervolume(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
-    """Check a bounded, normalised Pareto hypervolume against :func:`probekit.methods.pareto.frontier.hypervolume`.
+    """Check a bounded, normalised Pareto hypervolume.
+
+    The reference is :func:`probekit.methods.pareto.frontier.hypervolume`.
 
     Pimentel et al. 2020, §3 and Table 3. ``student_fn(complexity, accuracy, max_complexity,
     min_accuracy)`` takes float arrays (n,), the cap and the reference accuracy, and returns the
     area that the probes within the cap dominate, divided by ``max_complexity * (1 -
     min_accuracy)``. About a third of the probes lie beyond the cap.
     """
-
     seed, n_cases = check_options(seed, n_cases)
     rng = np.random.default_rng(seed)
     cases = []
@@ -203,20 +205,24 @@ def lookup_family(
 ) -> Any:
     """Dictionary-lookup POS taggers of several table sizes: a family of probes for a Pareto plot.
 
-    Pimentel et al. 2020, appendix B (the lookup baseline, :func:`probekit.methods.pareto.lookups.fit_posl_lookup`)
-    with the table restricted to ``k`` word types: the ``k`` most frequent training words
-    (``order="frequency"``) or ``k`` random ones (``order="random"``, drawn with ``seed``); other
-    words get the most frequent tag overall. The complexity of a table is its number of entries.
+    Pimentel et al. 2020, appendix B (the lookup baseline,
+    :func:`probekit.methods.pareto.lookups.fit_posl_lookup`) with the table restricted to ``k`` word
+    types: the ``k`` most frequent training words (``order="frequency"``) or ``k`` random ones
+    (``order="random"``, drawn with ``seed``); other words get the most frequent tag overall. The
+    complexity of a table is its number of entries.
 
     Args:
-        train_words, train_tags: shape (N,). eval_words, eval_tags: shape (M,).
+        train_words: training words, shape (N,).
+        train_tags: their tags, shape (N,).
+        eval_words: evaluation words, shape (M,).
+        eval_tags: their tags, shape (M,).
         sizes: table sizes k >= 0; sizes above the vocabulary are cut to it.
+        order: ``"frequency"`` or ``"random"``, which words fill a table.
+        seed: seed of the random order.
 
     Returns:
         DataFrame with one row per size: ``complexity`` (entries) and ``accuracy`` on eval.
     """
-
-
     if order not in ("frequency", "random"):
         raise ParameterError("order", f"'{order}' is not one of 'frequency', 'random'")
     if any(int(k) < 0 for k in sizes):

@@ -1,6 +1,8 @@
-"""Assignment A4 · Extrapolation splits (Kunz & Kuhlmann 2021, §3.4-3.5): checks of the
-percentile, a frequency scoring function (:func:`frequency_score`) and the easy/hard split
-against :mod:`probekit.methods.extrapolation`."""
+"""Assignment A4 · Extrapolation splits (Kunz & Kuhlmann 2021, §3.4-3.5).
+
+Checks of the percentile, a frequency scoring function (:func:`frequency_score`) and the
+easy/hard split against :mod:`probekit.methods.extrapolation`.
+"""
 
 from __future__ import annotations
 
@@ -54,13 +56,14 @@ def _percentile_variants(scores: np.ndarray, q: float) -> dict[str, tuple]:
 
 
 def check_percentile(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
-    """Check the split-point percentile against :func:`probekit.methods.extrapolation.splits.percentile`.
+    """Check the split-point percentile.
+
+    The reference is :func:`probekit.methods.extrapolation.splits.percentile`.
 
     Kunz & Kuhlmann 2021, §3.5 (and their released code): ``sorted(scores)[int(q * n)]``, no
     interpolation. ``student_fn(scores, q)`` takes a float array (n,) and 0 <= q < 1 and
     returns a float. Scores are often tied.
     """
-
     seed, n_cases = check_options(seed, n_cases)
     rng = np.random.default_rng(seed)
     cases = []
@@ -185,7 +188,9 @@ def _reference_split(train_scores: np.ndarray, eval_scores: np.ndarray):
 
 
 def check_extrapolation_split(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> None:
-    """Check easy and hard sets against :mod:`probekit.methods.extrapolation` (distributional criteria).
+    """Check easy and hard sets (distributional criteria).
+
+    The reference is :mod:`probekit.methods.extrapolation`.
 
     Kunz & Kuhlmann 2021, §3.5: m1 = 50th percentile of the training scores, m2 = 75th
     percentile of the evaluation scores (``sorted(x)[int(q * n)]``); easy = {m < m1} among the

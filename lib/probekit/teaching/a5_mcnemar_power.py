@@ -1,6 +1,8 @@
-"""Assignment A5 · McNemar's test and power (Zhu et al. 2022, §3.5): checks of the exact
-McNemar p-value against :mod:`probekit.stats` and of a simulated power against
-:func:`exact_power`, its exact value."""
+"""Assignment A5 · McNemar's test and power (Zhu et al. 2022, §3.5).
+
+Checks of the exact McNemar p-value against :mod:`probekit.stats` and of a simulated power
+against :func:`exact_power`, its exact value.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +34,6 @@ def _mcnemar_reference(correct_a: np.ndarray, correct_b: np.ndarray) -> float:
 
 
 def _mcnemar_variants(correct_a: np.ndarray, correct_b: np.ndarray) -> dict[str, tuple]:
-
 
     table = mcnemar_table(correct_a, correct_b)
     n01, n10 = int(table[0, 1]), int(table[1, 0])
@@ -117,7 +118,6 @@ def check_mcnemar(student_fn: Callable, seed: int = 0, n_cases: int = 50) -> Non
 
 def _exact_rates(joint_props: Any, n: int, alpha: float, two_sided: bool = True):
     """(power, rejection rate) of McNemar's exact test, by enumeration (see exact_power)."""
-
     p = np.asarray(joint_props, dtype=np.float64).reshape(2, 2)
     p = p / p.sum()
     p01, p10 = p[0, 1], p[1, 0]
@@ -147,8 +147,8 @@ def exact_power(joint_props: Any, n: int, alpha: float = 0.05) -> float:
 
     Zhu et al. 2022, §3.5 define power as the probability that a test set of n items drawn from
     the joint proportions ``joint_props`` (2, 2) (Table 1 layout) gives p <= alpha *with the sign
-    of the true effect* p10 - p01. :func:`probekit.stats.power.power` estimates it by simulation; here
-    it is summed exactly: the discordant count D ~ Binomial(n, p01 + p10) and, given D = d,
+    of the true effect* p10 - p01. :func:`probekit.stats.power.power` estimates it by simulation;
+    here it is summed exactly: the discordant count D ~ Binomial(n, p01 + p10) and, given D = d,
     n10 ~ Binomial(d, p10 / (p01 + p10)). A zero effect has power 0, as in the released code.
     O(n^2) time; meant for n up to a few thousand.
     """
@@ -165,9 +165,9 @@ def exact_power(joint_props: Any, n: int, alpha: float = 0.05) -> float:
 def check_power(student_fn: Callable, seed: int = 0, n_cases: int = 20, n_sim: int = 2000) -> None:
     """Check a simulated power of McNemar's test against its exact value (:func:`exact_power`).
 
-    Zhu et al. 2022, §3.5 (after Card et al. 2020; :func:`probekit.stats.power.power` is the library's
-    simulation). ``student_fn(joint_props, n, alpha, n_sim, seed)`` takes a (2, 2) table of
-    proportions, the test size, the level, the number of simulated test sets and a seed, and
+    Zhu et al. 2022, §3.5 (after Card et al. 2020; :func:`probekit.stats.power.power` is the
+    library's simulation). ``student_fn(joint_props, n, alpha, n_sim, seed)`` takes a (2, 2) table
+    of proportions, the test size, the level, the number of simulated test sets and a seed, and
     returns the share of simulated test sets whose exact McNemar test is significant with the sign
     of the true effect. A simulation is random, so the check accepts values within 4.5 Monte Carlo
     standard errors (plus 0.002) of the exact power. Some cases have no true effect (power 0).

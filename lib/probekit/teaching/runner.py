@@ -26,8 +26,11 @@ from probekit.errors import ParameterError
 
 @dataclass(frozen=True)
 class Case:
-    """One generated input: ``args`` go to the student's function; ``size`` orders the cases so
-    that the first failure is the smallest; ``shown`` is the input as the message prints it."""
+    """One generated input for a student's function.
+
+    ``args`` go to the student's function; ``size`` orders the cases so that the first failure is
+    the smallest; ``shown`` is the input as the message prints it.
+    """
 
     size: int
     args: tuple

@@ -152,7 +152,6 @@ def write_student_copies(
     ``notebooks/``. Returns the written paths. Raises :class:`ProbekitError` for a bad format,
     an output path that is a file, or no assignments found.
     """
-
     if fmt not in ("py", "ipynb"):
         raise ParameterError("format", f"'{fmt}' is not one of py, ipynb")
     source_dir = Path(notebooks_dir) if notebooks_dir is not None else Paths().notebooks
@@ -173,7 +172,6 @@ def write_student_copies(
         if fmt == "py":
             target.write_text(text)
         else:
-
             jupytext.write(jupytext.reads(text, fmt="py:percent"), target, fmt="ipynb")
         written.append(target)
     return written

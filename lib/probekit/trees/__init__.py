@@ -1,5 +1,6 @@
-"""Tree machinery for syntactic-distance probing (Hall Maudslay et al. 2020; Hewitt & Manning
-2019). Conventions (heads, parents, edges, distance matrices) are fixed in :mod:`.structure`.
+"""Tree machinery for syntactic-distance probing (Hall Maudslay et al. 2020; Hewitt & Manning 2019).
+
+Conventions (heads, parents, edges, distance matrices) are fixed in :mod:`.structure`.
 
 - :mod:`.structure`: validation, padding, conversions between heads, parents and edges;
 - :mod:`.spanning`: Prim's minimum spanning tree, one matrix or a padded batch;

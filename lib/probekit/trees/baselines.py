@@ -1,5 +1,6 @@
-"""Trees predicted from the sentence length alone (Hall Maudslay & Cotterell 2021, §5.1): the
-linear chain and the majority tree.
+"""Trees predicted from the sentence length alone (Hall Maudslay & Cotterell 2021, §5.1).
+
+The linear chain and the majority tree.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ def linear_chain_heads(n: int) -> np.ndarray:
 
 @dataclass
 class MajorityTree:
-    """The majority-tree baseline (Hall Maudslay & Cotterell 2021, §4, "Additional Simple
-    Baselines").
+    """The majority-tree baseline.
+
+    Hall Maudslay & Cotterell 2021, §4, "Additional Simple Baselines".
 
     Training sentences are binned by length n. In each bin, the position pair (i, j) is weighted
     by how many training trees contain the undirected edge (i, j); the majority tree of length n
@@ -46,6 +48,7 @@ class MajorityTree:
     _cache: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        """Check that ``min_count`` is at least 1."""
         if self.min_count < 1:
             raise ParameterError("min_count", f"must be >= 1, got {self.min_count}")
 

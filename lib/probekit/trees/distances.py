@@ -1,6 +1,7 @@
-"""Tree distances (Hall Maudslay et al. 2020, §2): path lengths in a tree by breadth-first search
-from the gold heads, Floyd-Warshall on a weighted graph, and the way back from a tree distance
-matrix to the tree (Proposition 1).
+"""Tree distances (Hall Maudslay et al. 2020, §2).
+
+Path lengths in a tree by breadth-first search from the gold heads, Floyd-Warshall on a weighted
+graph, and the way back from a tree distance matrix to the tree (Proposition 1).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""The metrics of Hall Maudslay et al. 2020, §4.2, per sentence and over a corpus: UUAS (the
-share of gold edges in the predicted tree), DSpr (Spearman correlation of predicted and gold
-distances, averaged over sentence lengths 5..50) and DSpr P+FW (the same after decoding a tree
-with Prim and taking its distances with Floyd-Warshall), plus the linear-chain baseline and the
-gold-edge outcomes behind UUAS for McNemar's test.
+"""The metrics of Hall Maudslay et al. 2020, §4.2, per sentence and over a corpus.
+
+UUAS (the share of gold edges in the predicted tree), DSpr (Spearman correlation of predicted and
+gold distances, averaged over sentence lengths 5..50) and DSpr P+FW (the same after decoding a
+tree with Prim and taking its distances with Floyd-Warshall), plus the linear-chain baseline and
+the gold-edge outcomes behind UUAS for McNemar's test.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from probekit.errors import ParameterError
 from probekit.trees import distances, metrics, spanning, structure
 
 METRICS = ("uuas", "dspr", "dspr_pfw")
-# Hewitt & Manning's DSpr averages over sentence lengths 5..50 (released code: john-hewitt/structural-probes, `reporter.py`).
+# Hewitt & Manning's DSpr averages over sentence lengths 5..50 (released code:
+# john-hewitt/structural-probes, `reporter.py`).
 DSPR_MIN_LEN, DSPR_MAX_LEN = 5, 50
 
 
@@ -27,8 +29,8 @@ class EvalSet:
 
     ``keep[s]`` is bool (n_s,): words that count for UUAS (all words, or non-punctuation by
     UPOS when ``exclude_punct``; Hewitt & Manning filter PTB punctuation XPOS, which does
-    nothing on treebanks without PTB tags, released code: john-hewitt/structural-probes, `reporter.py`). DSpr always uses every
-    word, as in Hewitt & Manning's code.
+    nothing on treebanks without PTB tags, released code: john-hewitt/structural-probes,
+    `reporter.py`). DSpr always uses every word, as in Hewitt & Manning's code.
     """
 
     heads: list[np.ndarray]
@@ -38,9 +40,11 @@ class EvalSet:
 
     @classmethod
     def build(cls, sentences: Sequence, exclude_punct: bool = True) -> EvalSet:
+        """The gold data of ``sentences`` (treebank sentences with ``heads`` and ``upos``)."""
         heads = [s.heads for s in sentences]
         keep = [
-            structure.keep_non_punct(s.upos) if exclude_punct else np.ones(len(s), bool) for s in sentences
+            structure.keep_non_punct(s.upos) if exclude_punct else np.ones(len(s), bool)
+            for s in sentences
         ]
         return cls(
             heads,
@@ -50,6 +54,7 @@ class EvalSet:
         )
 
     def __len__(self) -> int:
+        """The number of sentences."""
         return len(self.heads)
 
 
@@ -99,8 +104,8 @@ def corpus_scores(per_sentence: pd.DataFrame) -> dict[str, float]:
     """Corpus-level UUAS (micro average), DSpr and DSpr_P+FW (means over lengths 5..50).
 
     Hall Maudslay et al. 2020, §4.2; the same values as :func:`probekit.trees.metrics.uuas`,
-    :func:`~probekit.trees.metrics.dspr` and :func:`~probekit.trees.metrics.dspr_prim_fw`, from the rows of
-    :func:`score_distances`.
+    :func:`~probekit.trees.metrics.dspr` and :func:`~probekit.trees.metrics.dspr_prim_fw`, from
+    the rows of :func:`score_distances`.
     """
     total = per_sentence["uuas_total"].sum()
     out = {"uuas": float(per_sentence["uuas_correct"].sum() / total) if total else float("nan")}
@@ -117,8 +122,9 @@ def linear_baselines(gold: EvalSet) -> dict[str, float]:
     """Scores of the linear-chain baseline (Hall Maudslay & Cotterell 2021, §4) on ``gold``.
 
     The predicted distance is the linear distance |i − j|: its spanning tree is the chain of
-    adjacent words, so UUAS is that of :func:`probekit.trees.baselines.linear_chain_heads`, and its DSpr
-    measures how far syntactic distance follows word order. Keys as :func:`corpus_scores`.
+    adjacent words, so UUAS is that of :func:`probekit.trees.baselines.linear_chain_heads`, and
+    its DSpr measures how far syntactic distance follows word order. Keys as
+    :func:`corpus_scores`.
     """
     preds = [
         np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(np.float64)
@@ -128,7 +134,7 @@ def linear_baselines(gold: EvalSet) -> dict[str, float]:
 
 
 def edge_outcomes(pred_dists: Sequence[np.ndarray], gold: EvalSet) -> np.ndarray:
-    """bool (E,): for every gold edge of every sentence, whether the predicted tree has it.
+    """Bool (E,): for every gold edge of every sentence, whether the predicted tree has it.
 
     The per-item outcomes behind UUAS (Hall Maudslay et al. 2020, §4.2), in a fixed order
     (sentence, then gold edge (i, j) with i < j), so two predictions for the same trees can be
@@ -144,7 +150,11 @@ def edge_outcomes(pred_dists: Sequence[np.ndarray], gold: EvalSet) -> np.ndarray
         pred_sub.append(np.asarray(p, dtype=np.float64)[np.ix_(idx, idx)])
         gold_sub.append(np.asarray(g, dtype=np.float64)[np.ix_(idx, idx)])
     out: list[bool] = []
-    for pp, gp in zip(spanning.prim_mst_all(pred_sub), spanning.prim_mst_all(gold_sub), strict=True):
+    for pp, gp in zip(
+        spanning.prim_mst_all(pred_sub), spanning.prim_mst_all(gold_sub), strict=True
+    ):
         predicted = structure.edge_set(structure.edges_from_parents(pp))
-        out += [e in predicted for e in sorted(structure.edge_set(structure.edges_from_parents(gp)))]
+        out += [
+            e in predicted for e in sorted(structure.edge_set(structure.edges_from_parents(gp)))
+        ]
     return np.array(out, dtype=bool)

@@ -1,6 +1,7 @@
-"""Tree metrics (Hall Maudslay et al. 2020, §4.2; Hewitt & Manning 2019): UUAS, the share of gold
-edges in the predicted tree; DSpr, the Spearman correlation of predicted and tree distances
-averaged by sentence length; and DSpr P+FW after Prim and Floyd-Warshall.
+"""Tree metrics (Hall Maudslay et al. 2020, §4.2; Hewitt & Manning 2019).
+
+UUAS, the share of gold edges in the predicted tree; DSpr, the Spearman correlation of predicted
+and tree distances averaged by sentence length; and DSpr P+FW after Prim and Floyd-Warshall.
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ def uuas_counts(
     """Per-sentence (correct, total) undirected edge counts behind UUAS.
 
     Hall Maudslay et al. 2020, §4.2 (UUAS); conventions of Hewitt & Manning's reporter
-    (released code: john-hewitt/structural-probes, `reporter.py`): for each sentence, restrict the predicted (n, n) distance matrix
-    and the gold tree distance matrix to the kept words; the predicted edges are the MST of the
-    restricted prediction (Prim, :func:`prim_mst`) and the gold edges the MST of the restricted
-    gold distances, which equal the HEAD edges whenever every dropped word is a leaf.
+    (released code: john-hewitt/structural-probes, `reporter.py`): for each sentence, restrict
+    the predicted (n, n) distance matrix and the gold tree distance matrix to the kept words; the
+    predicted edges are the MST of the restricted prediction (Prim, :func:`prim_mst`) and the gold
+    edges the MST of the restricted gold distances, which equal the HEAD edges whenever every
+    dropped word is a leaf.
     ``correct`` counts predicted edges that are gold edges; ``total`` = kept words - 1 (0 when
     fewer than two words are kept). When a dropped word is not a leaf its neighbours tie in the
     gold matrix; Prim resolves the tie towards the lowest index, the reference code's Kruskal
@@ -204,6 +206,8 @@ def dspr_prim_fw(
     min_len: int = 5,
     max_len: int = 50,
 ) -> float:
-    """DSpr_P+FW (Hall Maudslay et al. 2020, §4.2, Fig. 3): :func:`dspr` of
-    :func:`prim_fw_distances` against the gold distances. Inputs as :func:`dspr`."""
+    """DSpr_P+FW (Hall Maudslay et al. 2020, §4.2, Fig. 3).
+
+    :func:`dspr` of :func:`prim_fw_distances` against the gold distances. Inputs as :func:`dspr`.
+    """
     return dspr(prim_fw_distances(pred_dists), gold_dists, min_len, max_len)

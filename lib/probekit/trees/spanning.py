@@ -1,5 +1,7 @@
-"""Minimum spanning trees by Prim's algorithm (Hall Maudslay et al. 2020, §3.2; Hewitt & Manning
-2019): on one dense distance matrix, or on a padded batch of them at once.
+"""Minimum spanning trees by Prim's algorithm.
+
+Hall Maudslay et al. 2020, §3.2; Hewitt & Manning 2019: on one dense distance matrix, or on a
+padded batch of them at once.
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ def prim_mst(dist: np.ndarray) -> np.ndarray:
 
     Hall Maudslay et al. 2020, Prop. 1 and eq. 6: the predicted tree is the MST of the pairwise
     distances. This is Prim's algorithm, O(n^2) on a dense matrix (the structural-probes code
-    calls its Kruskal implementation "Prim"; see john-hewitt/structural-probes, `reporter.py`). Ties go to the lowest
-    index (see :func:`prim_mst_batch`).
+    calls its Kruskal implementation "Prim"; see john-hewitt/structural-probes, `reporter.py`).
+    Ties go to the lowest index (see :func:`prim_mst_batch`).
 
     Returns int64 (n,) parents rooted at vertex 0 (``parents[0] == -1``); use
     :func:`edges_from_parents` for the undirected edge list.

@@ -1,5 +1,6 @@
-"""Dependency trees as arrays (Hall Maudslay et al. 2020; Hewitt & Manning 2019): validation,
-padding, and conversions between heads, parents and edges.
+"""Dependency trees as arrays (Hall Maudslay et al. 2020; Hewitt & Manning 2019).
+
+Validation, padding, and conversions between heads, parents and edges.
 
 Conventions used throughout :mod:`probekit.trees`:
 
@@ -39,6 +40,10 @@ def check_square(matrix: np.ndarray, name: str) -> np.ndarray:
 
 
 def check_symmetric(m: np.ndarray, name: str) -> None:
+    """Raise :class:`ParameterError` naming ``name`` unless ``m`` is symmetric in its last two axes.
+
+    Equality up to ``rtol=1e-6, atol=1e-9`` is enough.
+    """
     mt = np.swapaxes(m, -1, -2)
     # Exact equality is the common case and far cheaper than allclose.
     if not np.array_equal(m, mt) and not np.allclose(m, mt, rtol=1e-6, atol=1e-9):
@@ -57,6 +62,7 @@ def check_heads(heads: np.ndarray, name: str = "heads") -> np.ndarray:
 
 
 def int_vector(heads: np.ndarray, name: str) -> np.ndarray:
+    """``heads`` as an int64 (n,) array; :class:`ParameterError` unless 1-D and integer."""
     h = np.asarray(heads)
     if h.ndim != 1:
         raise ParameterError(name, f"expected a 1-D heads array, got shape {h.shape}")
@@ -111,6 +117,10 @@ def pad_matrices(
 
 
 def pad_vectors(vectors: Sequence[np.ndarray], fill: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stack int vectors into one int64 (B, N_max) array padded with ``fill``.
+
+    Returns the padded array and the lengths, int64 (B,).
+    """
     lengths = np.array([len(v) for v in vectors], dtype=np.int64)
     n_max = int(lengths.max()) if lengths.size else 0
     out = np.full((len(vectors), n_max), fill, dtype=np.int64)
@@ -171,6 +181,7 @@ def keep_non_punct(upos: np.ndarray) -> np.ndarray:
     """The default UUAS word mask for UD: ``upos != "PUNCT"``, bool (n,).
 
     Hewitt & Manning's code filters PTB punctuation XPOS tags, which filters nothing on treebanks
-    without PTB XPOS; for UD we use the UPOS tag instead (released code: john-hewitt/structural-probes, `reporter.py`).
+    without PTB XPOS; for UD we use the UPOS tag instead (released code:
+    john-hewitt/structural-probes, `reporter.py`).
     """
     return np.asarray(upos) != "PUNCT"

@@ -1,4 +1,4 @@
-"""Chapter 01, data and representations:
+"""Chapter 01, data and representations.
 
 - :mod:`.config`: the chapter's parameters, typed;
 - :mod:`.corpus`: sentence and arc lengths and label distributions of the treebank, with figures;

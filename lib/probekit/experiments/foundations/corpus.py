@@ -1,6 +1,7 @@
-"""What the treebank looks like (chapter 01): sentence and arc lengths, and the label
-distributions of the two tasks that recur in the book (UPOS tags and relations), with their
-figures.
+"""What the treebank looks like (chapter 01).
+
+Sentence and arc lengths, and the label distributions of the two tasks that recur in the book
+(UPOS tags and relations), with their figures.
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ def lengths_figure(lengths: Lengths):
 
 @dataclass(frozen=True)
 class Labels:
-    """Counts of UPOS tags and of relations without subtype (``nsubj:pass`` counts as
-    ``nsubj``), most frequent first."""
+    """Counts of UPOS tags and of relations without subtype, most frequent first.
+
+    A relation counts without its subtype: ``nsubj:pass`` counts as ``nsubj``.
+    """
 
     upos: pd.Series
     relations: pd.Series
@@ -74,8 +77,10 @@ def labels(sentences: Sequence[Sentence]) -> Labels:
 
 
 def labels_figure(labels: Labels, top_relations: int = 20):
-    """Bars of the UPOS shares (left) and of the ``top_relations`` most frequent relations
-    (right)."""
+    """Bars of the UPOS shares and of the most frequent relations.
+
+    Left: the UPOS shares; right: the ``top_relations`` most frequent relations.
+    """
     fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 5.2))
     plots.bar_counts(labels.upos, "UPOS tag", ax=axes[0], title="Parts of speech")
     plots.bar_counts(

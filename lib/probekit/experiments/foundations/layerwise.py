@@ -1,6 +1,7 @@
-"""A first layer-wise picture (chapter 01): a linear softmax probe of UPOS tags per layer and
-seed, scored on held-out sentences at its best epoch, as Kunz & Kuhlmann 2021 (§3.6) report
-probes, beside the majority baseline.
+"""A first layer-wise picture (chapter 01): linear UPOS probes per layer and seed.
+
+A linear softmax probe of UPOS tags per layer and seed, scored on held-out sentences at its best
+epoch, as Kunz & Kuhlmann 2021 (§3.6) report probes, beside the majority baseline.
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ def layerwise_pos(
     order_seed: int = 0,
     progress: bool = True,
 ) -> tuple[pd.DataFrame, float]:
-    """Linear POS probe accuracy per (layer, seed) on ``eval_sentences``, and the majority
-    baseline (the training set's most frequent tag, scored on ``eval_sentences``).
+    """Linear POS probe accuracy per (layer, seed), and the majority baseline.
+
+    Both are scored on ``eval_sentences``; the majority baseline is the training set's most
+    frequent tag, scored on ``eval_sentences``.
 
     One probe per layer (``layers``; empty means all) and seed, every probe seeing the training
     words in the order drawn from ``order_seed``, trained together
@@ -79,8 +82,11 @@ def layerwise_pos(
 
 @dataclass(frozen=True)
 class LayerwiseRun:
-    """Chapter 01's probes: the sentence samples, one row per (layer, seed) of
-    :func:`layerwise_pos`, and the majority baseline (fraction)."""
+    """Chapter 01's probes: the sentence samples, the probe scores and the majority baseline.
+
+    The sentence samples, one row per (layer, seed) of :func:`layerwise_pos`, and the majority
+    baseline (fraction).
+    """
 
     train: list[Sentence]
     eval: list[Sentence]
@@ -88,8 +94,10 @@ class LayerwiseRun:
     majority: float
 
     def per_layer(self) -> pd.DataFrame:
-        """Mean and SD (n - 1; 0 for one seed) over seeds of the best-epoch accuracy per
-        layer, in points."""
+        """Mean and SD over seeds of the best-epoch accuracy per layer, in points.
+
+        The SD divides by n - 1; it is 0 for one seed.
+        """
         stats = self.scores.groupby("layer")["accuracy"].agg(["mean", "std"])
         return 100 * stats.fillna({"std": 0.0})  # one seed has no spread
 
@@ -110,8 +118,11 @@ class LayerwiseRun:
 
 
 def run_layerwise(config: FoundationsConfig, treebank: Treebank) -> LayerwiseRun:
-    """Sample the training (train split) and evaluation (dev split) sentences of chapter 01
-    with ``config.sample_seed`` and train its layer-wise POS probes (:func:`layerwise_pos`)."""
+    """Sample chapter 01's sentences and train its layer-wise POS probes.
+
+    The training (train split) and evaluation (dev split) sentences are sampled with
+    ``config.sample_seed``; the probes are those of :func:`layerwise_pos`.
+    """
     train = sample_sentences(treebank["train"], config.n_train or None, seed=config.sample_seed)
     evaluation = sample_sentences(treebank["dev"], config.n_eval or None, seed=config.sample_seed)
     scores, majority = layerwise_pos(

@@ -1,6 +1,8 @@
-"""Part I, "A Tale of a Probe and a Parser" (Hall Maudslay et al. 2020): the experiments of
-chapters 11 and 12, wired from trees, representations and probes. The trees and metrics
-themselves live in :mod:`probekit.trees`, the probes in :mod:`probekit.probes.structural`.
+"""Part I, "A Tale of a Probe and a Parser" (Hall Maudslay et al. 2020): chapters 11 and 12.
+
+The experiments of chapters 11 and 12, wired from trees, representations and probes. The trees
+and metrics themselves live in :mod:`probekit.trees`, the probes in
+:mod:`probekit.probes.structural`.
 
 One module per job, in the paper's order:
 

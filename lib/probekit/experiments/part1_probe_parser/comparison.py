@@ -1,6 +1,8 @@
-"""Probe against parser (Hall Maudslay et al. 2020, §5): the layer the two are compared on,
-their test scores, the paired bootstrap over test sentences of each metric, McNemar's test on
-gold edges, tables over seeds, and the paper's claims with their verdicts.
+"""Probe against parser (Hall Maudslay et al. 2020, §5).
+
+The layer the two are compared on, their test scores, the paired bootstrap over test sentences
+of each metric, McNemar's test on gold edges, tables over seeds, and the paper's claims with
+their verdicts.
 """
 
 from __future__ import annotations
@@ -40,9 +42,11 @@ def best_layer(scores: pd.DataFrame, metric: str = "uuas") -> int:
 
 
 def comparison_layer(compare_layer: int | None, scores: pd.DataFrame, n_layers: int) -> int:
-    """The layer of the test comparison: ``compare_layer`` (negative counts from the last layer),
-    or with None the best dev layer by mean UUAS (:func:`best_layer`). It must be one of the
-    layers in ``scores``."""
+    """The layer of the test comparison.
+
+    ``compare_layer`` (negative counts from the last layer), or with None the best dev layer by
+    mean UUAS (:func:`best_layer`). It must be one of the layers in ``scores``.
+    """
     if compare_layer is None:
         return best_layer(scores, "uuas")
     layer = resolve_layer(compare_layer, n_layers, "compare_layer")
@@ -117,10 +121,11 @@ def compare_models(
     seed: int = 0,
     ci: float = 0.95,
 ) -> PairedBootstrap:
-    """:func:`paired_difference` of two kinds of probe, ``metric``(a) − ``metric``(b), named by
-    their book names (:data:`~probekit.experiments.part1_probe_parser.training.LABELS`).
-    ``per_sentence``: rows of
-    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`; ``a``,
+    """:func:`paired_difference` of two kinds of probe, ``metric``(a) − ``metric``(b).
+
+    The kinds are named by their book names
+    (:data:`~probekit.experiments.part1_probe_parser.training.LABELS`). ``per_sentence``: rows
+    of :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`; ``a``,
     ``b``: kinds.
     """
     if metric not in METRICS:
@@ -136,8 +141,11 @@ def compare_models(
 
 
 def probe_edge_outcomes(probe: DistanceProbe, emb, layer: int, gold: EvalSet) -> np.ndarray:
-    """bool (n_edges,): the gold edges (:func:`~probekit.trees.evaluation.edge_outcomes`) that
-    ``probe`` recovers from ``layer`` of the embeddings ``emb`` of the ``gold`` sentences."""
+    """Bool (n_edges,): which gold edges ``probe`` recovers from ``layer`` of ``emb``.
+
+    The gold edges are those of :func:`~probekit.trees.evaluation.edge_outcomes` on the ``gold``
+    sentences; ``emb`` holds the embeddings of those sentences.
+    """
     return edge_outcomes(predict_distances(probe, layer_vectors(emb, layer)), gold)
 
 
@@ -148,14 +156,15 @@ def edge_comparison(
     layer: int,
     seed: int,
 ):
-    """McNemar's test with its power (:func:`probekit.stats.comparison.compare`) of the parser's
-    against the probe's gold-edge outcomes (:func:`~probekit.trees.evaluation.edge_outcomes`) on
-    the same test trees, one seed.
+    """McNemar's test with its power of the parser's against the probe's gold-edge outcomes.
+
+    The test is :func:`probekit.stats.comparison.compare`, on the outcomes of
+    :func:`~probekit.trees.evaluation.edge_outcomes` on the same test trees, one seed.
 
     The book's common comparison tool (Zhu et al. 2022, §3.5). Edges of one sentence are not
     independent, so the p-value and the power are optimistic; the sentence bootstrap of
-    :func:`compare_models` is the primary evidence."""
-
+    :func:`compare_models` is the primary evidence.
+    """
     outcomes = [
         probe_edge_outcomes(probes[(kind, layer, seed)], test_emb, layer, test)
         for kind in ("perceptron", "structural")
@@ -164,9 +173,12 @@ def edge_comparison(
 
 
 def seed_scores(per_sentence: pd.DataFrame) -> pd.DataFrame:
-    """Corpus-level scores (:func:`~probekit.trees.evaluation.corpus_scores`) per (kind, seed)
-    from :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` rows;
-    columns ``kind``, ``seed``, ``uuas``, ``dspr``, ``dspr_pfw``."""
+    """Corpus-level scores per (kind, seed) from per-sentence score rows.
+
+    The scores are :func:`~probekit.trees.evaluation.corpus_scores` of the rows of
+    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`; columns
+    ``kind``, ``seed``, ``uuas``, ``dspr``, ``dspr_pfw``.
+    """
     rows = [
         {"kind": kind, "seed": seed, **corpus_scores(df)}
         for (kind, seed), df in per_sentence.groupby(["kind", "seed"], sort=True)
@@ -206,19 +218,24 @@ def seed_differences(per_seed: pd.DataFrame, a: str = "perceptron", b: str = "st
 
 
 def seeds_for_claims(per_seed: pd.DataFrame) -> dict[str, int]:
-    """How many seeds, taken one at a time, fall on the claimed side: ``"uuas"``, the seeds on
-    which the parser's UUAS is higher; ``"dspr"``, those on which the probe's DSpr is higher.
-    ``per_seed``: :func:`seed_scores`."""
+    """How many seeds, taken one at a time, fall on the claimed side.
+
+    ``"uuas"``: the seeds on which the parser's UUAS is higher; ``"dspr"``: those on which the
+    probe's DSpr is higher. ``per_seed``: :func:`seed_scores`.
+    """
     by_seed = seed_differences(per_seed)
     return {"uuas": int((by_seed["uuas"] > 0).sum()), "dspr": int((by_seed["dspr"] < 0).sum())}
 
 
 @dataclass(frozen=True, eq=False)
 class HeldOutScores:
-    """Both models on the test sentences at the comparison ``layer``: ``per_sentence`` rows
+    """Both models on the test sentences at the comparison ``layer``.
+
+    ``per_sentence`` rows
     (:func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`),
     ``per_seed`` corpus scores (:func:`seed_scores`) and the ``table`` of
-    :func:`results_table`."""
+    :func:`results_table`.
+    """
 
     layer: int
     per_sentence: pd.DataFrame
@@ -233,10 +250,12 @@ def held_out_scores(
     test: EvalSet,
     compare_layer: int | None,
 ) -> HeldOutScores:
-    """Score every probe of the comparison layer (:func:`comparison_layer` of the dev
-    ``scores``) on the ``test`` trees (§5 of the paper). ``probes``, ``scores``: as
+    """Score every probe of the comparison layer on the ``test`` trees (§5 of the paper).
+
+    The layer is :func:`comparison_layer` of the dev ``scores``. ``probes``, ``scores``: as
     :func:`~probekit.experiments.part1_probe_parser.training.train_layers` returns them;
-    ``test_emb``: the test sentences' embeddings."""
+    ``test_emb``: the test sentences' embeddings.
+    """
     layer = comparison_layer(compare_layer, scores, test_emb.n_layers)
     per_sentence = per_sentence_scores(probes, test_emb, test, layer)
     per_seed = seed_scores(per_sentence)
@@ -285,16 +304,20 @@ def check_claims(
 
 
 def probe_parser_claim_values(verdicts: pd.DataFrame) -> dict[str, object]:
-    """The numbers of :func:`check_claims` the prose quotes, keyed ``<metric>_<column>`` for the
-    columns ``estimate``, ``low``, ``high``, ``sentences`` and ``verdict`` (e.g.
-    ``uuas_verdict``)."""
+    """The numbers of :func:`check_claims` the prose quotes.
+
+    Keyed ``<metric>_<column>`` for the columns ``estimate``, ``low``, ``high``, ``sentences``
+    and ``verdict`` (e.g. ``uuas_verdict``).
+    """
     columns = ("estimate", "low", "high", "sentences", "verdict")
     return {f"{row['metric']}_{col}": row[col] for _, row in verdicts.iterrows() for col in columns}
 
 
 def probe_parser_verdict(verdicts: pd.DataFrame) -> str:
-    """One sentence on the paper's main point from :func:`check_claims`: do both directional
-    claims (parser ahead on UUAS, probe ahead on DSpr) hold?"""
+    """One sentence on the paper's main point from :func:`check_claims`.
+
+    Do both directional claims (parser ahead on UUAS, probe ahead on DSpr) hold?
+    """
     directional = verdicts[verdicts["metric"].isin(["uuas", "dspr"])].set_index("metric")
     held = directional["verdict"] == "holds"
     if held.all():

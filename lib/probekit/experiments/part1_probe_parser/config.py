@@ -1,5 +1,6 @@
-"""The typed configurations of Part I's chapters, built from their parameters with
-:meth:`~probekit.experiments.config.ChapterConfig.from_parameters`.
+"""The typed configurations of Part I's chapters, built from their parameters.
+
+Each is built with :meth:`~probekit.experiments.config.ChapterConfig.from_parameters`.
 
 :class:`SampleConfig` is the set-up chapters 12 and 22 share (Hall Maudslay et al. 2020, §4.1;
 Hall Maudslay & Cotterell 2021, §5.1); chapter 12's :class:`ProbeParserConfig` and chapter
@@ -15,9 +16,12 @@ from probekit.experiments.config import ChapterConfig
 
 @dataclass(frozen=True)
 class SyntacticDistanceConfig(ChapterConfig):
-    """Chapter 11 (§2 of the paper): the treebank ``split`` whose trees are checked and drawn,
-    the example sentence (``example_id``, else the first of ``example_length`` words) and the
-    seed of the random order-preserving transforms (Prop. 1's remark)."""
+    """Chapter 11 (§2 of the paper): the split checked and drawn, the example and the seed.
+
+    The treebank ``split`` whose trees are checked and drawn, the example sentence
+    (``example_id``, else the first of ``example_length`` words) and the seed of the random
+    order-preserving transforms (Prop. 1's remark).
+    """
 
     treebank: str
     split: str
@@ -28,9 +32,11 @@ class SyntacticDistanceConfig(ChapterConfig):
 
 @dataclass(frozen=True)
 class SampleConfig(ChapterConfig):
-    """The sentence samples chapters 12 and 22 probe (§4.1 of the paper): ``n_train``,
-    ``n_dev`` and ``n_test`` sentences of 2 to 50 words (0 keeps them all) drawn with
-    ``sample_seed`` from ``treebank``; ``exclude_punct`` leaves punctuation out of UUAS."""
+    """The sentence samples chapters 12 and 22 probe (§4.1 of the paper).
+
+    ``n_train``, ``n_dev`` and ``n_test`` sentences of 2 to 50 words (0 keeps them all) drawn
+    with ``sample_seed`` from ``treebank``; ``exclude_punct`` leaves punctuation out of UUAS.
+    """
 
     treebank: str
     n_train: int
@@ -42,9 +48,12 @@ class SampleConfig(ChapterConfig):
 
 @dataclass(frozen=True)
 class ProbeParserConfig(SampleConfig):
-    """Chapter 12 (§3-5 and App. A of the paper): the encoder, the layers and seeds trained,
-    the random search of (rank, lr, dropout), the training budget, the layer of the test
-    comparison (``None``: the best dev layer by UUAS) and the bootstrap."""
+    """Chapter 12 (§3-5 and App. A of the paper): encoder, layers, seeds, search and budget.
+
+    The encoder, the layers and seeds trained, the random search of (rank, lr, dropout), the
+    training budget, the layer of the test comparison (``None``: the best dev layer by UUAS) and
+    the bootstrap.
+    """
 
     model: str
     pooling: str

@@ -1,6 +1,8 @@
-"""The layer-by-layer dev picture of chapter 12 in numbers (Hall Maudslay et al. 2020, §5,
-extended to every layer; cf. Figs. 2 and 3): where each model peaks, on how many layers one
-model is ahead of the other, and how many runs the epoch cap ended.
+"""The layer-by-layer dev picture of chapter 12 in numbers.
+
+Hall Maudslay et al. 2020, §5, extended to every layer (cf. Figs. 2 and 3): where each model
+peaks, on how many layers one model is ahead of the other, and how many runs the epoch cap
+ended.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from probekit.trees.evaluation import METRICS
 
 @dataclass(frozen=True)
 class LayerSummary:
-    """What :func:`summarise_layers` reads off the dev scores. Layers are indices (0 = the
-    embedding output); ``*_capped`` are % of a model's runs that reached the epoch cap;
-    ``*_layers`` count the layers on which the named model's mean dev score is higher."""
+    """What :func:`summarise_layers` reads off the dev scores.
+
+    Layers are indices (0 = the embedding output); ``*_capped`` are % of a model's runs that reached
+    the epoch cap; ``*_layers`` count the layers on which the named model's mean dev score is
+    higher.
+    """
 
     parser_capped: float
     probe_capped: float
@@ -31,10 +36,12 @@ class LayerSummary:
 
 
 def summarise_layers(scores: pd.DataFrame, max_epochs: int) -> LayerSummary:
-    """The :class:`LayerSummary` of the dev ``scores`` of
-    :func:`~probekit.experiments.part1_probe_parser.training.train_layers` (both kinds, means
-    over seeds; ties of a peak: the lowest layer). A run is capped when it trained
-    ``max_epochs`` epochs, i.e. early stopping never ended it."""
+    """The :class:`LayerSummary` of the dev ``scores``: both kinds, means over seeds.
+
+    ``scores``: those of :func:`~probekit.experiments.part1_probe_parser.training.train_layers`.
+    Ties of a peak: the lowest layer. A run is capped when it trained ``max_epochs`` epochs,
+    i.e. early stopping never ended it.
+    """
     if max_epochs < 1:
         raise ParameterError("max_epochs", f"must be >= 1, got {max_epochs}")
     kinds = set(scores["kind"])

@@ -1,6 +1,7 @@
-"""Chapter 11's figures (Hall Maudslay et al. 2020, §2 and Fig. 1): a dependency tree as arcs
-above its words, its (n, n) syntactic distance matrix, and mean syntactic distance against
-linear distance.
+"""Chapter 11's figures (Hall Maudslay et al. 2020, §2 and Fig. 1).
+
+A dependency tree as arcs above its words, its (n, n) syntactic distance matrix, and mean
+syntactic distance against linear distance.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ def draw_arcs(ax, sentence, path: Sequence[int] = (), color_path: str = "C3") ->
     in ``color_path`` and the path's end words in bold, as in Fig. 1 of Hall Maudslay et al.
     2020. Draws on matplotlib ``ax``; ``sentence`` is a :class:`probekit.io.treebanks.Sentence`.
     """
-
     n = len(sentence)
     path = [int(v) for v in path]
     on_path = {frozenset(p) for p in zip(path[:-1], path[1:], strict=True)}
@@ -99,7 +99,6 @@ def distance_heatmap(
 
     ``mark`` = (i, j) outlines that cell and its mirror image.
     """
-
     d = np.asarray(dist)
     sns.heatmap(
         d,
@@ -135,7 +134,6 @@ def example_figure(sentence, dist: np.ndarray, path: Sequence[int]):
     path (:func:`~probekit.experiments.part1_probe_parser.syntactic_distance.tree_path`), whose
     end pair is outlined in the matrix. Returns the Figure.
     """
-
     plots.use_style()
     fig, (left, right) = plt.subplots(1, 2, figsize=(plots.WIDTH, 3.3), width_ratios=[1.6, 1])
     draw_arcs(left, sentence, path)
@@ -147,10 +145,11 @@ def example_figure(sentence, dist: np.ndarray, path: Sequence[int]):
 
 
 def linear_vs_syntactic_figure(pairs: pd.DataFrame, max_linear: int = 15):
-    """Mean syntactic distance (± SD) of word pairs by their linear distance, from the
-    :func:`~probekit.experiments.part1_probe_parser.syntactic_distance.distance_pairs` table,
-    with the identity line Δ = |i − j| for reference."""
+    """Mean syntactic distance (± SD) of word pairs by their linear distance.
 
+    From the :func:`~probekit.experiments.part1_probe_parser.syntactic_distance.distance_pairs`
+    table, with the identity line Δ = |i − j| for reference.
+    """
     plots.use_style()
     df = pairs[pairs["linear"] <= max_linear]
     grouped = df.groupby("linear")

@@ -1,5 +1,7 @@
-"""Chapter 12's figures: UUAS and DSpr per layer for probe and parser (cf. Hall Maudslay et al.
-2020, Fig. 2), and DSpr before and after Prim + Floyd-Warshall (cf. Fig. 3).
+"""Chapter 12's figures: scores per layer for probe and parser.
+
+UUAS and DSpr per layer for probe and parser (cf. Hall Maudslay et al. 2020, Fig. 2), and DSpr
+before and after Prim + Floyd-Warshall (cf. Fig. 3).
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from probekit.experiments.part1_probe_parser.training import LABELS
 
 
 def layer_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
-    """UUAS (%) and DSpr per layer for both models, mean ± SD over seeds (cf. Hall Maudslay
-    et al. 2020, Fig. 2a and 2b), with the linear-chain baseline dotted. ``scores``: the table
-    of :func:`~probekit.experiments.part1_probe_parser.training.train_layers`; ``baseline``:
-    :func:`probekit.trees.evaluation.linear_baselines` on the same split."""
+    """UUAS (%) and DSpr per layer for both models, mean ± SD over seeds.
 
+    Cf. Hall Maudslay et al. 2020, Fig. 2a and 2b, with the linear-chain baseline dotted.
+    ``scores``: the table of
+    :func:`~probekit.experiments.part1_probe_parser.training.train_layers`; ``baseline``:
+    :func:`probekit.trees.evaluation.linear_baselines` on the same split.
+    """
     plots.use_style()
     df = scores.assign(model=scores["kind"].map(LABELS), uuas=100 * scores["uuas"])
     fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 3.0))
@@ -37,9 +41,11 @@ def layer_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
 
 
 def pfw_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
-    """DSpr before (dashed) and after Prim + Floyd–Warshall (solid) per layer and model, mean
-    ± SD over seeds (cf. Hall Maudslay et al. 2020, Fig. 3). Inputs as :func:`layer_figure`."""
+    """DSpr before and after Prim + Floyd–Warshall per layer and model, mean ± SD over seeds.
 
+    Before: dashed; after: solid (cf. Hall Maudslay et al. 2020, Fig. 3). Inputs as
+    :func:`layer_figure`.
+    """
     plots.use_style()
     long = scores.assign(model=scores["kind"].map(LABELS)).melt(
         id_vars=["model", "layer", "seed"],

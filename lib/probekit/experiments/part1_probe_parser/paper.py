@@ -1,5 +1,8 @@
-"""What Hall Maudslay et al. 2020 report, for chapter 12's side-by-side comparisons and the
-claims ledger: one table, so that no number of the paper is typed twice."""
+"""What Hall Maudslay et al. 2020 report, as one table.
+
+For chapter 12's side-by-side comparisons and the claims ledger: one table, so that no number of
+the paper is typed twice.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""The sentence samples chapters 12 and 22 share (Hall Maudslay et al. 2020, §4.1; Hall Maudslay &
-Cotterell 2021, §5.1): the treebank, seeded train / dev / test samples of 2 to 50 words, the
-gold trees of each sample, and their embeddings.
+"""The sentence samples chapters 12 and 22 share, with their gold trees and embeddings.
+
+Hall Maudslay et al. 2020, §4.1; Hall Maudslay & Cotterell 2021, §5.1: the treebank, seeded
+train / dev / test samples of 2 to 50 words, the gold trees of each sample, and their
+embeddings.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ SPLITS = ("train", "dev", "test")
 
 
 def sample(sentences: Sequence[pkdata.Sentence], n: int, seed: int) -> list[pkdata.Sentence]:
-    """``n`` sentences of ``MIN_LEN..MAX_LEN`` words drawn with ``seed``, in corpus order; ``n = 0``
-    keeps them all (:func:`probekit.io.treebanks.sample_sentences`).
+    """``n`` sentences of ``MIN_LEN..MAX_LEN`` words drawn with ``seed``, in corpus order.
+
+    ``n = 0`` keeps them all (:func:`probekit.io.treebanks.sample_sentences`).
 
     A test split and its Jabberwocky version (same sentences, same lengths) give the same
     sample for the same ``n`` and ``seed``.
@@ -34,10 +37,12 @@ def sample(sentences: Sequence[pkdata.Sentence], n: int, seed: int) -> list[pkda
 
 @dataclass(frozen=True, eq=False)
 class SentenceSamples:
-    """What chapters 12 and 22 probe: ``treebank``, the whole treebank; ``samples``, the
-    sentences of :func:`sample` per split ("train", "dev", "test"); ``gold``, their
-    :class:`~probekit.trees.evaluation.EvalSet` (UUAS leaves punctuation out when
-    ``exclude_punct`` is set)."""
+    """What chapters 12 and 22 probe: the treebank, its samples per split and their gold trees.
+
+    ``treebank``, the whole treebank; ``samples``, the sentences of :func:`sample` per split
+    ("train", "dev", "test"); ``gold``, their :class:`~probekit.trees.evaluation.EvalSet` (UUAS
+    leaves punctuation out when ``exclude_punct`` is set).
+    """
 
     treebank: pkdata.Treebank
     samples: dict[str, list[pkdata.Sentence]]
@@ -51,14 +56,18 @@ class SentenceSamples:
 
 
 def punct_rule(exclude_punct: bool) -> str:
-    """What UUAS does with punctuation under ``exclude_punct``, as a verb phrase for the prose
-    ("This build ... the count")."""
+    """What UUAS does with punctuation under ``exclude_punct``, as a verb phrase for the prose.
+
+    The phrase completes "This build ... the count".
+    """
     return "leaves punctuation out of" if exclude_punct else "counts punctuation in"
 
 
 def load_samples(config: SampleConfig) -> SentenceSamples:
-    """Load ``config.treebank`` and draw its :class:`SentenceSamples`: ``n_train``, ``n_dev`` and
-    ``n_test`` sentences with ``sample_seed`` (:func:`sample`), with their gold trees."""
+    """Load ``config.treebank`` and draw its :class:`SentenceSamples`, with their gold trees.
+
+    ``n_train``, ``n_dev`` and ``n_test`` sentences with ``sample_seed`` (:func:`sample`).
+    """
     for name in ("n_train", "n_dev", "n_test"):
         if getattr(config, name) < 0:
             raise ParameterError(
@@ -74,8 +83,10 @@ def load_samples(config: SampleConfig) -> SentenceSamples:
 def embed_samples(
     samples: Mapping[str, Sequence[pkdata.Sentence]], model: str, pooling: str
 ) -> dict[str, embeddings.Embeddings]:
-    """The all-layer word embeddings (:func:`probekit.io.embeddings.embed`, cached) of every
-    sentence list of ``samples`` under ``model`` with wordpiece ``pooling``, by the same keys."""
+    """The all-layer word embeddings of every sentence list of ``samples``, by the same keys.
+
+    :func:`probekit.io.embeddings.embed`, cached, under ``model`` with wordpiece ``pooling``.
+    """
     return {
         split: embeddings.embed(s, model, pooling, progress=False) for split, s in samples.items()
     }

@@ -1,6 +1,8 @@
-"""Syntactic distance (Hall Maudslay et al. 2020, §2), chapter 11: an example tree and the path
-between its two farthest words, checking Proposition 1 (the distances determine the tree) over
-a corpus, and how syntactic distance relates to linear distance.
+"""Syntactic distance (Hall Maudslay et al. 2020, §2), chapter 11.
+
+An example tree and the path between its two farthest words, checking Proposition 1 (the
+distances determine the tree) over a corpus, and how syntactic distance relates to linear
+distance.
 """
 
 from __future__ import annotations
@@ -110,8 +112,10 @@ class ExampleTree:
 
 
 def example_tree(sentences: Sequence, sent_id: str = "", length: int = 12) -> ExampleTree:
-    """The :class:`ExampleTree` of the sentence :func:`pick_example` picks (``sent_id``, else the
-    first of ``length`` words)."""
+    """The :class:`ExampleTree` of the sentence :func:`pick_example` picks.
+
+    That sentence is ``sent_id``, else the first of ``length`` words.
+    """
     sentence = pick_example(sentences, sent_id, length)
     dist = distances.tree_distances(sentence.heads)
     i, j = farthest_pair(dist)
@@ -168,8 +172,10 @@ ROUND_TRIP_CHECKS = {
 
 @dataclass(frozen=True)
 class Proposition1Check:
-    """Prop. 1 (Hall Maudslay et al. 2020, §2) checked on a corpus: ``counts`` of
-    :func:`round_trip_counts` and ``words``, the words of the trees checked."""
+    """Prop. 1 (Hall Maudslay et al. 2020, §2) checked on a corpus.
+
+    ``counts`` of :func:`round_trip_counts` and ``words``, the words of the trees checked.
+    """
 
     counts: dict[str, int]
     words: int
@@ -184,13 +190,15 @@ class Proposition1Check:
 
     @property
     def failures(self) -> int:
-        """Trees failing the check that fails most often (a lower bound on the trees that fail
-        any check)."""
+        """Trees failing the check that fails most often.
+
+        A lower bound on the trees that fail any check.
+        """
         return self.counts["trees"] - min(self.counts[c] for c in ROUND_TRIP_CHECKS)
 
     @property
     def verdict(self) -> str:
-        """ "holds on every tree" or "fails on N trees"."""
+        """The check in words: "holds on every tree" or "fails on N trees"."""
         return "holds on every tree" if self.failures == 0 else f"fails on {self.failures} trees"
 
     def table(self) -> pd.DataFrame:

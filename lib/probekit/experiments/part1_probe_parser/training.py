@@ -1,6 +1,7 @@
-"""Training the structural probe and the perceptron parser (Hall Maudslay et al. 2020, §3-4
-and App. A): the random search of (rank, lr, dropout) per model and the layer it tunes on,
-training both on every layer and seed, and their per-sentence test scores.
+"""Training the structural probe and the perceptron parser (Hall Maudslay et al. 2020).
+
+§3-4 and App. A of the paper: the random search of (rank, lr, dropout) per model and the layer
+it tunes on, training both on every layer and seed, and their per-sentence test scores.
 """
 
 from __future__ import annotations
@@ -88,9 +89,11 @@ def search(
 
 
 def tuning_layer(search_layer: int | None, n_layers: int) -> int:
-    """The layer the random search tunes on: ``search_layer`` (negative counts from the last
-    layer) or, with None, the middle layer
-    (:func:`probekit.representations.layers.middle_layer`)."""
+    """The layer the random search tunes on.
+
+    ``search_layer`` (negative counts from the last layer) or, with None, the middle layer
+    (:func:`probekit.representations.layers.middle_layer`).
+    """
     if search_layer is None:
         return middle_layer(n_layers)
     return resolve_layer(search_layer, n_layers, "search_layer")
@@ -105,17 +108,22 @@ def describe_space(space: SearchSpace) -> str:
 
 
 def trials_table(trials: pd.DataFrame) -> pd.DataFrame:
-    """The trials of :func:`search` as the book shows them: the models by their book names
-    (:data:`LABELS`), indexed by (``model``, ``trial``), without the training seed."""
+    """The trials of :func:`search` as the book shows them.
+
+    The models by their book names (:data:`LABELS`), indexed by (``model``, ``trial``), without
+    the training seed.
+    """
     shown = trials.assign(model=trials["kind"].map(LABELS)).drop(columns=["kind", "seed"])
     return shown.set_index(["model", "trial"])
 
 
 @dataclass(frozen=True, eq=False)
 class Tuning:
-    """The random search of chapter 12 (App. A of the paper): the ``layer`` it tuned on, its
-    ``space``, the chosen {rank, lr, dropout} per kind (``configs``) and every trial
-    (``trials``, as :func:`search` returns them)."""
+    """The random search of chapter 12 (App. A of the paper).
+
+    The ``layer`` it tuned on, its ``space``, the chosen {rank, lr, dropout} per kind
+    (``configs``) and every trial (``trials``, as :func:`search` returns them).
+    """
 
     layer: int
     space: SearchSpace
@@ -126,11 +134,14 @@ class Tuning:
 def tune(
     config: ProbeParserConfig, embs: Mapping[str, object], gold: Mapping[str, EvalSet]
 ) -> Tuning:
-    """Chapter 12's random search (App. A of the paper): both models draw the same
-    ``config.n_trials`` configurations (:func:`search` with ``config.search_seed``) from
-    :func:`search_space`, trained on the train split and judged by dev loss on the layer of
-    :func:`tuning_layer`. ``embs`` and ``gold`` map "train" and "dev" to the embeddings and
-    gold trees of :func:`~probekit.experiments.part1_probe_parser.samples.load_samples`."""
+    """Chapter 12's random search (App. A of the paper) for both models.
+
+    Both models draw the same ``config.n_trials`` configurations (:func:`search` with
+    ``config.search_seed``) from :func:`search_space`, trained on the train split and judged by
+    dev loss on the layer of :func:`tuning_layer`. ``embs`` and ``gold`` map "train" and "dev"
+    to the embeddings and gold trees of
+    :func:`~probekit.experiments.part1_probe_parser.samples.load_samples`.
+    """
     train, dev = embs["train"], embs["dev"]
     layer = tuning_layer(config.search_layer, train.n_layers)
     space = search_space(config.ranks, train.dim, config.lr_min, config.lr_max, config.dropout_max)
@@ -208,9 +219,12 @@ def train_layers(
 def per_sentence_scores(
     probes: Mapping[tuple[str, int, int], DistanceProbe], test_emb, test: EvalSet, layer: int
 ) -> pd.DataFrame:
-    """:func:`~probekit.trees.evaluation.score_distances` of every probe trained on ``layer``
-    on the ``test`` trees, stacked: one row per (kind, seed, sentence) with a ``sentence``
-    index column. ``probes``: as :func:`train_layers` returns them."""
+    """Test scores of every probe trained on ``layer``, stacked.
+
+    :func:`~probekit.trees.evaluation.score_distances` on the ``test`` trees: one row per
+    (kind, seed, sentence) with a ``sentence`` index column. ``probes``: as
+    :func:`train_layers` returns them.
+    """
     chosen = {(kind, seed): p for (kind, lay, seed), p in probes.items() if lay == layer}
     if not chosen:
         raise ParameterError("layer", f"no probe was trained on layer {layer}")

@@ -1,5 +1,6 @@
-"""Part II, "Do syntactic probes probe syntax?" (Hall Maudslay & Cotterell 2021): the
-experiments of chapters 21 and 22. The corpus itself is built by
+"""Part II, "Do syntactic probes probe syntax?" (Hall Maudslay & Cotterell 2021).
+
+The experiments of chapters 21 and 22. The corpus itself is built by
 :mod:`probekit.methods.jabberwocky`; trees, metrics and probes live in :mod:`probekit.trees`,
 :mod:`probekit.experiments.part1_probe_parser` and :mod:`probekit.probes.structural`.
 

@@ -1,6 +1,7 @@
-"""The word-blind baselines of Hall Maudslay & Cotterell 2021, §5.1: the linear chain and the
-majority tree predict a tree from the sentence length alone, so they score the same on a test
-set and its Jabberwocky version.
+"""The word-blind baselines of Hall Maudslay & Cotterell 2021, §5.1.
+
+The linear chain and the majority tree predict a tree from the sentence length alone, so they
+score the same on a test set and its Jabberwocky version.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ BASELINES = ("linear chain", "majority tree")
 
 
 def baseline_scores(majority: tree_baselines.MajorityTree, gold: EvalSet) -> pd.DataFrame:
-    """Per-sentence scores (:func:`probekit.trees.evaluation.score_distances`) of the two word-blind
-    baselines of §5.1 on ``gold``: the linear chain and the majority tree (fitted on training
-    heads).
+    """Per-sentence scores of the two word-blind baselines of §5.1 on ``gold``.
+
+    The scores are those of :func:`probekit.trees.evaluation.score_distances`; the baselines are
+    the linear chain and the majority tree (fitted on training heads).
 
     Both predict a tree from the sentence length alone, so they score the same on any two
     corpora with the same trees, e.g. a test set and its Jabberwocky version. Their "distances"
@@ -40,8 +42,10 @@ def baseline_scores(majority: tree_baselines.MajorityTree, gold: EvalSet) -> pd.
 
 
 def best_baseline(baselines: pd.DataFrame, metric: str) -> str:
-    """The baseline of :func:`baseline_scores` with the higher corpus-level ``metric``
-    (ties: the linear chain)."""
+    """The baseline of :func:`baseline_scores` with the higher corpus-level ``metric``.
+
+    Ties: the linear chain.
+    """
     scores = {
         name: corpus_scores(df)[metric] for name, df in baselines.groupby("baseline", sort=False)
     }

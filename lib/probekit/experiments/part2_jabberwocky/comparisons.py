@@ -1,6 +1,7 @@
-"""The paired comparisons of chapter 22 (Hall Maudslay & Cotterell 2021, §5.2): the drop of each
-probe from normal to Jabberwocky sentences and its lead over the best word-blind baseline, each
-a bootstrap over test sentences, plus McNemar's test on gold edges.
+"""The paired comparisons of chapter 22 (Hall Maudslay & Cotterell 2021, §5.2).
+
+The drop of each probe from normal to Jabberwocky sentences and its lead over the best
+word-blind baseline, each a bootstrap over test sentences, plus McNemar's test on gold edges.
 """
 
 from __future__ import annotations
@@ -109,14 +110,16 @@ def jabberwocky_edge_comparison(
     seed: int,
     kind: str = "perceptron",
 ):
-    """McNemar's test (:func:`probekit.stats.comparison.compare`) of one probe's gold-edge
-    outcomes on the normal against the Jabberwocky test set
-    (:func:`probekit.trees.evaluation.edge_outcomes`; same trees, so the edges pair up).
+    """McNemar's test of one probe's gold-edge outcomes, normal against Jabberwocky test set.
+
+    The test is :func:`probekit.stats.comparison.compare`, on the outcomes of
+    :func:`probekit.trees.evaluation.edge_outcomes` (same trees, so the edges pair up).
 
     The probe is ``run``'s ``kind`` trained with ``seed`` on its dev-chosen layer;
     ``test_embs`` maps "normal" and "Jabberwocky" to that representation's embeddings. Edges of
     one sentence are not independent, so read the p-value as optimistic; the sentence bootstrap
-    of :func:`drops_table` is the primary evidence."""
+    of :func:`drops_table` is the primary evidence.
+    """
     if kind not in run.chosen:
         raise ParameterError("kind", f"must be one of {sorted(run.chosen)}, got {kind!r}")
     layer = run.chosen[kind]

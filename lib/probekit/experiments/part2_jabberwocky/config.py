@@ -1,5 +1,6 @@
-"""The typed configurations of Part II's chapters, built from their parameters with
-:meth:`~probekit.experiments.config.ChapterConfig.from_parameters`.
+"""The typed configurations of Part II's chapters, built from their parameters.
+
+Each is built with :meth:`~probekit.experiments.config.ChapterConfig.from_parameters`.
 
 Chapter 22 shares chapter 12's sentence samples, so :class:`JabberwockyProbesConfig` extends
 :class:`~probekit.experiments.part1_probe_parser.config.SampleConfig`.
@@ -15,10 +16,13 @@ from probekit.experiments.part1_probe_parser.config import SampleConfig
 
 @dataclass(frozen=True)
 class JabberwockyCorpusConfig(ChapterConfig):
-    """Chapter 21 (Hall Maudslay & Cotterell 2021, §3): the Jabberwocky version of the test
-    split of ``treebank`` built with ``seed`` at substitution ``rate``, from the pseudoword list
-    file ``pseudowords`` or ``n_pseudowords`` generated ones; ``n_examples`` sentences shown
-    and ``example_id``, the sentence drawn as a tree ("" picks one)."""
+    """Chapter 21 (Hall Maudslay & Cotterell 2021, §3): the Jabberwocky corpus and its examples.
+
+    The Jabberwocky version of the test split of ``treebank`` built with ``seed`` at
+    substitution ``rate``, from the pseudoword list file ``pseudowords`` or ``n_pseudowords``
+    generated ones; ``n_examples`` sentences shown and ``example_id``, the sentence drawn as a
+    tree ("" picks one).
+    """
 
     treebank: str
     seed: int
@@ -31,12 +35,15 @@ class JabberwockyCorpusConfig(ChapterConfig):
 
 @dataclass(frozen=True)
 class JabberwockyProbesConfig(SampleConfig):
-    """Chapter 22 (§4-5 and App. B of the paper): on top of the shared samples, the encoders
-    (``model``, the one the prose discusses, and ``models``), the layers and the rule that
-    chooses one on dev, the seeds, the Jabberwocky corpus (``jabberwocky_seed``, ``rate``,
-    ``pseudowords``), where the probes' (rank, lr, dropout) come from (``hyperparameters``:
-    "chapter12" or "search", with the search's settings), the training budget, the
-    fastText + position baseline, the majority-tree baseline and the bootstrap."""
+    """Chapter 22 (§4-5 and App. B of the paper): encoders, layers, probes, corpus, baselines.
+
+    On top of the shared samples, the encoders (``model``, the one the prose discusses, and
+    ``models``), the layers and the rule that chooses one on dev, the seeds, the Jabberwocky
+    corpus (``jabberwocky_seed``, ``rate``, ``pseudowords``), where the probes' (rank, lr,
+    dropout) come from (``hyperparameters``: "chapter12" or "search", with the search's
+    settings), the training budget, the fastText + position baseline, the majority-tree
+    baseline and the bootstrap.
+    """
 
     model: str
     models: list[str]

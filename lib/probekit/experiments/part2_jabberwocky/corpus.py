@@ -1,6 +1,7 @@
-"""The Jabberwocky test set of chapter 21 (Hall Maudslay & Cotterell 2021, §3) on disk: where
-it lives, building it with :func:`probekit.methods.jabberwocky.treebank.make_jabberwocky` only
-when missing or stale, and pairing its sentences with the originals.
+"""The Jabberwocky test set of chapter 21 (Hall Maudslay & Cotterell 2021, §3) on disk.
+
+Where it lives, building it with :func:`probekit.methods.jabberwocky.treebank.make_jabberwocky`
+only when missing or stale, and pairing its sentences with the originals.
 """
 
 from __future__ import annotations
@@ -37,13 +38,14 @@ def _slug(text: str) -> str:
 def corpus_dir(
     treebank: str, seed: int, rate: float = 1.0, pseudowords: str = "", root: str | Path = ""
 ) -> Path:
-    """Where the Jabberwocky version of ``treebank`` lives (§3):
-    ``<data>/jabberwocky/<name>-seed<seed>``.
+    """Where the Jabberwocky version of ``treebank`` lives (§3).
+
+    The directory is ``<data>/jabberwocky/<name>-seed<seed>``.
 
     ``<data>`` is :func:`probekit.io.treebanks.data_dir` unless ``root`` is given. Non-default
-    settings get their own directory (``-rate0.5``, ``-list<sha256 prefix>``), so that corpora built
-    with different settings never overwrite each other. ``treebank`` is a UD name or a path
-    (its directory name is used).
+    settings get their own directory (``-rate0.5``, ``-list<sha256 prefix>``), so that corpora
+    built with different settings never overwrite each other. ``treebank`` is a UD name or a
+    path (its directory name is used).
     """
     name = Path(str(treebank)).name if Path(str(treebank)).expanduser().is_dir() else treebank
     parts = [f"{_slug(str(name))}-seed{int(seed)}"]
@@ -131,8 +133,10 @@ def _reuse_or_make(files, out: Path, seed, rate, pseudowords, split, n_pseudowor
 
 
 def output_sha(report: Mapping) -> str:
-    """The first 12 hex digits of the sha256 of the Jabberwocky test file a corpus report
-    records, to name the corpus in prose."""
+    """The first 12 hex digits of the Jabberwocky test file's sha256, as a corpus report records.
+
+    Used to name the corpus in prose.
+    """
     try:
         return str(report["files"]["output"]["sha256"])[:12]
     except (KeyError, TypeError):
@@ -172,15 +176,18 @@ def aligned_pairs(
 
 
 def substituted(original: Sentence, jabberwocky: Sentence) -> np.ndarray:
-    """bool (n,): words whose form or lemma the Jabberwocky version changed (§3)."""
+    """Bool (n,): words whose form or lemma the Jabberwocky version changed (§3)."""
     return (original.forms != jabberwocky.forms) | (original.lemmas != jabberwocky.lemmas)
 
 
 @dataclass(frozen=True, eq=False)
 class CorpusPairs:
-    """Chapter 21's corpus: its ``directory`` and ``report`` (:func:`ensure_corpus`), the name
-    of the ``treebank`` it was made from, and every test sentence paired with its Jabberwocky
-    version (``pairs``, :func:`aligned_pairs`)."""
+    """Chapter 21's corpus: directory, report, source treebank and aligned sentence pairs.
+
+    Its ``directory`` and ``report`` (:func:`ensure_corpus`), the name of the ``treebank`` it
+    was made from, and every test sentence paired with its Jabberwocky version (``pairs``,
+    :func:`aligned_pairs`).
+    """
 
     directory: Path
     report: dict
@@ -189,9 +196,11 @@ class CorpusPairs:
 
 
 def load_corpus_pairs(config: JabberwockyCorpusConfig) -> CorpusPairs:
-    """Build or reuse the Jabberwocky version of ``config.treebank``'s test split
-    (:func:`ensure_corpus` with the config's seed, rate and pseudowords) and pair its sentences
-    with the originals (§3)."""
+    """Build or reuse chapter 21's corpus and pair its sentences with the originals (§3).
+
+    The corpus is the Jabberwocky version of ``config.treebank``'s test split
+    (:func:`ensure_corpus` with the config's seed, rate and pseudowords).
+    """
     directory, report = ensure_corpus(
         config.treebank,
         config.seed,

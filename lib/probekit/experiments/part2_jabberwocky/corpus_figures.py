@@ -1,6 +1,7 @@
-"""Chapter 21's figures (Hall Maudslay & Cotterell 2021, §3): coverage per feature set and per
-UPOS, word lengths before and after substitution, and one tree drawn over both word rows
-(cf. the paper's Fig. 2).
+"""Chapter 21's figures (Hall Maudslay & Cotterell 2021, §3).
+
+Coverage per feature set and per UPOS, word lengths before and after substitution, and one tree
+drawn over both word rows (cf. the paper's Fig. 2).
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from probekit.io.treebanks import Sentence
 
 
 def coverage_figure(coverage: pd.DataFrame, by_upos: pd.DataFrame):
-    """Two panels: words replaced per feature set, each bar annotated with the words of that set
-    left alone (inside a multiword token or not word-shaped) (left); the share of words replaced
-    per UPOS (right). Inputs:
-    :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.coverage_table`,
-    :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.upos_coverage`."""
+    """Coverage in two panels: per feature set (left) and per UPOS (right).
 
+    Left: words replaced per feature set, each bar annotated with the words of that set left
+    alone (inside a multiword token or not word-shaped). Right: the share of words replaced per
+    UPOS. Inputs: :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.coverage_table`,
+    :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.upos_coverage`.
+    """
     plots.use_style()
     colour = plots.colors(1)[0]
     fig, (left, right) = plt.subplots(1, 2, figsize=(plots.WIDTH, 3.4), width_ratios=[1.3, 1])
@@ -49,9 +51,11 @@ def coverage_figure(coverage: pd.DataFrame, by_upos: pd.DataFrame):
 
 
 def length_figure(stems: pd.DataFrame, pairs: Sequence[tuple[Sentence, Sentence]]):
-    """Two histograms: letters per pseudoword stem (left, one count per stem); letters per
-    replaced word before and after substitution (right, one count per word)."""
+    """Two histograms of lengths in letters: pseudoword stems and replaced words.
 
+    Left: letters per pseudoword stem (one count per stem); right: letters per replaced word
+    before and after substitution (one count per word).
+    """
     plots.use_style()
     before, after = replaced_word_lengths(pairs)
     c = plots.colors(2)
@@ -75,8 +79,11 @@ def pick_parse_example(
     min_len: int = 7,
     max_len: int = 11,
 ) -> tuple[Sentence, Sentence]:
-    """The pair with ``sent_id``, else the first of ``min_len..max_len`` words with at least
-    three substitutions and no multiword token (else the first with any substitution)."""
+    """The pair with ``sent_id``, else a short one with several substitutions.
+
+    Without ``sent_id``: the first of ``min_len..max_len`` words with at least three
+    substitutions and no multiword token (else the first with any substitution).
+    """
     if not pairs:
         raise ParameterError("pairs", "no sentences to pick from")
     if sent_id:
@@ -99,7 +106,6 @@ def parse_figure(original: Sentence, jabberwocky: Sentence):
     Top row: the Jabberwocky words (replaced ones in bold and colour); bottom row: the original
     words in grey. Arcs are drawn undirected and unlabelled, the structure the probes see.
     """
-
     plots.use_style()
     n = len(original)
     mask = substituted(original, jabberwocky)

@@ -1,6 +1,7 @@
-"""The numbers chapter 21's prose quotes about its Jabberwocky corpus (Hall Maudslay & Cotterell
-2021, §3 and footnote 4), and the verdict on the corpus's one promise: every sentence keeps its
-tree and only its words change.
+"""The numbers chapter 21's prose quotes about its Jabberwocky corpus, and the verdict on it.
+
+Hall Maudslay & Cotterell 2021, §3 and footnote 4. The verdict is on the corpus's one promise:
+every sentence keeps its tree and only its words change.
 
 Each function returns a dict keyed by the name the chapter glues the number under.
 """
@@ -22,10 +23,13 @@ OPEN_CLASSES = {"NOUN": "nouns", "VERB": "verbs", "ADJ": "adjectives", "ADV": "a
 
 
 def corpus_facts(corpus: CorpusPairs) -> dict[str, object]:
-    """What the corpus report says (§3): ``n_sentences``, ``n_words``, ``n_replaced``,
-    ``replaced_share`` and ``kept_share`` (% of the words), ``pool_size`` and ``pool_kind``
-    ("generated" or "read from a file") of the pseudowords, ``corpus_dir`` and ``corpus_sha``
-    (the first 12 hex digits of the test file's sha256)."""
+    """What the corpus report says (§3).
+
+    ``n_sentences``, ``n_words``, ``n_replaced``, ``replaced_share`` and ``kept_share`` (% of
+    the words), ``pool_size`` and ``pool_kind`` ("generated" or "read from a file") of the
+    pseudowords, ``corpus_dir`` and ``corpus_sha`` (the first 12 hex digits of the test file's
+    sha256).
+    """
     report = corpus.report
     if not report.get("n_words"):
         raise ParameterError("report", "the corpus report counts no words")
@@ -46,12 +50,14 @@ def corpus_facts(corpus: CorpusPairs) -> dict[str, object]:
 def length_facts(
     stems: pd.DataFrame, pairs: Sequence[tuple[Sentence, Sentence]]
 ) -> dict[str, object]:
-    """Word lengths in letters (§3: the pseudowords are monosyllables): ``stem_len_mean`` over
-    the stems of :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.stem_table`;
-    ``orig_len_mean``, ``orig_len_sd``, ``jab_len_mean``, ``jab_len_sd`` over the replaced
-    words before and after substitution (population SD); ``max_tokens_per_stem`` and
-    ``top_stem``, the stem that replaced most words (ties: alphabetical). 0 or "none" when
-    nothing was replaced."""
+    """Word lengths in letters (§3: the pseudowords are monosyllables).
+
+    ``stem_len_mean`` over the stems of
+    :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.stem_table`; ``orig_len_mean``,
+    ``orig_len_sd``, ``jab_len_mean``, ``jab_len_sd`` over the replaced words before and after
+    substitution (population SD); ``max_tokens_per_stem`` and ``top_stem``, the stem that
+    replaced most words (ties: alphabetical). 0 or "none" when nothing was replaced.
+    """
     before, after = replaced_word_lengths(pairs)
     ranked = stems.sort_values("tokens", ascending=False, kind="stable")["stem"]
     return {
@@ -68,15 +74,18 @@ def length_facts(
 def coverage_facts(
     coverage: pd.DataFrame, by_upos: pd.DataFrame, report: Mapping
 ) -> dict[str, object]:
-    """Coverage of the substitution (footnote 4): ``top_set``, the feature set with most
-    replacements, and ``top_set_share``, its % of them; words of a feature set kept because
-    they sit in a multiword token (``skipped_multiword``) or are not word-shaped
-    (``skipped_shape``); ``noun_share``, ``verb_share``, ``adj_share``, ``adv_share``, the %
-    replaced per open class, and ``least_covered``, the class with the lowest; ``verb_unmatched``,
-    verbs outside every feature set; ``propn_share``, % of proper nouns replaced. Inputs:
+    """Coverage of the substitution (footnote 4).
+
+    ``top_set``, the feature set with most replacements, and ``top_set_share``, its % of them;
+    words of a feature set kept because they sit in a multiword token (``skipped_multiword``)
+    or are not word-shaped (``skipped_shape``); ``noun_share``, ``verb_share``, ``adj_share``,
+    ``adv_share``, the % replaced per open class, and ``least_covered``, the class with the
+    lowest; ``verb_unmatched``, verbs outside every feature set; ``propn_share``, % of proper
+    nouns replaced. Inputs:
     :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.coverage_table`,
     :func:`~probekit.experiments.part2_jabberwocky.corpus_tables.upos_coverage` and the
-    corpus report."""
+    corpus report.
+    """
     if coverage.empty:
         raise ParameterError("coverage", "no feature sets in the coverage table")
     top_set = coverage["replaced"].idxmax()
@@ -102,9 +111,12 @@ def coverage_facts(
 
 
 def same_trees_verdict(pairs: Sequence[tuple[Sentence, Sentence]]) -> str:
-    """Verdict on §3's construction, that a Jabberwocky sentence keeps its original's tree and
-    annotation and changes only words: "holds for all N sentences" when every pair has the same
-    heads, relations, UPOS, XPOS and features, else "fails for K of N sentences"."""
+    """Verdict on §3's construction, that a Jabberwocky sentence changes only words.
+
+    The construction: a Jabberwocky sentence keeps its original's tree and annotation and
+    changes only words. "holds for all N sentences" when every pair has the same heads,
+    relations, UPOS, XPOS and features, else "fails for K of N sentences".
+    """
     if not pairs:
         raise ParameterError("pairs", "no sentences to compare")
     same = sum(

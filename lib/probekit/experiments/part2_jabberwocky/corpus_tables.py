@@ -1,6 +1,7 @@
-"""What the Jabberwocky corpus of chapter 21 looks like (Hall Maudslay & Cotterell 2021, §3
-and footnote 4): example sentences, the pseudoword stems and their spelling, and how many
-words were replaced per feature set and per UPOS.
+"""What the Jabberwocky corpus of chapter 21 looks like.
+
+Hall Maudslay & Cotterell 2021, §3 and footnote 4: example sentences, the pseudoword stems and
+their spelling, and how many words were replaced per feature set and per UPOS.
 """
 
 from __future__ import annotations
@@ -57,8 +58,10 @@ def example_table(
 def replaced_word_lengths(
     pairs: Sequence[tuple[Sentence, Sentence]],
 ) -> tuple[list[int], list[int]]:
-    """Letters of every replaced word before (the original) and after substitution (the
-    inflected pseudoword), in corpus order: two lists of the same length."""
+    """Letters of every replaced word before and after substitution, in corpus order.
+
+    Before: the original; after: the inflected pseudoword. Two lists of the same length.
+    """
     before, after = [], []
     for o, j in pairs:
         mask = substituted(o, j)
@@ -68,10 +71,12 @@ def replaced_word_lengths(
 
 
 def stem_table(pairs: Sequence[tuple[Sentence, Sentence]]) -> pd.DataFrame:
-    """One row per pseudoword stem used in the corpus: ``stem``, ``length`` (letters),
-    ``onset``, ``nucleus``, ``coda``
+    """One row per pseudoword stem used in the corpus.
+
+    Columns ``stem``, ``length`` (letters), ``onset``, ``nucleus``, ``coda``
     (:func:`probekit.methods.jabberwocky.graphotactics.split_spelling`) and ``tokens`` (how
-    many words it replaced). Stems are the LEMMA column of replaced words."""
+    many words it replaced). Stems are the LEMMA column of replaced words.
+    """
     counts: Counter[str] = Counter()
     for o, j in pairs:
         counts.update(str(w).lower() for w in j.lemmas[substituted(o, j)])
@@ -92,9 +97,11 @@ def stem_table(pairs: Sequence[tuple[Sentence, Sentence]]) -> pd.DataFrame:
 
 
 def part_table(stems: pd.DataFrame, part: str, top: int = 8, examples: int = 3) -> pd.DataFrame:
-    """The ``top`` most frequent values of one spelling part over the stems of
-    :func:`stem_table`, with their number of stems and a few example stems (alphabetical).
-    ``part`` is "onset", "nucleus" or "coda"; an empty onset or coda shows as "∅"."""
+    """The ``top`` most frequent values of one spelling part over the stems of :func:`stem_table`.
+
+    With their number of stems and a few example stems (alphabetical). ``part`` is "onset",
+    "nucleus" or "coda"; an empty onset or coda shows as "∅".
+    """
     if part not in ("onset", "nucleus", "coda"):
         raise ParameterError("part", f"must be onset, nucleus or coda, got {part!r}")
     grouped = stems.groupby(part)["stem"]
@@ -132,9 +139,12 @@ def coverage_table(report: Mapping) -> pd.DataFrame:
 
 
 def upos_coverage(pairs: Sequence[tuple[Sentence, Sentence]]) -> pd.DataFrame:
-    """Per UPOS: ``words``, ``replaced``, ``replaced (%)`` and ``not a feature set``, the words
-    of NOUN/VERB/ADJ/ADV whose features match none of the substitutable sets (past tenses,
-    participles, ``Typo``, ...), sorted by words."""
+    """Words and replacements per UPOS, sorted by words.
+
+    Columns ``words``, ``replaced``, ``replaced (%)`` and ``not a feature set``, the words of
+    NOUN/VERB/ADJ/ADV whose features match none of the substitutable sets (past tenses,
+    participles, ``Typo``, ...).
+    """
     words: Counter[str] = Counter()
     replaced: Counter[str] = Counter()
     unmatched: Counter[str] = Counter()

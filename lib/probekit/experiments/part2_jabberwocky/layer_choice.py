@@ -1,6 +1,7 @@
-"""How chapter 22 chooses each probe's layer (Hall Maudslay & Cotterell 2021, App. B): the dev
-scores of every layer, and what the paper's rule, the lowest dev loss, would have picked for
-the perceptron probe beside the layer with its best dev UUAS.
+"""How chapter 22 chooses each probe's layer (Hall Maudslay & Cotterell 2021, App. B).
+
+The dev scores of every layer, and what the paper's rule, the lowest dev loss, would have picked
+for the perceptron probe beside the layer with its best dev UUAS.
 """
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ class LayerRuleCheck:
 
 
 def check_layer_rules(dev_scores: pd.DataFrame, seed: int) -> LayerRuleCheck:
-    """The :class:`LayerRuleCheck` of ``seed``'s rows of ``dev_scores`` (a
-    :class:`~.probes.RepresentationRun`'s ``dev``; every layer was trained with the first
-    seed)."""
+    """The :class:`LayerRuleCheck` of ``seed``'s rows of ``dev_scores``.
+
+    ``dev_scores`` is a :class:`~.probes.RepresentationRun`'s ``dev``; every layer was trained
+    with the first seed.
+    """
     dev = dev_scores[dev_scores["seed"] == seed]
     if dev.empty:
         raise ParameterError("seed", f"no dev scores for seed {seed}")

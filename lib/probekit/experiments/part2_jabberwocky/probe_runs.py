@@ -1,6 +1,7 @@
-"""Chapter 22's probe runs (Hall Maudslay & Cotterell 2021, §5.1 and App. B): both probes on every
-encoder, at its dev-chosen layer and at layer 0, and on the type-level fastText + position
-baseline, each scored on the normal and the Jabberwocky test sentences.
+"""Chapter 22's probe runs (Hall Maudslay & Cotterell 2021, §5.1 and App. B).
+
+Both probes on every encoder, at its dev-chosen layer and at layer 0, and on the type-level
+fastText + position baseline, each scored on the normal and the Jabberwocky test sentences.
 """
 
 from __future__ import annotations
@@ -75,8 +76,7 @@ class JabberwockyRuns:
 
     @property
     def per_sentence(self) -> pd.DataFrame:
-        """Every run's per-sentence test scores, stacked
-        (:class:`~.probes.RepresentationRun`)."""
+        """All runs' per-sentence test scores, stacked (:class:`~.probes.RepresentationRun`)."""
         return pd.concat([r.per_sentence for r in self.runs.values()], ignore_index=True)
 
 

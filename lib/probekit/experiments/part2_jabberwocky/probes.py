@@ -1,6 +1,8 @@
-"""The two probes of chapter 22 (Hall Maudslay & Cotterell 2021, §4 and §5.1): the metric each
-is judged by, its (rank, lr, dropout) (chapter 12's search or a new one, App. B), and training
-it on one representation, with the layer chosen on dev, for its per-sentence test scores.
+"""The two probes of chapter 22 (Hall Maudslay & Cotterell 2021, §4 and §5.1).
+
+The metric each is judged by, its (rank, lr, dropout) (chapter 12's search or a new one, App. B),
+and training it on one representation, with the layer chosen on dev, for its per-sentence test
+scores.
 """
 
 from __future__ import annotations
@@ -116,7 +118,9 @@ def model_configs(
 
 
 def choose_layer(scores: pd.DataFrame, kind: str, rule: str = "loss") -> int:
-    """The dev-chosen layer of one probe from the scores of
+    """The dev-chosen layer of one probe.
+
+    It is read from the scores of
     :func:`probekit.experiments.part1_probe_parser.training.train_layers`.
 
     ``rule="loss"``: the lowest mean dev loss (App. B of the paper: "choose the best layer
@@ -144,8 +148,11 @@ def layer_rule_phrase(rule: str) -> str:
 
 
 def variant_label(name: str, variant: str) -> str:
-    """The table and figure label of one variant (:data:`BEST` or :data:`LAYER0`) of the
-    encoder ``name`` (short, e.g. "all-MiniLM-L6-v2 · best layer")."""
+    """The table and figure label of one variant of the encoder ``name``.
+
+    The variant is :data:`BEST` or :data:`LAYER0`; the label is short, e.g.
+    "all-MiniLM-L6-v2 · best layer".
+    """
     if variant not in (BEST, LAYER0):
         raise ParameterError("variant", f"must be {BEST!r} or {LAYER0!r}, got {variant!r}")
     return f"{name} · {variant}"

@@ -1,5 +1,6 @@
-"""The representations chapter 22 probes (Hall Maudslay & Cotterell 2021, §5.1 and App. B):
-encoder names, the type-level baseline (fastText vectors with sinusoidal position embeddings),
+"""The representations chapter 22 probes (Hall Maudslay & Cotterell 2021, §5.1 and App. B).
+
+Encoder names, the type-level baseline (fastText vectors with sinusoidal position embeddings),
 and how many wordpieces a substituted word takes before and after substitution.
 """
 
@@ -22,22 +23,25 @@ TYPE_LEVEL = "fastText + position"
 
 
 def encoder_names(model: str, models: Sequence[str]) -> list[str]:
-    """The resolved names (:func:`probekit.io.embeddings.resolve_model`) of the encoders
-    chapter 22 probes: ``model``, the one the prose discusses, first, then those of ``models``
-    in order, each once."""
+    """The resolved names of the encoders chapter 22 probes, the one the prose discusses first.
+
+    Names as :func:`probekit.io.embeddings.resolve_model` resolves them: ``model``, the one the
+    prose discusses, first, then those of ``models`` in order, each once.
+    """
     return list(dict.fromkeys(resolve_model(m).name for m in [model, *models]))
 
 
 def short_model_name(name: str) -> str:
-    """The last path component of a model name (``sentence-transformers/all-MiniLM-L6-v2`` ->
-    ``all-MiniLM-L6-v2``), for table rows and figure labels."""
+    """The last path component of a model name, for table rows and figure labels.
+
+    E.g. ``sentence-transformers/all-MiniLM-L6-v2`` -> ``all-MiniLM-L6-v2``.
+    """
     return str(name).rstrip("/").split("/")[-1] or str(name)
 
 
 @dataclass
 class VectorSet:
-    """Per-sentence vectors in the shape of :class:`probekit.io.embeddings.Embeddings` with one
-    layer.
+    """Per-sentence vectors in the shape of :class:`probekit.io.embeddings.Embeddings`, one layer.
 
     Lets :func:`probekit.experiments.part1_probe_parser.training.train_layers` and
     :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` train and

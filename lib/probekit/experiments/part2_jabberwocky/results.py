@@ -1,6 +1,7 @@
-"""Chapter 22's results (Hall Maudslay & Cotterell 2021, §5.2): corpus-level scores per
-representation, probe and dataset, the drops and leads, the summary table and the bar figure
-(cf. Fig. 3).
+"""Chapter 22's results (Hall Maudslay & Cotterell 2021, §5.2).
+
+Corpus-level scores per representation, probe and dataset, the drops and leads, the summary
+table and the bar figure (cf. Fig. 3).
 """
 
 from __future__ import annotations
@@ -71,11 +72,14 @@ def scores_table(per_sentence: pd.DataFrame, baselines: pd.DataFrame) -> pd.Data
 def jabberwocky_summary(
     scores: pd.DataFrame, drops: pd.DataFrame, leads: pd.DataFrame
 ) -> pd.DataFrame:
-    """One row per (representation, probe): layer, normal, Jabberwocky, the drop with its 95 %
-    CI, and the lead over the best baseline on each dataset (UUAS in %, DSpr as ρ). Baseline
-    rows carry scores only. Inputs: :func:`scores_table`,
+    """One row per (representation, probe): scores, drop and leads over the best baseline.
+
+    Layer, normal, Jabberwocky, the drop with its 95 % CI, and the lead over the best baseline
+    on each dataset (UUAS in %, DSpr as ρ). Baseline rows carry scores only. Inputs:
+    :func:`scores_table`,
     :func:`~probekit.experiments.part2_jabberwocky.comparisons.drops_table`,
-    :func:`~probekit.experiments.part2_jabberwocky.comparisons.leads_table`."""
+    :func:`~probekit.experiments.part2_jabberwocky.comparisons.leads_table`.
+    """
     wide = scores.pivot_table(
         index=["probe", "representation"], columns="dataset", values="score", sort=False
     )
@@ -94,10 +98,11 @@ def jabberwocky_summary(
 
 
 def bars_figure(table: pd.DataFrame, order: Sequence[str]):
-    """Grouped bars in the spirit of §5.2, Fig. 3: one panel per probe, one group per
-    representation (in ``order``), plain bars for normal and hatched bars for Jabberwocky,
-    error bars ± 1 SD over seeds. ``table``: :func:`scores_table`."""
+    """Grouped bars in the spirit of §5.2, Fig. 3: one panel per probe.
 
+    One group per representation (in ``order``), plain bars for normal and hatched bars for
+    Jabberwocky, error bars ± 1 SD over seeds. ``table``: :func:`scores_table`.
+    """
     plots.use_style()
     colours = dict(zip(order, plots.colors(len(order)), strict=True))
     fig, axes = plt.subplots(1, 2, figsize=(plots.WIDTH, 3.6), layout="constrained")
@@ -137,10 +142,13 @@ def bars_figure(table: pd.DataFrame, order: Sequence[str]):
 
 @dataclass(frozen=True, eq=False)
 class JabberwockyResults:
-    """Chapter 22's result tables (§5.2): ``scores`` (:func:`scores_table`), ``drops`` and
-    ``leads`` (:func:`~probekit.experiments.part2_jabberwocky.comparisons.drops_table`,
+    """Chapter 22's result tables (§5.2): scores, drops, leads and their summary.
+
+    ``scores`` (:func:`scores_table`), ``drops`` and ``leads``
+    (:func:`~probekit.experiments.part2_jabberwocky.comparisons.drops_table`,
     :func:`~probekit.experiments.part2_jabberwocky.comparisons.leads_table`) and their
-    ``summary`` (:func:`jabberwocky_summary`)."""
+    ``summary`` (:func:`jabberwocky_summary`).
+    """
 
     scores: pd.DataFrame
     drops: pd.DataFrame
@@ -151,9 +159,11 @@ class JabberwockyResults:
 def jabberwocky_results(
     per_sentence: pd.DataFrame, baselines: pd.DataFrame, n_boot: int, seed: int
 ) -> JabberwockyResults:
-    """Score every (representation, probe) on both test sets and compare, from the stacked
-    per-sentence test scores of all runs and the word-blind ``baselines``; the bootstraps draw
-    ``n_boot`` resamples with ``seed``."""
+    """Score every (representation, probe) on both test sets and compare.
+
+    From the stacked per-sentence test scores of all runs and the word-blind ``baselines``; the
+    bootstraps draw ``n_boot`` resamples with ``seed``.
+    """
     scores = scores_table(per_sentence, baselines)
     drops = drops_table(per_sentence, n_boot, seed)
     leads = leads_table(per_sentence, baselines, n_boot, seed)

@@ -1,6 +1,7 @@
-"""What chapter 22 probes on (Hall Maudslay & Cotterell 2021, §5.1): chapter 12's sentence
-samples, the Jabberwocky versions of the test sentences (§3), and the scores of the word-blind
-baselines on their shared trees.
+"""What chapter 22 probes on (Hall Maudslay & Cotterell 2021, §5.1).
+
+Chapter 12's sentence samples, the Jabberwocky versions of the test sentences (§3), and the
+scores of the word-blind baselines on their shared trees.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ from probekit.trees.baselines import MajorityTree
 
 @dataclass(frozen=True, eq=False)
 class JabberwockyTestSets:
-    """``data``: the train / dev / test samples and their gold trees
+    """Chapter 22's test data: samples, Jabberwocky test sentences, pairs, report, baselines.
+
+    ``data``: the train / dev / test samples and their gold trees
     (:class:`~probekit.experiments.part1_probe_parser.samples.SentenceSamples`);
     ``jabberwocky``: the Jabberwocky versions of ``data.samples["test"]``, in the same order;
     ``pairs``: both, paired; ``report``: the corpus report; ``baselines``: per-sentence scores
     of the linear chain and the majority tree on the test trees
     (:func:`~probekit.experiments.part2_jabberwocky.baselines.baseline_scores`), the same on
-    both test sets."""
+    both test sets.
+    """
 
     data: SentenceSamples
     jabberwocky: list[Sentence]
@@ -46,13 +50,16 @@ class JabberwockyTestSets:
 
 
 def load_test_sets(config: JabberwockyProbesConfig) -> JabberwockyTestSets:
-    """Chapter 22's data: the samples of
-    :func:`~probekit.experiments.part1_probe_parser.samples.load_samples`; the Jabberwocky
-    corpus of ``config.treebank`` (built or reused with ``jabberwocky_seed``, ``rate`` and
-    ``pseudowords``, :func:`~probekit.experiments.part2_jabberwocky.corpus.ensure_corpus`),
-    sampled like the test split (the same sentences); and the word-blind baselines, the
-    majority tree fitted on every training tree (lengths with fewer than
-    ``majority_min_count`` trees fall back to the chain)."""
+    """Chapter 22's data: the samples, the Jabberwocky test set and the word-blind baselines.
+
+    The samples of :func:`~probekit.experiments.part1_probe_parser.samples.load_samples`; the
+    Jabberwocky corpus of ``config.treebank`` (built or reused with ``jabberwocky_seed``,
+    ``rate`` and ``pseudowords``,
+    :func:`~probekit.experiments.part2_jabberwocky.corpus.ensure_corpus`), sampled like the
+    test split (the same sentences); and the word-blind baselines, the majority tree fitted on
+    every training tree (lengths with fewer than ``majority_min_count`` trees fall back to the
+    chain).
+    """
     if config.majority_min_count < 1:
         raise ParameterError("majority_min_count", f"must be >= 1, got {config.majority_min_count}")
     data = load_samples(config)

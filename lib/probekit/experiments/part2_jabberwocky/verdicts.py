@@ -1,6 +1,7 @@
-"""Chapter 22's claims in words and numbers (Hall Maudslay & Cotterell 2021, §5.2): whether
-each probe does worse on Jabberwocky and keeps its lead over the word-blind baselines, how the
-lead changed, and every number the chapter's verdicts quote.
+"""Chapter 22's claims in words and numbers (Hall Maudslay & Cotterell 2021, §5.2).
+
+Whether each probe does worse on Jabberwocky and keeps its lead over the word-blind baselines,
+how the lead changed, and every number the chapter's verdicts quote.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ PROBE_KEYS = {"structural": "st", "perceptron": "pc"}
 
 
 def relative_change(before: float, after: float) -> str:
-    """How a lead changed from ``before`` to ``after``, in words, as a share of ``before``:
-    "shrinks by 23 % of its size", "grows by 5 % of its size", "turns into a deficit" (positive
-    before, negative after), or, without a lead to begin with, "cannot be read as a share of a
-    lead that did not exist"."""
+    """How a lead changed from ``before`` to ``after``, in words, as a share of ``before``.
+
+    One of "shrinks by 23 % of its size", "grows by 5 % of its size", "turns into a deficit"
+    (positive before, negative after), or, without a lead to begin with, "cannot be read as a
+    share of a lead that did not exist".
+    """
     if not (np.isfinite(before) and np.isfinite(after)) or before <= 0:
         return "cannot be read as a share of a lead that did not exist"
     if after < 0:
@@ -40,11 +43,13 @@ CLAIM_PHRASES = {
 
 
 def jabberwocky_verdict(drops: pd.DataFrame, leads: pd.DataFrame, representation: str) -> str:
-    """One sentence on the paper's two claims (§5.2) for one representation: does each probe do
-    significantly worse on Jabberwocky
+    """One sentence on the paper's two claims (§5.2) for one representation.
+
+    Does each probe do significantly worse on Jabberwocky
     (:func:`~probekit.experiments.part2_jabberwocky.comparisons.drops_table`), and does it
     keep a significant lead over the best word-blind baseline there
-    (:func:`~probekit.experiments.part2_jabberwocky.comparisons.leads_table`)?"""
+    (:func:`~probekit.experiments.part2_jabberwocky.comparisons.leads_table`)?
+    """
     d = drops[drops["representation"] == representation].set_index("probe")
     lead = leads[
         (leads["representation"] == representation) & (leads["dataset"] == "Jabberwocky")
@@ -79,8 +84,10 @@ def jabberwocky_verdict(drops: pd.DataFrame, leads: pd.DataFrame, representation
 def _probe_values(
     kind: str, drops: pd.DataFrame, leads: pd.DataFrame, encoder: str
 ) -> dict[str, object]:
-    """The numbers of one probe (see :func:`jabberwocky_claim_values`), keyed without the
-    probe prefix."""
+    """The numbers of one probe (see :func:`jabberwocky_claim_values`).
+
+    Keyed without the probe prefix.
+    """
     probe, best = PROBE_LABELS[kind], variant_label(encoder, BEST)
     by_rep = drops.set_index(["representation", "probe"])
     d = by_rep.loc[(best, probe)]
@@ -109,8 +116,9 @@ def _probe_values(
 def jabberwocky_claim_values(
     drops: pd.DataFrame, leads: pd.DataFrame, baselines: pd.DataFrame, encoder: str
 ) -> dict[str, object]:
-    """Every number the verdicts of chapter 22 quote, for the encoder the prose discusses
-    (``encoder``, its short name), keyed by the name the chapter glues it under.
+    """Every number the verdicts of chapter 22 quote, keyed by the name the chapter glues it under.
+
+    The numbers are for the encoder the prose discusses (``encoder``, its short name).
 
     Per probe, prefixed ``st_`` or ``pc_`` (:data:`PROBE_KEYS`), at the dev-chosen layer: the
     scores on ``normal`` and ``jabberwocky`` sentences, the drop (``estimate``, ``low``,

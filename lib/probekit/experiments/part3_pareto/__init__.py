@@ -1,5 +1,6 @@
-"""Part III, Pareto probing (Pimentel et al. 2020): the experiments of the paper, wired from
-data, representations and probes for chapters 31 to 34. The science lives in
+"""Part III, Pareto probing (Pimentel et al. 2020): the experiments of the paper.
+
+They are wired from data, representations and probes for chapters 31 to 34. The science lives in
 :mod:`probekit.methods.pareto` (frontier, hypervolume, controls, lookups) and in the probes
 (:mod:`probekit.probes.linear`, :mod:`probekit.probes.biaffine`).
 

@@ -1,5 +1,7 @@
-"""The claims of Pimentel et al. 2020 that chapters 32 to 34 check, one rule each, in the book's
-wording (:func:`verdict`: "holds", "does not hold" or "cannot be tested", then the numbers):
+"""The claims of Pimentel et al. 2020 that chapters 32 to 34 check, one rule each.
+
+Each verdict is in the book's wording (:func:`verdict`: "holds", "does not hold" or "cannot be
+tested", then the numbers):
 
 - "one-hot wins for simple probes" (§6.1, §6.2): :func:`parametric_onehot_verdict`,
   :func:`memorisation_onehot_verdict`, :func:`parsing_onehot_verdict`;
@@ -18,8 +20,11 @@ from probekit.experiments.part3_pareto.parsing_experiment import RivalComparison
 
 
 def verdict(holds: bool | None, detail: str = "") -> str:
-    """The book's wording of a check of one of the paper's claims: "holds", "does not hold" or
-    "cannot be tested", followed by ``detail`` in parentheses when given."""
+    """The book's wording of a check of one of the paper's claims.
+
+    "holds", "does not hold" or "cannot be tested", followed by ``detail`` in parentheses when
+    given.
+    """
     word = {True: "holds", False: "does not hold", None: "cannot be tested"}[holds]
     return f"{word} ({detail})" if detail else word
 
@@ -28,11 +33,13 @@ NO_PARSING_VERDICT = verdict(None, "this chapter has no parsing probes; see the 
 
 
 def parametric_onehot_verdict(leaders: pd.DataFrame, representations: Sequence[str]) -> str:
-    """ "One-hot wins for simple probes" under the nuclear norm (Pimentel et al. 2020, §2.3 and
-    §6.1): holds when one-hot has the largest hypervolume over the simple range in every task
-    run under the nuclear norm; the rank is reported alongside. ``leaders``: one row per
-    (task, family) run, with the simple-range ``winner``
-    (:func:`~.parametric_experiment.parametric_leaders`)."""
+    """Verdict on "one-hot wins for simple probes" under the nuclear norm and the rank.
+
+    "One-hot wins for simple probes" under the nuclear norm (Pimentel et al. 2020, §2.3 and §6.1):
+    holds when one-hot has the largest hypervolume over the simple range in every task run under the
+    nuclear norm; the rank is reported alongside. ``leaders``: one row per (task, family) run, with
+    the simple-range ``winner`` (:func:`~.parametric_experiment.parametric_leaders`).
+    """
     counts = {}
     for family in ("nuclear", "rank"):
         rows = leaders[leaders["family"] == family]
@@ -47,9 +54,12 @@ def parametric_onehot_verdict(leaders: pd.DataFrame, representations: Sequence[s
 
 
 def simple_as_good_verdict(gaps: pd.DataFrame) -> str:
-    """ "Simple architectures are as accurate as complex ones" (Pimentel et al. 2020, §6.2):
-    holds when the simpler half of the architectures loses at most 1 point of accuracy in
-    every task and representation. ``gaps``: :func:`~.frontiers.simple_vs_best`'s table."""
+    """Verdict on "simple architectures are as accurate as complex ones" (Pimentel et al. 2020).
+
+    "Simple architectures are as accurate as complex ones" (Pimentel et al. 2020, §6.2): holds when
+    the simpler half of the architectures loses at most 1 point of accuracy in every task and
+    representation. ``gaps``: :func:`~.frontiers.simple_vs_best`'s table.
+    """
     return verdict(
         bool(gaps["gap"].max() <= 0.01),
         f"the simpler half of the architectures loses at most {100 * gaps['gap'].max():.1f} "
@@ -60,9 +70,12 @@ def simple_as_good_verdict(gaps: pd.DataFrame) -> str:
 def memorisation_onehot_verdict(
     winners: Sequence[str | None], representations: Sequence[str], simple_budget: float
 ) -> str:
-    """ "One-hot wins for simple probes" under memorisation complexity (Pimentel et al. 2020,
-    §6.2): holds when one-hot has the largest hypervolume below a memorisation of
-    ``simple_budget`` in every task; ``winners``: that representation per task run."""
+    """Verdict on "one-hot wins for simple probes" under memorisation complexity.
+
+    "One-hot wins for simple probes" under memorisation complexity (Pimentel et al. 2020, §6.2):
+    holds when one-hot has the largest hypervolume below a memorisation of ``simple_budget`` in
+    every task; ``winners``: that representation per task run.
+    """
     wins = sum(w == "onehot" for w in winners)
     return verdict(
         (wins == len(winners)) if "onehot" in representations else None,
@@ -79,11 +92,14 @@ def parsing_onehot_verdict(
     simple_norm: float,
     simple_nuclear: str,
 ) -> str:
-    """ "One-hot wins for simple probes" on parsing (Pimentel et al. 2020, §7.2 and appendix
-    C): holds when one-hot has the largest hypervolume among the MLP parsers that memorise at
-    most ``simple_budget`` of the shuffled heads; ``winner`` is that representation (None when
-    no parser is that simple), ``simple_nuclear`` the linear parsers' one up to a nuclear norm
-    of ``simple_norm``, reported alongside."""
+    """Verdict on "one-hot wins for simple probes" on parsing.
+
+    "One-hot wins for simple probes" on parsing (Pimentel et al. 2020, §7.2 and appendix C): holds
+    when one-hot has the largest hypervolume among the MLP parsers that memorise at most
+    ``simple_budget`` of the shuffled heads; ``winner`` is that representation (None when no parser
+    is that simple), ``simple_nuclear`` the linear parsers' one up to a nuclear norm of
+    ``simple_norm``, reported alongside.
+    """
     return verdict(
         None if "onehot" not in labels else winner == "onehot",
         f"among MLP parsers that memorise at most {simple_budget:.2f} of the shuffled heads "
@@ -96,13 +112,15 @@ def parsing_onehot_verdict(
 def parsing_verdict(
     rival: RivalComparison | None, parse_gap: float, toy_gaps: Mapping[str, float]
 ) -> str:
-    """ "Parsing separates contextual from non-contextual representations" better than the toy
-    tasks (Pimentel et al. 2020, §7.2): holds when the best contextual parser beats the best
-    type-level one (``rival``: McNemar's test significant, the paired bootstrap's interval
-    above 0), the contextual parsers' hypervolume lead ``parse_gap`` is positive, and it
-    exceeds the leads on POSL and DAL (``toy_gaps``, when the memorisation chapter's are
-    available). ``rival`` is None when the chapter lacks the contextual or every type-level
-    representation."""
+    """Verdict on "parsing separates contextual from non-contextual representations".
+
+    "Parsing separates contextual from non-contextual representations" better than the toy tasks
+    (Pimentel et al. 2020, §7.2): holds when the best contextual parser beats the best type-level
+    one (``rival``: McNemar's test significant, the paired bootstrap's interval above 0), the
+    contextual parsers' hypervolume lead ``parse_gap`` is positive, and it exceeds the leads on POSL
+    and DAL (``toy_gaps``, when the memorisation chapter's are available). ``rival`` is None when
+    the chapter lacks the contextual or every type-level representation.
+    """
     if rival is None:
         return verdict(None, "needs the contextual and a type-level representation")
     comparison, boot = rival.comparison, rival.boot

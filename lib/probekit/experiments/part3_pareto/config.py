@@ -1,5 +1,7 @@
-"""Typed configurations of Part III's chapters (Pimentel et al. 2020), each built once from a
-chapter's parameters with :meth:`~probekit.experiments.config.ChapterConfig.from_parameters`:
+"""Typed configurations of Part III's chapters (Pimentel et al. 2020).
+
+Each is built once from a chapter's parameters with
+:meth:`~probekit.experiments.config.ChapterConfig.from_parameters`:
 
 - :class:`ToyTasksConfig`: the lookup baselines and label entropies (§7.1, appendix B);
 - :class:`ParetoSetupConfig`: what the probing chapters share (§6: sentence samples, the four
@@ -44,9 +46,11 @@ def _share(name: str, value: float) -> None:
 
 @dataclass(frozen=True)
 class ToyTasksConfig(ChapterConfig):
-    """The lookup and entropy chapter (Pimentel et al. 2020, §7.1 and appendix B): the
-    ``treebank``, the training-sentence counts of the lookups fitted on samples
-    (``lookup_sizes``, 0 = the whole split) and the ``sample_seed`` of those samples."""
+    """The lookup and entropy chapter (Pimentel et al. 2020, §7.1 and appendix B).
+
+    The ``treebank``, the training-sentence counts of the lookups fitted on samples
+    (``lookup_sizes``, 0 = the whole split) and the ``sample_seed`` of those samples.
+    """
 
     treebank: str
     lookup_sizes: list[int]
@@ -64,9 +68,12 @@ class ToyTasksConfig(ChapterConfig):
 
 @dataclass(frozen=True)
 class ParetoSetupConfig(ChapterConfig):
-    """What every probing chapter of Part III reads (Pimentel et al. 2020, §6): the treebank
-    and its seeded samples, the contextual model's layer and pooling, the representations,
-    the sizes of the type-level vectors, the probes' seed and their training options."""
+    """What every probing chapter of Part III reads (Pimentel et al. 2020, §6).
+
+    The treebank and its seeded samples, the contextual model's layer and pooling, the
+    representations, the sizes of the type-level vectors, the probes' seed and their training
+    options.
+    """
 
     treebank: str
     model: str
@@ -118,10 +125,12 @@ class ParetoSetupConfig(ChapterConfig):
 
 @dataclass(frozen=True)
 class ParametricConfig(ParetoSetupConfig):
-    """Linear probes under the nuclear norm and the rank (Pimentel et al. 2020, §4.1 and
-    §6.1): the ``tasks`` and probe ``families``, ``n_probes`` per setting with nuclear-norm
-    weights up to ``alpha_max``, the hypervolume's cap ``max_norm`` and the share of the cap
-    (``simple_fraction``) up to which a probe counts as simple."""
+    """Linear probes under the nuclear norm and the rank (Pimentel et al. 2020, §4.1 and §6.1).
+
+    The ``tasks`` and probe ``families``, ``n_probes`` per setting with nuclear-norm weights up to
+    ``alpha_max``, the hypervolume's cap ``max_norm`` and the share of the cap (``simple_fraction``)
+    up to which a probe counts as simple.
+    """
 
     tasks: list[str]
     families: list[str]
@@ -145,11 +154,12 @@ class ParametricConfig(ParetoSetupConfig):
 
 @dataclass(frozen=True)
 class MemorisationSetupConfig(ParetoSetupConfig):
-    """What the two memorisation chapters share (Pimentel et al. 2020, §5 and §6.2): the
-    shuffled ``controls``, ``n_configs`` random MLP architectures no wider than
-    ``max_hidden``, the ``n_memorise`` training items (0 = all) each control memorises for
-    ``memorise_steps`` updates, and the memorisation up to which a probe counts as simple
-    (``simple_budget``)."""
+    """What the two memorisation chapters share (Pimentel et al. 2020, §5 and §6.2).
+
+    The shuffled ``controls``, ``n_configs`` random MLP architectures no wider than ``max_hidden``,
+    the ``n_memorise`` training items (0 = all) each control memorises for ``memorise_steps``
+    updates, and the memorisation up to which a probe counts as simple (``simple_budget``).
+    """
 
     controls: list[str]
     n_configs: int
@@ -169,8 +179,10 @@ class MemorisationSetupConfig(ParetoSetupConfig):
         _share("simple_budget", self.simple_budget)
 
     def architectures(self) -> list[MLPConfig]:
-        """The random MLP architectures of §6.2
-        (:func:`~probekit.methods.pareto.architectures.sample_mlp_configs`)."""
+        """The random MLP architectures of §6.2.
+
+        Drawn by :func:`~probekit.methods.pareto.architectures.sample_mlp_configs`.
+        """
         return sample_mlp_configs(self.n_configs, seed=self.seed, max_hidden=self.max_hidden)
 
     def fully_shuffled(self) -> bool:
@@ -179,15 +191,19 @@ class MemorisationSetupConfig(ParetoSetupConfig):
 
     @property
     def complexity_control(self) -> str:
-        """The control whose memorisation is the complexity axis: label-shuffled when it runs,
-        else fully shuffled."""
+        """The control whose memorisation is the complexity axis.
+
+        Label-shuffled when it runs, else fully shuffled.
+        """
         return "label_shuffled" if "label_shuffled" in self.controls else "fully_shuffled"
 
 
 @dataclass(frozen=True)
 class MemorisationConfig(MemorisationSetupConfig):
-    """Random MLPs on POSL and DAL under memorisation complexity (Pimentel et al. 2020, §5
-    and §6.2): the controls' set-up and the ``tasks``."""
+    """Random MLPs on POSL and DAL under memorisation complexity (Pimentel et al. 2020).
+
+    §5 and §6.2: the controls' set-up and the ``tasks``.
+    """
 
     tasks: list[str]
 
@@ -199,11 +215,12 @@ class MemorisationConfig(MemorisationSetupConfig):
 
 @dataclass(frozen=True)
 class ParsingConfig(MemorisationSetupConfig):
-    """Dependency parsing as a probing task (Pimentel et al. 2020, §7.2 and appendix C): MLP
-    parsers under memorisation complexity, and, when ``linear``, ``n_probes`` linear parsers
+    """Dependency parsing as a probing task (Pimentel et al. 2020, §7.2 and appendix C).
+
+    MLP parsers under memorisation complexity, and, when ``linear``, ``n_probes`` linear parsers
     with nuclear-norm weights up to ``alpha_max``, capped at ``max_norm`` and simple up to
-    ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the paired
-    bootstrap."""
+    ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the paired bootstrap.
+    """
 
     linear: bool
     n_probes: int
@@ -223,6 +240,8 @@ class ParsingConfig(MemorisationSetupConfig):
         _at_least("n_boot", self.n_boot, 1)
 
     def train_options(self) -> TrainOptions:
-        """The training options, scoring whole sentences in the parsers' smaller evaluation
-        batches (:data:`probekit.probes.biaffine.PARSE_OPTIONS`)."""
+        """The training options, scoring whole sentences in the parsers' smaller eval batches.
+
+        The evaluation batch size is that of :data:`probekit.probes.biaffine.PARSE_OPTIONS`.
+        """
         return replace(super().train_options(), eval_batch_size=PARSE_OPTIONS.eval_batch_size)

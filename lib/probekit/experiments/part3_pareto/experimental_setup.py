@@ -1,6 +1,7 @@
-"""The set-up that chapters 32 to 34 share (Pimentel et al. 2020, §6): sentence samples, the
-four representations, the random MLP architectures of §6.2, the fully-shuffled control's inputs
-of §5 and the training options, built from a chapter's configuration by
+"""The set-up that chapters 32 to 34 share (Pimentel et al. 2020, §6).
+
+Sentence samples, the four representations, the random MLP architectures of §6.2, the fully-shuffled
+control's inputs of §5 and the training options, built from a chapter's configuration by
 :func:`build_pareto_setup`.
 """
 
@@ -50,8 +51,10 @@ class ParetoSetup:
 
 
 def build_pareto_setup(config: ParetoSetupConfig) -> ParetoSetup:
-    """A chapter's :class:`ParetoSetup` (Pimentel et al. 2020, §6; the MLP architectures of
-    §6.2 and the fully-shuffled inputs of §5 where the chapter's configuration asks for them).
+    """Build a chapter's :class:`ParetoSetup` (Pimentel et al. 2020, §6) from its configuration.
+
+    With the MLP architectures of §6.2 and the fully-shuffled inputs of §5 where the chapter's
+    configuration asks for them.
 
     The configuration has checked its names and values when it was made, so this only loads:
     the treebank, its seeded samples, the representations (the contextual model's embeddings

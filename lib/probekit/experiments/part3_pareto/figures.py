@@ -1,6 +1,8 @@
-"""Part III's figures (Pimentel et al. 2020): Pareto curves (Figs. 1 to 9), the two
-memorisation controls side by side (Fig. 6), and the toy tasks' lookup baselines and label
-entropies (§7.1, appendix B). Every function returns a matplotlib Figure in the book's style.
+"""Part III's figures (Pimentel et al. 2020).
+
+Pareto curves (Figs. 1 to 9), the two memorisation controls side by side (Fig. 6), and the toy
+tasks' lookup baselines and label entropies (§7.1, appendix B). Every function returns a matplotlib
+Figure in the book's style.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from probekit.methods.pareto import frontier
 
 
 def placeholder_figure(text: str):
-    """A small figure that only says ``text``, glued in place of a Pareto-curve figure
-    (Pimentel et al. 2020, Figs. 1 to 9) whose experiment was not run, so that the page still
-    builds with every glue key present."""
+    """A small figure that only says ``text``, in place of a Pareto-curve figure not run.
+
+    It is glued in place of a Pareto-curve figure (Pimentel et al. 2020, Figs. 1 to 9) whose
+    experiment was not run, so that the page still builds with every glue key present.
+    """
     plots.use_style()
     fig, ax = plt.subplots(figsize=(plots.WIDTH, 0.8))
     ax.axis("off")
@@ -44,9 +48,10 @@ def plot_frontiers(
     labels: dict[str, str] | None = None,
     height: float = 2.9,
 ):
-    """Pareto curves as in Pimentel et al. 2020, Figs. 1 to 9: every probe as a faint dot and
-    each ``hue`` group's frontier (by default each representation's) as a staircase up to the
-    cap, one panel per ``col`` value.
+    """Pareto curves as in Pimentel et al. 2020, Figs. 1 to 9.
+
+    Every probe as a faint dot and each ``hue`` group's frontier (by default each representation's)
+    as a staircase up to the cap, one panel per ``col`` value.
 
     ``cap`` may differ by panel (a dict from ``col`` values). Representations keep one colour
     throughout the book; other hue values take the palette in order. Panels are titled by
@@ -102,10 +107,12 @@ def plot_control_frontiers(
     titles: dict[str, str] | None = None,
     height: float = 2.9,
 ):
-    """The contextual representation's probes under the two memorisation controls of
-    Pimentel et al. 2020, §5 (their Fig. 6): test accuracy against memorisation of shuffled
-    labels on the real sentences (label-shuffled) and on word-shuffled ones (fully shuffled),
-    one frontier per control, one panel per task."""
+    """The contextual representation's probes under the two memorisation controls (Fig. 6).
+
+    The controls of Pimentel et al. 2020, §5 (their Fig. 6): test accuracy against memorisation of
+    shuffled labels on the real sentences (label-shuffled) and on word-shuffled ones (fully
+    shuffled), one frontier per control, one panel per task.
+    """
     ctx = table[table["representation"] == "contextual"]
     long = pd.concat(
         [
@@ -127,10 +134,12 @@ def plot_control_frontiers(
 
 
 def plot_lookup_sizes(sizes: pd.DataFrame):
-    """Test accuracy of the lookup baselines (Pimentel et al. 2020, appendix B) against the
-    training words they were fitted on (log scale), with the paper's Table 1 as dotted lines.
-    ``sizes``: one row per sample, columns ``words``, ``POSL`` and ``DAL`` (accuracies in
-    [0, 1])."""
+    """Test accuracy of the lookup baselines (Pimentel et al. 2020, appendix B) by training size.
+
+    Accuracy against the training words they were fitted on (log scale), with the paper's Table 1 as
+    dotted lines. ``sizes``: one row per sample, columns ``words``, ``POSL`` and ``DAL`` (accuracies
+    in [0, 1]).
+    """
     plots.use_style()
     fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 2.8))
     for task, color in zip(["POSL", "DAL"], plots.colors(2), strict=True):
@@ -147,9 +156,11 @@ def plot_lookup_sizes(sizes: pd.DataFrame):
 
 
 def plot_label_entropies(entropies: pd.DataFrame):
-    """H(label) and H(label | word) in bits of POSL and DAL (Pimentel et al. 2020, §7.1), as
-    paired horizontal bars. ``entropies``: :func:`~.toy_tasks.label_entropies`' table (columns
-    ``task``, ``H(label)`` and ``H(label | word)``)."""
+    """H(label) and H(label | word) in bits of POSL and DAL (Pimentel et al. 2020, §7.1).
+
+    As paired horizontal bars. ``entropies``: :func:`~.toy_tasks.label_entropies`' table (columns
+    ``task``, ``H(label)`` and ``H(label | word)``).
+    """
     plots.use_style()
     entropies = entropies.set_index("task")
     fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 2.6))

@@ -1,5 +1,7 @@
-"""Reading Part III's results (Pimentel et al. 2020, §3): Pareto frontiers, hypervolumes, who
-holds the frontier where, and paired tests of two frontiers' probes.
+"""Reading Part III's results (Pimentel et al. 2020, §3).
+
+Pareto frontiers, hypervolumes, who holds the frontier where, and paired tests of two frontiers'
+probes.
 
 Inputs are the tables of :class:`~probekit.experiments.part3_pareto.runs.ParetoRun` (one row
 per probe with a complexity column and an accuracy column).
@@ -34,8 +36,10 @@ LEAD_SLIVER = 0.02
 
 
 def _cap(value: float | str, group: pd.DataFrame) -> float:
-    """The hypervolume's maximum complexity (§3) for one group: a number, or a column constant
-    within the group."""
+    """The hypervolume's maximum complexity (§3) for one group.
+
+    A number, or a column constant within the group.
+    """
     if isinstance(value, str):
         caps = group[value].unique()
         if len(caps) != 1:
@@ -53,16 +57,20 @@ def hypervolume_table(
     by: Sequence[str] = ("task", "family", "representation"),
     min_accuracy: float = 0.0,
 ) -> pd.DataFrame:
-    """Normalised Pareto hypervolume of every group of probes (Pimentel et al. 2020, §3,
-    Tables 2 and 3), with :func:`probekit.methods.pareto.frontier.hypervolume`.
+    """Normalised Pareto hypervolume of every group of probes (Pimentel et al. 2020, §3).
+
+    As in Tables 2 and 3, with :func:`probekit.methods.pareto.frontier.hypervolume`.
 
     Args:
         table: probe rows with complexity column ``x`` and accuracy column ``y``; rows with a
             NaN complexity (controls not run) are left out.
+        x: name of the complexity column.
         cap: the maximum complexity (a number, e.g. 400 for the nuclear norm or 1 for
             memorisation, or the name of a column constant within each group, e.g.
             ``max_complexity`` for the rank family).
+        y: name of the accuracy column.
         by: grouping columns.
+        min_accuracy: accuracy coordinate of the hypervolume's reference point.
 
     Returns:
         One row per group: the ``by`` columns, ``hypervolume``, ``n_probes`` (with a finite
@@ -91,9 +99,11 @@ def hypervolume_table(
 
 
 def hypervolume_of(hv: pd.DataFrame, **group: str) -> float:
-    """The hypervolume of the one row of :func:`hypervolume_table`'s output that matches
-    ``group`` (e.g. ``task="posl", family="nuclear", representation="onehot"``), or NaN when
-    that group was not run."""
+    """The hypervolume of the one row of :func:`hypervolume_table`'s output matching ``group``.
+
+    ``group`` is e.g. ``task="posl", family="nuclear", representation="onehot"``. NaN when that
+    group was not run.
+    """
     mask = np.ones(len(hv), dtype=bool)
     for column, value in group.items():
         mask &= (hv[column] == value).to_numpy()
@@ -104,8 +114,10 @@ def hypervolume_of(hv: pd.DataFrame, **group: str) -> float:
 
 
 def _height(x_steps: np.ndarray, h_steps: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """A frontier staircase (§3; steps (S,), heights (S,)) read at budgets ``at`` (B,) -> (B,),
-    -inf below its first step."""
+    """A frontier staircase (§3) read at budgets ``at``.
+
+    Steps (S,), heights (S,), budgets ``at`` (B,) -> (B,), -inf below its first step.
+    """
     if x_steps.size == 0:
         return np.full(at.shape, -np.inf)
     k = np.searchsorted(x_steps, at, side="right") - 1
@@ -115,8 +127,9 @@ def _height(x_steps: np.ndarray, h_steps: np.ndarray, at: np.ndarray) -> np.ndar
 def frontier_leaders(
     table: pd.DataFrame, x: str, cap: float, *, y: str = "accuracy", by: str = "representation"
 ) -> pd.DataFrame:
-    """Where each representation holds the joint Pareto frontier (Pimentel et al. 2020, §3:
-    the "Pareto-dominant" representations).
+    """Where each representation holds the joint Pareto frontier (Pimentel et al. 2020, §3).
+
+    That is, the "Pareto-dominant" representations.
 
     For every complexity budget b in [0, cap], the leader is the representation whose best
     probe with complexity <= b is the most accurate (ties go to the first in table order).
@@ -158,8 +171,9 @@ def frontier_leaders(
 def simple_winner(
     table: pd.DataFrame, x: str, budget: float, *, y: str = "accuracy", by: str = "representation"
 ) -> tuple[str | None, pd.Series]:
-    """The representation that is best for *simple* probes (Pimentel et al. 2020, §2.3 and
-    §6.1): the largest hypervolume over complexities [0, budget] only.
+    """The representation that is best for *simple* probes (Pimentel et al. 2020, §2.3, §6.1).
+
+    The one with the largest hypervolume over complexities [0, budget] only.
 
     Returns:
         (winner or None when no probe fits the budget, hypervolume per representation).
@@ -177,10 +191,13 @@ def simple_winner(
 def pick_probe(
     table: pd.DataFrame, x: str, budget: float, *, by: str = "dev_accuracy"
 ) -> int | None:
-    """Row position (in ``table``) of the probe with the best ``by`` (dev accuracy, so the
-    test set stays untouched by the choice) among those with complexity ``x`` <= budget: one
-    point of a frontier (Pimentel et al. 2020, §3) whose test items ``ParetoRun.correct[k]``
-    (N_test,) feed a paired test. None when no probe fits the budget."""
+    """Row position (in ``table``) of the best probe by ``by`` within a complexity budget.
+
+    The probe with the best ``by`` (dev accuracy, so the test set stays untouched by the choice)
+    among those with complexity ``x`` <= budget: one point of a frontier (Pimentel et al. 2020, §3)
+    whose test items ``ParetoRun.correct[k]`` (N_test,) feed a paired test. None when no probe fits
+    the budget.
+    """
     c = table[x].to_numpy(dtype=float)
     ok = np.flatnonzero(np.isfinite(c) & (c <= budget))
     if not ok.size:
@@ -196,14 +213,14 @@ def simple_vs_best(
     y: str = "accuracy",
     by: Sequence[str] = ("task", "representation"),
 ) -> pd.DataFrame:
-    """How much accuracy the simpler half of the probes gives up (Pimentel et al. 2020, §6.2:
-    "simple architectures ... achieve as high an accuracy as the more complex ones").
+    """How much accuracy the simpler half of the probes gives up (Pimentel et al. 2020, §6.2).
+
+    §6.2: "simple architectures ... achieve as high an accuracy as the more complex ones".
 
     Per group: ``best`` (best accuracy of all probes with a finite complexity), ``best_simple``
     (best accuracy among the probes whose complexity is at most the group's median), ``gap`` =
     best - best_simple, and ``spearman``, the rank correlation of complexity and accuracy.
     """
-
     rows = []
     for key, group in table.groupby(list(by), sort=False):
         g = group[np.isfinite(group[x].to_numpy(dtype=float))]
@@ -227,11 +244,12 @@ def simple_vs_best(
 
 
 def main_leaders(leaders: pd.DataFrame, min_width: float) -> pd.DataFrame:
-    """A :func:`frontier_leaders` table (Pimentel et al. 2020, §3) without its slivers:
-    intervals narrower than
-    ``min_width`` are absorbed by the interval before them (the first interval's start is
-    kept), and neighbours with the same leader are merged. (Near complexity 0 every probe is at
-    the majority baseline and the lead flips on noise.)"""
+    """A :func:`frontier_leaders` table (Pimentel et al. 2020, §3) without its slivers.
+
+    Intervals narrower than ``min_width`` are absorbed by the interval before them (the first
+    interval's start is kept), and neighbours with the same leader are merged. (Near complexity 0
+    every probe is at the majority baseline and the lead flips on noise.)
+    """
     wide = leaders[(leaders["end"] - leaders["start"]) >= min_width]
     rows: list[dict[str, Any]] = []
     for r in wide.to_dict("records"):
@@ -248,9 +266,11 @@ def main_leaders(leaders: pd.DataFrame, min_width: float) -> pd.DataFrame:
 
 
 def describe_leaders(leaders: pd.DataFrame, labels: dict[str, str], fmt: str = "{:.0f}") -> str:
-    """One phrase for a :func:`frontier_leaders` table (who is Pareto-dominant where,
-    Pimentel et al. 2020, §3), e.g. "one-hot (1 to 35), then fastText (35 to 400)"; ``fmt``
-    formats the complexity bounds."""
+    """One phrase for a :func:`frontier_leaders` table.
+
+    It says who is Pareto-dominant where (Pimentel et al. 2020, §3), e.g. "one-hot (1 to 35), then
+    fastText (35 to 400)"; ``fmt`` formats the complexity bounds.
+    """
     if leaders.empty:
         return "no representation (no probe within the cap)"
     parts = [
@@ -263,10 +283,12 @@ def describe_leaders(leaders: pd.DataFrame, labels: dict[str, str], fmt: str = "
 
 @dataclass(frozen=True)
 class FrontierSummary:
-    """One frontier in words (Pimentel et al. 2020, §3, §2.3 and §6.1): ``leaders``, who holds
-    it where (:func:`describe_leaders`); ``winner``, the representation with the largest
-    hypervolume among simple probes (None when no probe is simple enough); ``simple``, the
-    winner's display name or "none"."""
+    """One frontier in words (Pimentel et al. 2020, §3, §2.3 and §6.1).
+
+    ``leaders``, who holds it where (:func:`describe_leaders`); ``winner``, the representation with
+    the largest hypervolume among simple probes (None when no probe is simple enough); ``simple``,
+    the winner's display name or "none".
+    """
 
     leaders: str
     winner: str | None
@@ -281,10 +303,12 @@ def summarise_frontier(
     labels: Mapping[str, str],
     fmt: str,
 ) -> FrontierSummary:
-    """:class:`FrontierSummary` of the probes in ``table`` (complexity column ``x``): the leaders
-    up to ``cap`` without intervals narrower than :data:`LEAD_SLIVER` of it
+    """:class:`FrontierSummary` of the probes in ``table`` (complexity column ``x``).
+
+    The leaders up to ``cap`` without intervals narrower than :data:`LEAD_SLIVER` of it
     (:func:`main_leaders`), and the :func:`simple_winner` up to ``budget``; ``fmt`` formats the
-    complexity bounds."""
+    complexity bounds.
+    """
     leaders = main_leaders(frontier_leaders(table, x, cap), LEAD_SLIVER * cap)
     winner, _ = simple_winner(table, x, budget)
     return FrontierSummary(
@@ -297,10 +321,12 @@ def summarise_frontier(
 def compare_within_budget(
     run_a: ParetoRun, run_b: ParetoRun, x: str, budget: float, name_a: str, name_b: str
 ) -> Comparison | None:
-    """McNemar's test (:func:`probekit.stats.comparison.compare`) of two frontiers' probes at
-    one complexity budget: from each run the probe with the best dev accuracy among those with
-    ``x`` <= budget (:func:`pick_probe`), compared on the same test items. None when one of the
-    runs has no probe within the budget."""
+    """McNemar's test of two frontiers' probes at one complexity budget.
+
+    With :func:`probekit.stats.comparison.compare`: from each run the probe with the best dev
+    accuracy among those with ``x`` <= budget (:func:`pick_probe`), compared on the same test items.
+    None when one of the runs has no probe within the budget.
+    """
     picks = [pick_probe(run.table, x, budget) for run in (run_a, run_b)]
     if picks[0] is None or picks[1] is None:
         return None
@@ -308,9 +334,11 @@ def compare_within_budget(
 
 
 def with_display_names(table: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
-    """``table`` with its ``task`` column (where present) in the tasks' titles and its
-    ``representation`` column in the representations' display names, for the chapters'
-    tables."""
+    """``table`` with its task and representation columns in display names.
+
+    Its ``task`` column (where present) in the tasks' titles and its ``representation`` column in
+    the representations' display names, for the chapters' tables.
+    """
     names = {"representation": table["representation"].map(labels)}
     if "task" in table:
         names["task"] = table["task"].map(TASK_TITLES)

@@ -1,5 +1,6 @@
-"""Memorisation complexity (Pimentel et al. 2020, §5 and §6.2): a probe is as complex as the
-shuffled labels it can memorise.
+"""Memorisation complexity (Pimentel et al. 2020, §5 and §6.2).
+
+A probe is as complex as the shuffled labels it can memorise.
 
 Every architecture trains under up to three ``CONDITIONS``: ``normal`` (gold labels; its test
 accuracy is the accuracy axis), ``label_shuffled`` (labels permuted across the training set) and
@@ -31,9 +32,12 @@ CONDITIONS = ("normal", "label_shuffled", "fully_shuffled")
 
 
 def memorisation_rows(n: int, n_memorise: int, seed: int) -> np.ndarray:
-    """Sorted indices, int64 (min(n_memorise, n),), of the training items (examples or
-    sentences) on which the shuffled controls of Pimentel et al. 2020, §5 are trained and
-    scored; all ``n`` when ``n_memorise`` is 0 or >= n. (The paper uses the whole split.)"""
+    """Sorted indices of the training items the shuffled controls train and are scored on.
+
+    Int64, shape (min(n_memorise, n),): the training items (examples or sentences) on which the
+    shuffled controls of Pimentel et al. 2020, §5 are trained and scored; all ``n`` when
+    ``n_memorise`` is 0 or >= n. (The paper uses the whole split.)
+    """
     if n_memorise < 0:
         raise ParameterError("n_memorise", f"must be >= 0 (0 means all), got {n_memorise}")
     if n_memorise == 0 or n_memorise >= n:
@@ -42,8 +46,9 @@ def memorisation_rows(n: int, n_memorise: int, seed: int) -> np.ndarray:
 
 
 def control_options(options: TrainOptions | None, steps: int) -> TrainOptions:
-    """Training options of the shuffled controls (Pimentel et al. 2020, §5): exactly ``steps``
-    updates, no early stop.
+    """Training options of the shuffled controls (Pimentel et al. 2020, §5).
+
+    Exactly ``steps`` updates, no early stop.
 
     On shuffled labels the training loss falls slowly after a long plateau at the label
     entropy, so the released criterion (stop after a while without a 0.02-bit gain) ends most
@@ -59,8 +64,10 @@ def control_options(options: TrainOptions | None, steps: int) -> TrainOptions:
 
 
 def control_labels(y: np.ndarray, seed: int) -> dict[str, np.ndarray]:
-    """Shuffled training labels of the two controls (Pimentel et al. 2020, §5): independent
-    corpus-wide token-level permutations for ``label_shuffled`` and ``fully_shuffled``."""
+    """Shuffled training labels of the two controls (Pimentel et al. 2020, §5).
+
+    Independent corpus-wide token-level permutations for ``label_shuffled`` and ``fully_shuffled``.
+    """
     a, b = np.random.SeedSequence(seed).spawn(2)
     return {
         "label_shuffled": pareto_controls.shuffle_labels(y, np.random.default_rng(a)),
@@ -71,12 +78,14 @@ def control_labels(y: np.ndarray, seed: int) -> dict[str, np.ndarray]:
 def run_conditions(
     conditions: Sequence[str], rep: Representation, shuffled_words: Any
 ) -> list[str]:
-    """The conditions of :data:`CONDITIONS` that ``rep`` trains under (Pimentel et al. 2020,
-    §5), in that order, so ``normal`` is always training set 0.
+    """The conditions of :data:`CONDITIONS` that ``rep`` trains under (Pimentel et al. 2020, §5).
 
-    The fully-shuffled control is dropped for type-level representations: shuffling the words
-    of a sentence does not change a type's vector (footnote 10). Where it stays it needs
-    ``shuffled_words`` (:func:`~probekit.experiments.part3_pareto.representations.shuffled_contextual`).
+    In that order, so ``normal`` is always training set 0.
+
+    The fully-shuffled control is dropped for type-level representations: shuffling the words of a
+    sentence does not change a type's vector (footnote 10). Where it stays it needs
+    ``shuffled_words``
+    (:func:`~probekit.experiments.part3_pareto.representations.shuffled_contextual`).
     """
     check_names("conditions", conditions, CONDITIONS)
     if "normal" not in conditions:
@@ -104,8 +113,9 @@ def mlp_pareto(
     memorise_steps: int = 2000,
     threads: int | None = 1,
 ) -> ParetoRun:
-    """Random MLPs with memorisation complexity, for one representation and task
-    (Pimentel et al. 2020, §5 and §6.2).
+    """Random MLPs with memorisation complexity, for one representation and task.
+
+    Pimentel et al. 2020, §5 and §6.2.
 
     Every config trains under each of ``conditions``:
 
@@ -183,8 +193,9 @@ def memorisation_table(
     best_step: np.ndarray,
     n_memorise: int,
 ) -> pd.DataFrame:
-    """The table of a memorisation run (Pimentel et al. 2020, §5 and §6.2), one row per config,
-    shared by :func:`mlp_pareto` and :func:`~.parsing.parse_mlp_pareto`.
+    """The table of a memorisation run (Pimentel et al. 2020, §5 and §6.2), one row per config.
+
+    Shared by :func:`mlp_pareto` and :func:`~.parsing.parse_mlp_pareto`.
 
     ``dev_accuracy`` and ``best_step`` (K,) come from the normal training, ``correct``
     (K, N_test) bool gives the test accuracy, and ``memorised`` maps each control that was run
@@ -211,16 +222,21 @@ def memorisation_table(
 
 
 def compares_controls(representations: Sequence[str], controls: Sequence[str]) -> bool:
-    """Whether a run can set the two controls of Pimentel et al. 2020, §5 side by side: both
-    were run, and the contextual representation (the only one word order changes) is
-    among ``representations``."""
+    """Whether a run can set the two controls of Pimentel et al. 2020, §5 side by side.
+
+    True when both were run, and the contextual representation (the only one word order changes) is
+    among ``representations``.
+    """
     return "contextual" in representations and set(controls) == set(CONDITIONS[1:])
 
 
 def control_shift(table: pd.DataFrame) -> float:
-    """How much more of its shuffled labels a contextual probe memorises on word-shuffled
-    sentences than on the real ones (Pimentel et al. 2020, §5; their Fig. 6): the mean over the
-    contextual rows of a :func:`memorisation_table` of ``fully_shuffled - label_shuffled``
-    (a share, negative when it memorises less)."""
+    """How much more a contextual probe memorises on word-shuffled sentences than on real ones.
+
+    How much more of its shuffled labels it memorises on word-shuffled sentences than on the real
+    ones (Pimentel et al. 2020, §5; their Fig. 6): the mean over the contextual rows of a
+    :func:`memorisation_table` of ``fully_shuffled - label_shuffled`` (a share, negative when it
+    memorises less).
+    """
     ctx = table[table["representation"] == "contextual"]
     return float((ctx["fully_shuffled"] - ctx["label_shuffled"]).mean())

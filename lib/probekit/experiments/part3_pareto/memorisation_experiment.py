@@ -1,5 +1,7 @@
-"""Chapter 33's experiment (Pimentel et al. 2020, §5 and §6.2): random MLPs on POSL and DAL
-with memorisation of shuffled labels as complexity, and what their frontiers show.
+"""Chapter 33's experiment (Pimentel et al. 2020, §5 and §6.2).
+
+Random MLPs on POSL and DAL with memorisation of shuffled labels as complexity, and what their
+frontiers show.
 
 - :func:`architecture_table` (the architectures of §6.2) and :func:`run_memorisation`, which
   trains them (:class:`MemorisationRuns`);
@@ -53,10 +55,12 @@ from probekit.probes.mlp_stack import MLPConfig
 
 @dataclass(frozen=True, eq=False)
 class MemorisationRuns:
-    """Chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2): ``runs`` by (task,
-    representation), their rows stacked in ``table``, the share of the most frequent training
-    label of each task run (``majority``), the ``controls`` run and the control whose
-    memorisation is the complexity axis (``x``)."""
+    """Chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2).
+
+    ``runs`` by (task, representation), their rows stacked in ``table``, the share of the most
+    frequent training label of each task run (``majority``), the ``controls`` run and the control
+    whose memorisation is the complexity axis (``x``).
+    """
 
     runs: dict[tuple[str, str], ParetoRun]
     table: pd.DataFrame
@@ -75,14 +79,18 @@ class MemorisationRuns:
         return int(self.table["n_memorise"].iloc[0])
 
     def majority_share(self, task: str) -> float:
-        """The share of ``task``'s most frequent training label, NaN when not run: no probe
-        memorises less."""
+        """The share of ``task``'s most frequent training label, NaN when not run.
+
+        No probe memorises less.
+        """
         return self.majority.get(task, float("nan"))
 
 
 def architecture_table(architectures: Sequence[MLPConfig]) -> pd.DataFrame:
-    """The random MLP architectures of Pimentel et al. 2020, §6.2, one row each: hidden
-    layers, hidden size and dropout."""
+    """The random MLP architectures of Pimentel et al. 2020, §6.2, one row each.
+
+    Columns: hidden layers, hidden size and dropout.
+    """
     return (
         pd.DataFrame([vars(c) for c in architectures])
         .rename(columns={"n_layers": "hidden layers", "hidden_size": "hidden size"})
@@ -91,9 +99,11 @@ def architecture_table(architectures: Sequence[MLPConfig]) -> pd.DataFrame:
 
 
 def run_memorisation(setup: ParetoSetup, config: MemorisationConfig) -> MemorisationRuns:
-    """Train chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2): for every task and
-    representation, the set-up's architectures on the gold labels and under each control
-    (:func:`~.memorisation.mlp_pareto`)."""
+    """Train chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2).
+
+    For every task and representation, the set-up's architectures on the gold labels and under each
+    control (:func:`~.memorisation.mlp_pareto`).
+    """
     datasets = {task: task_data(task, setup.splits) for task in config.tasks}
     runs = {}
     for task, data in datasets.items():
@@ -123,8 +133,10 @@ def run_memorisation(setup: ParetoSetup, config: MemorisationConfig) -> Memorisa
 
 
 def plot_memorisation(runs: MemorisationRuns, labels: Mapping[str, str]):
-    """Test accuracy against label-shuffled complexity, one panel per task (Pimentel et al.
-    2020, Fig. 2, right), or a placeholder when that control was not run."""
+    """Test accuracy against label-shuffled complexity, one panel per task.
+
+    As in Pimentel et al. 2020, Fig. 2, right, or a placeholder when that control was not run.
+    """
     if "label_shuffled" not in runs.controls:
         return placeholder_figure("the label-shuffled control was not run with these parameters")
     return plot_frontiers(
@@ -137,9 +149,12 @@ def plot_memorisation(runs: MemorisationRuns, labels: Mapping[str, str]):
 
 
 def memorisation_hypervolumes(runs: MemorisationRuns) -> pd.DataFrame:
-    """Hypervolumes under each control (Pimentel et al. 2020, §3 and Table 3; the cap is 1, a
-    probe that memorises every shuffled label), in column ``family``, with the paper's values
-    in ``paper``; settings without a probe of finite complexity are left out."""
+    """Hypervolumes under each control (Pimentel et al. 2020, §3 and Table 3).
+
+    The cap is 1, a probe that memorises every shuffled label. Controls are in column ``family``,
+    with the paper's values in ``paper``; settings without a probe of finite complexity are left
+    out.
+    """
     hv = paper_comparison(
         pd.concat(
             [
@@ -153,8 +168,10 @@ def memorisation_hypervolumes(runs: MemorisationRuns) -> pd.DataFrame:
 
 
 def memorisation_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
-    """:func:`memorisation_hypervolumes` for display: ours, the paper's and the best accuracy,
-    indexed by task, complexity and representation."""
+    """:func:`memorisation_hypervolumes` for display.
+
+    Ours, the paper's and the best accuracy, indexed by task, complexity and representation.
+    """
     columns = ["hypervolume (ours)", "Table 3 (paper, English)", "best accuracy"]
     return (
         with_display_names(hv, labels)
@@ -171,8 +188,10 @@ def memorisation_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) 
 
 
 def plot_memorisation_controls(runs: MemorisationRuns, representations: Sequence[str]):
-    """The contextual MLPs under both controls, one panel per task (Pimentel et al. 2020, §5),
-    or a placeholder unless both controls and the contextual representation were run."""
+    """The contextual MLPs under both controls, one panel per task (Pimentel et al. 2020, §5).
+
+    Or a placeholder unless both controls and the contextual representation were run.
+    """
     if not compares_controls(representations, runs.controls):
         return placeholder_figure("needs the contextual model and both controls")
     return plot_control_frontiers(runs.table, "memorisation accuracy")
@@ -181,10 +200,12 @@ def plot_memorisation_controls(runs: MemorisationRuns, representations: Sequence
 def control_numbers(
     runs: MemorisationRuns, hv: pd.DataFrame, representations: Sequence[str]
 ) -> dict[str, float]:
-    """The two controls side by side (Pimentel et al. 2020, §5): ``full_minus_label_mean``, the
-    mean change in points of what a contextual MLP memorises when its sentences are shuffled
-    too (NaN unless both were run), and ``hv_full_minus_label_<task>``, the change in the
-    contextual hypervolume."""
+    """The two controls side by side (Pimentel et al. 2020, §5).
+
+    ``full_minus_label_mean``, the mean change in points of what a contextual MLP memorises when its
+    sentences are shuffled too (NaN unless both were run), and ``hv_full_minus_label_<task>``, the
+    change in the contextual hypervolume.
+    """
     both = compares_controls(representations, runs.controls)
     shift = control_shift(runs.table) if both else float("nan")
     numbers = {"full_minus_label_mean": 100 * shift}
@@ -198,10 +219,12 @@ def control_numbers(
 
 
 def simple_vs_best_numbers(gaps: pd.DataFrame) -> dict[str, float]:
-    """From :func:`~.frontiers.simple_vs_best`'s table (Pimentel et al. 2020, §6.2): the
-    accuracy the simpler half of the architectures gives up, in points, per task and
-    representation (``gap_<task>_<rep>``, NaN where not run), at most (``max_gap``) and on
-    average (``mean_gap``)."""
+    """What the simpler half of the architectures gives up, as glue numbers.
+
+    From :func:`~.frontiers.simple_vs_best`'s table (Pimentel et al. 2020, §6.2): the accuracy the
+    simpler half of the architectures gives up, in points, per task and representation
+    (``gap_<task>_<rep>``, NaN where not run), at most (``max_gap``) and on average (``mean_gap``).
+    """
     numbers = {}
     for task in TASKS:
         for name in REPRESENTATIONS:
@@ -236,10 +259,12 @@ def simple_vs_best_table(gaps: pd.DataFrame, labels: Mapping[str, str]) -> pd.Da
 def memorisation_leaders(
     runs: MemorisationRuns, simple_budget: float, labels: Mapping[str, str]
 ) -> pd.DataFrame:
-    """Each task's frontier in words (Pimentel et al. 2020, §3 and §6.2;
-    :func:`~.frontiers.summarise_frontier`, cap 1): one row per task run, with the ``leaders``
+    """Each task's frontier in words (Pimentel et al. 2020, §3 and §6.2).
+
+    With :func:`~.frontiers.summarise_frontier`, cap 1: one row per task run, with the ``leaders``
     phrase, the representation with the largest hypervolume up to a memorisation of
-    ``simple_budget`` (``winner``) and its display name (``simple``)."""
+    ``simple_budget`` (``winner``) and its display name (``simple``).
+    """
     rows = []
     for task in TASKS:
         if task not in runs.tasks:
@@ -251,8 +276,10 @@ def memorisation_leaders(
 
 
 def memorisation_leader_numbers(leaders: pd.DataFrame) -> dict[str, str]:
-    """The chapter's glued phrases from :func:`memorisation_leaders`: ``leaders_<task>`` and
-    ``simple_<task>`` for every task, "not run" where not run."""
+    """The chapter's glued phrases from :func:`memorisation_leaders`.
+
+    ``leaders_<task>`` and ``simple_<task>`` for every task, "not run" where not run.
+    """
     found = {r.task: r for r in leaders.itertuples()}
     numbers = {}
     for task in TASKS:
@@ -265,10 +292,12 @@ def memorisation_leader_numbers(leaders: pd.DataFrame) -> dict[str, str]:
 def memorisation_comparisons(
     runs: MemorisationRuns, simple_budget: float, labels: Mapping[str, str]
 ) -> dict[str, str]:
-    """The contextual against the one-hot representation among simple MLPs, on each task
-    (:func:`~.frontiers.compare_within_budget`: McNemar's test of the best-dev architectures
-    that memorise at most ``simple_budget``), by glue name ``compare_<task>``; a sentence says
-    why where no test was possible."""
+    """The contextual against the one-hot representation among simple MLPs, on each task.
+
+    With :func:`~.frontiers.compare_within_budget` (McNemar's test of the best-dev architectures
+    that memorise at most ``simple_budget``), by glue name ``compare_<task>``; a sentence says why
+    where no test was possible.
+    """
     summaries = {}
     for task in TASKS:
         key = f"compare_{task}"
@@ -291,9 +320,12 @@ def memorisation_comparisons(
 
 
 def hypervolume_gap_numbers(hv: pd.DataFrame, representations: Sequence[str]) -> dict[str, float]:
-    """The contextual representation's label-shuffled hypervolume minus the best type-level one
-    among ``representations``, per task (``hv_gap_<task>``; Pimentel et al. 2020, Table 3, the
-    toy-task side of §7.2's argument; NaN where not run)."""
+    """The contextual label-shuffled hypervolume minus the best type-level one, per task.
+
+    The contextual representation's label-shuffled hypervolume minus the best type-level one among
+    ``representations``, per task (``hv_gap_<task>``; Pimentel et al. 2020, Table 3, the toy-task
+    side of §7.2's argument; NaN where not run).
+    """
     numbers = {}
     for task in TASKS:
         label_hv = {

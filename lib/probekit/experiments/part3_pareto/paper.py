@@ -1,7 +1,9 @@
-"""What Pimentel et al. 2020 report for English (Tables 1 to 3, §7.1) and what their released
-runs give, for the chapters' side-by-side comparisons: :data:`PAPER`, added to a hypervolume
-table by :func:`paper_comparison` and set beside ours, by glue name, by
-:func:`table3_numbers`; :func:`paper_gap_numbers` gives the paper's contextual leads."""
+"""What Pimentel et al. 2020 report for English (Tables 1 to 3, §7.1) and their released runs.
+
+What the paper reports and what its released runs give, for the chapters' side-by-side comparisons:
+:data:`PAPER`, added to a hypervolume table by :func:`paper_comparison` and set beside ours, by glue
+name, by :func:`table3_numbers`; :func:`paper_gap_numbers` gives the paper's contextual leads.
+"""
 
 from __future__ import annotations
 
@@ -67,8 +69,11 @@ PAPER: dict[str, Any] = {
 
 
 def paper_comparison(hv: pd.DataFrame, key: str = "table3") -> pd.DataFrame:
-    """Add the paper's English hypervolume (``PAPER[key]``, Tables 2 and 3) to a
-    :func:`~.frontiers.hypervolume_table` as column ``paper`` (NaN where the paper has none)."""
+    """Add the paper's English hypervolume (``PAPER[key]``, Tables 2 and 3) to a table.
+
+    The table is a :func:`~.frontiers.hypervolume_table`; the values go in column ``paper`` (NaN
+    where the paper has none).
+    """
     ref = PAPER[key]
 
     def lookup(row: pd.Series) -> float:
@@ -79,10 +84,13 @@ def paper_comparison(hv: pd.DataFrame, key: str = "table3") -> pd.DataFrame:
 
 
 def table3_numbers(hv: pd.DataFrame, families: Sequence[str]) -> dict[str, float]:
-    """Our hypervolumes beside the paper's Table 3, by glue name: ``hv_<task>_<family>_<rep>``
-    (from a :func:`~.frontiers.hypervolume_table`, NaN where the setting was not run) and
-    ``paper_<task>_<family>_<rep>``, for every task, every one of ``families`` (probe
-    families or memorisation controls) and every representation the paper reports there."""
+    """Our hypervolumes beside the paper's Table 3, by glue name.
+
+    ``hv_<task>_<family>_<rep>`` (from a :func:`~.frontiers.hypervolume_table`, NaN where the
+    setting was not run) and ``paper_<task>_<family>_<rep>``, for every task, every one of
+    ``families`` (probe families or memorisation controls) and every representation the paper
+    reports there.
+    """
     numbers: dict[str, float] = {}
     for task in TASKS:
         for family in families:
@@ -96,9 +104,11 @@ def table3_numbers(hv: pd.DataFrame, families: Sequence[str]) -> dict[str, float
 
 
 def paper_gap_numbers() -> dict[str, float]:
-    """BERT's label-shuffled hypervolume minus the best type-level one in the paper (§7.2's
-    argument), by glue name: ``paper_gap_parse`` (Table 2) and ``paper_gap_<task>`` for POSL
-    and DAL (Table 3)."""
+    """BERT's label-shuffled hypervolume minus the best type-level one in the paper.
+
+    This is §7.2's argument, by glue name: ``paper_gap_parse`` (Table 2) and ``paper_gap_<task>``
+    for POSL and DAL (Table 3).
+    """
     table2 = PAPER["table2"]
     numbers = {"paper_gap_parse": table2["contextual"] - max(table2[n] for n in NON_CONTEXTUAL)}
     for task in TASKS:

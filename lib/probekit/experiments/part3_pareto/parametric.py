@@ -1,5 +1,6 @@
-"""Parametric complexity (Pimentel et al. 2020, §4.1 and §6.1): linear probes whose complexity
-is the nuclear norm of [W | b] (trained on eq. 3) or the rank of W.
+"""Parametric complexity (Pimentel et al. 2020, §4.1 and §6.1).
+
+Linear probes whose complexity is the nuclear norm of [W | b] (trained on eq. 3) or the rank of W.
 
 :func:`linear_pareto` trains one family's probes for one representation and task; the grids of
 the two families are :func:`alpha_values` and :func:`rank_values`.
@@ -21,10 +22,12 @@ FAMILIES = ("nuclear", "rank")
 
 
 def rank_values(n_classes: int, n_probes: int) -> np.ndarray:
-    """Ranks of the rank-constrained probes (Pimentel et al. 2020, §4.1 and §6.1), int64
-    (<= n_probes,): ``n_probes`` values spread evenly over 1..C, without repeats (all C ranks
-    when n_probes >= C). The released code uses int(linspace(1, C + 0.99, 50)), which repeats
-    ranks."""
+    """Ranks of the rank-constrained probes (Pimentel et al. 2020, §4.1 and §6.1).
+
+    Int64, shape (<= n_probes,): ``n_probes`` values spread evenly over 1..C, without repeats (all C
+    ranks when n_probes >= C). The released code uses int(linspace(1, C + 0.99, 50)), which repeats
+    ranks.
+    """
     if n_probes < 1:
         raise ParameterError("n_probes", f"must be >= 1, got {n_probes}")
     if n_probes >= n_classes:
@@ -33,11 +36,13 @@ def rank_values(n_classes: int, n_probes: int) -> np.ndarray:
 
 
 def alpha_values(n_probes: int, low: float = 2.0**-10, high: float = 8.0) -> np.ndarray:
-    """The nuclear-norm weights α of eq. 3, float (n_probes,): 0 and ``n_probes - 1`` values
-    log-uniform on [low, high]
-    (Pimentel et al. 2020, §6.1 and footnote 8: [2^-10, 8], 50 probes). On unit-length inputs
-    weights above about 2^-3 already shrink a probe to a nuclear norm near 0, so with few
-    probes a smaller ``high`` spends them where the frontier is drawn."""
+    """The nuclear-norm weights α of eq. 3, float (n_probes,).
+
+    0 and ``n_probes - 1`` values log-uniform on [low, high] (Pimentel et al. 2020, §6.1 and
+    footnote 8: [2^-10, 8], 50 probes). On unit-length inputs weights above about 2^-3 already
+    shrink a probe to a nuclear norm near 0, so with few probes a smaller ``high`` spends them where
+    the frontier is drawn.
+    """
     if n_probes < 2:
         raise ParameterError("n_probes", f"must be >= 2 for the alpha grid, got {n_probes}")
     if not 0 < low <= high:
@@ -56,16 +61,16 @@ def linear_pareto(
     alpha_max: float = 8.0,
     threads: int | None = 1,
 ) -> ParetoRun:
-    """Linear probes of one family for one representation and task (Pimentel et al. 2020,
-    §4.1 and §6.1).
+    """Linear probes of one family for one representation and task.
 
-    ``family="nuclear"``: probes trained on eq. 3 with the weights of :func:`alpha_values`
-    (up to ``alpha_max``);
-    complexity = ||[W | b]||_*. ``family="rank"``: rank-constrained probes with the ranks of
-    :func:`rank_values`; complexity = r. All probes of a run train together in stacks
-    (:func:`probekit.probes.linear.train_linear_probes`), stop early on the dev split and are
-    scored on the test split. ``max_complexity`` in the table is the rank family's cap C (the
-    nuclear norm has none of its own; the chapters cap it at 400).
+    Pimentel et al. 2020, §4.1 and §6.1.
+
+    ``family="nuclear"``: probes trained on eq. 3 with the weights of :func:`alpha_values` (up to
+    ``alpha_max``); complexity = ||[W | b]||_*. ``family="rank"``: rank-constrained probes with the
+    ranks of :func:`rank_values`; complexity = r. All probes of a run train together in stacks
+    (:func:`probekit.probes.linear.train_linear_probes`), stop early on the dev split and are scored
+    on the test split. ``max_complexity`` in the table is the rank family's cap C (the nuclear norm
+    has none of its own; the chapters cap it at 400).
 
     Returns:
         :class:`~.runs.ParetoRun` (``correct`` (P, N_test) for the P probes) with columns

@@ -1,5 +1,6 @@
-"""Chapter 32's experiment (Pimentel et al. 2020, §4.1 and §6.1): linear probes of every task,
-representation and family, and what their Pareto frontiers show.
+"""Chapter 32's experiment (Pimentel et al. 2020, §4.1 and §6.1).
+
+Linear probes of every task, representation and family, and what their Pareto frontiers show.
 
 - :func:`run_parametric` trains them (:class:`ParametricRuns`);
 - :func:`parametric_hypervolumes` (Table 3) with :func:`parametric_hypervolume_table`, and
@@ -44,9 +45,12 @@ AXIS_LABELS = {"nuclear": "nuclear norm of [W | b]", "rank": "rank of W"}
 
 @dataclass(frozen=True, eq=False)
 class ParametricRuns:
-    """Chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1): ``runs`` by (task,
-    representation, family), their rows stacked in ``table``, the number of labels of each
-    task run (``n_classes``), the ``families`` run and the nuclear norm's cap ``max_norm``."""
+    """Chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1).
+
+    ``runs`` by (task, representation, family), their rows stacked in ``table``, the number of
+    labels of each task run (``n_classes``), the ``families`` run and the nuclear norm's cap
+    ``max_norm``.
+    """
 
     runs: dict[tuple[str, str, str], ParetoRun]
     table: pd.DataFrame
@@ -60,15 +64,20 @@ class ParametricRuns:
         return list(self.n_classes)
 
     def cap(self, task: str, family: str) -> float:
-        """The hypervolume's cap (§3): ``max_norm`` for the nuclear norm, the number of labels
-        C for the rank (beyond which the constraint no longer binds)."""
+        """The hypervolume's cap (§3) for one task and family.
+
+        ``max_norm`` for the nuclear norm, the number of labels C for the rank (beyond which the
+        constraint no longer binds).
+        """
         return self.max_norm if family == "nuclear" else float(self.n_classes[task])
 
 
 def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRuns:
-    """Train chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1): for every task,
-    representation and family of ``config``, ``n_probes`` probes with
-    :func:`~.parametric.linear_pareto`."""
+    """Train chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1).
+
+    For every task, representation and family of ``config``, ``n_probes`` probes with
+    :func:`~.parametric.linear_pareto`.
+    """
     datasets = {task: task_data(task, setup.splits) for task in config.tasks}
     runs = {}
     for task, data in datasets.items():
@@ -93,9 +102,11 @@ def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRu
 
 
 def parametric_hypervolumes(runs: ParametricRuns) -> pd.DataFrame:
-    """Hypervolumes of every frontier (Pimentel et al. 2020, §3, Table 3), the nuclear norm
-    capped at ``max_norm`` and the rank at C, with the paper's English values in ``paper``
-    (:func:`~.frontiers.hypervolume_table`, :func:`~.paper.paper_comparison`)."""
+    """Hypervolumes of every frontier (Pimentel et al. 2020, §3, Table 3).
+
+    The nuclear norm capped at ``max_norm`` and the rank at C, with the paper's English values in
+    ``paper`` (:func:`~.frontiers.hypervolume_table`, :func:`~.paper.paper_comparison`).
+    """
     table = runs.table
     return paper_comparison(
         pd.concat(
@@ -110,8 +121,11 @@ def parametric_hypervolumes(runs: ParametricRuns) -> pd.DataFrame:
 
 
 def parametric_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
-    """:func:`parametric_hypervolumes` for display: ours, the paper's, the best accuracy within
-    the cap and the number of probes there, indexed by task, family and representation."""
+    """:func:`parametric_hypervolumes` for display.
+
+    Ours, the paper's, the best accuracy within the cap and the number of probes there, indexed by
+    task, family and representation.
+    """
     columns = {
         "hypervolume": "hypervolume (ours)",
         "paper": "Table 3 (paper, English)",
@@ -126,8 +140,10 @@ def parametric_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) ->
 
 
 def plot_parametric(runs: ParametricRuns, family: str, labels: Mapping[str, str]):
-    """The Pareto curves of one family, one panel per task (Pimentel et al. 2020, Fig. 2, left;
-    Fig. 9), or a placeholder when the family was not run."""
+    """The Pareto curves of one family, one panel per task (Pimentel et al. 2020, Fig. 2, left).
+
+    Also Fig. 9; a placeholder when the family was not run.
+    """
     if family not in runs.families:
         return placeholder_figure(f"the {family} family was not run with these parameters")
     caps = {task: runs.cap(task, family) for task in runs.tasks}
@@ -138,12 +154,14 @@ def plot_parametric(runs: ParametricRuns, family: str, labels: Mapping[str, str]
 def parametric_leaders(
     runs: ParametricRuns, simple_fraction: float, labels: Mapping[str, str]
 ) -> pd.DataFrame:
-    """Each frontier in words (Pimentel et al. 2020, §3 and §6.1;
-    :func:`~.frontiers.summarise_frontier`): one row per (task, family) run, in the order of
+    """Each frontier in words (Pimentel et al. 2020, §3 and §6.1).
+
+    With :func:`~.frontiers.summarise_frontier`: one row per (task, family) run, in the order of
     TASKS and FAMILIES, with the ``leaders`` phrase (bounds to one decimal for the nuclear norm,
     whole ranks for the rank), the representation with the largest hypervolume up to
-    ``simple_fraction`` of the cap (``winner``, None when no probe is that simple) and its
-    display name (``simple``)."""
+    ``simple_fraction`` of the cap (``winner``, None when no probe is that simple) and its display
+    name (``simple``).
+    """
     rows = []
     for task in TASKS:
         for family in FAMILIES:
@@ -167,8 +185,11 @@ def parametric_leaders(
 
 
 def parametric_leader_numbers(leaders: pd.DataFrame) -> dict[str, str]:
-    """The chapter's glued phrases from :func:`parametric_leaders`: ``leaders_<task>_<family>``
-    and ``simple_<task>_<family>`` for every task and family, "not run" where not run."""
+    """The chapter's glued phrases from :func:`parametric_leaders`.
+
+    ``leaders_<task>_<family>`` and ``simple_<task>_<family>`` for every task and family, "not run"
+    where not run.
+    """
     numbers = {}
     found = {(r.task, r.family): r for r in leaders.itertuples()}
     for task in TASKS:
@@ -192,10 +213,11 @@ def parametric_leader_table(leaders: pd.DataFrame) -> pd.DataFrame:
 def parametric_comparisons(
     runs: ParametricRuns, simple_fraction: float, labels: Mapping[str, str]
 ) -> tuple[dict[str, str], pd.DataFrame]:
-    """The contextual against the one-hot representation under the nuclear norm, at the
-    simple budget (``simple_fraction`` of the cap) and at the cap, on each task
-    (:func:`~.frontiers.compare_within_budget`: McNemar's test of the best-dev probes within
-    the budget).
+    """The contextual against the one-hot representation under the nuclear norm, at two budgets.
+
+    At the simple budget (``simple_fraction`` of the cap) and at the cap, on each task
+    (:func:`~.frontiers.compare_within_budget`: McNemar's test of the best-dev probes within the
+    budget).
 
     Returns:
         The summaries by glue name ``compare_<task>_<simple|cap>`` (a sentence saying why where
@@ -243,10 +265,13 @@ def parametric_comparisons(
 
 
 def parametric_accuracy_numbers(runs: ParametricRuns) -> dict[str, float]:
-    """The best test accuracy (%) of each task's and representation's linear probes, without a
-    budget (``best_<task>_<rep>``, NaN where not run), the paper's released runs'
-    (``best_paper_<task>_<rep>``), and the contextual representation's lead over the best
-    type-level one (``ctx_gap_<task>``, points)."""
+    """The best test accuracies (%) of the linear probes, without a budget, and the paper's.
+
+    The best test accuracy (%) of each task's and representation's linear probes, without a budget
+    (``best_<task>_<rep>``, NaN where not run), the paper's released runs'
+    (``best_paper_<task>_<rep>``), and the contextual representation's lead over the best type-level
+    one (``ctx_gap_<task>``, points).
+    """
     best = runs.table.groupby(["task", "representation"])["accuracy"].max()
     numbers = {}
     for task in TASKS:

@@ -37,8 +37,10 @@ def _heads(sentences: Sequence[pkdata.Sentence]) -> list[np.ndarray]:
 
 
 def _parse_correct(pred: list[list[np.ndarray]], gold: list[np.ndarray]) -> np.ndarray:
-    """Which test words each probe attached right: P lists of (n_s,) heads -> bool
-    (P, N_words), the items of UAS (§7.2)."""
+    """Which test words each probe attached right, the items of UAS (§7.2).
+
+    P lists of (n_s,) heads -> bool (P, N_words).
+    """
     gold_flat = np.concatenate(gold)
     return np.stack([np.concatenate(p) == gold_flat for p in pred])
 
@@ -58,10 +60,10 @@ def parse_linear_pareto(
     alpha_max: float = 8.0,
     threads: int | None = 1,
 ) -> ParetoRun:
-    """Linear biaffine parsing probes with nuclear-norm complexity (Pimentel et al. 2020,
-    §7.2 and appendix C, Figs. 7 and 8): l(i, j) = x_i^T U x_j, trained with
-    alpha * ||U||_* for the weights of :func:`~.parametric.alpha_values`; heads decoded by
-    argmax.
+    """Linear biaffine parsing probes with nuclear-norm complexity (Pimentel et al. 2020, §7.2).
+
+    Appendix C, Figs. 7 and 8: l(i, j) = x_i^T U x_j, trained with alpha * ||U||_* for the weights
+    of :func:`~.parametric.alpha_values`; heads decoded by argmax.
 
     Returns:
         :class:`~.runs.ParetoRun` (items = test words: ``correct`` (P, N_test_words)) with
@@ -115,15 +117,16 @@ def parse_mlp_pareto(
     memorise_steps: int = 500,
     threads: int | None = 1,
 ) -> ParetoRun:
-    """MLP biaffine parsers with memorisation complexity (Pimentel et al. 2020, §7.2, appendix
-    A; Figs. 1, 5 and 6, Table 2).
+    """MLP biaffine parsers with memorisation complexity (Pimentel et al. 2020, §7.2).
 
-    Conditions as in :func:`~.memorisation.mlp_pareto`. The label-shuffled control permutes
-    the heads within each training sentence (:func:`probekit.methods.pareto.controls.shuffle_heads`); the
-    fully-shuffled one also reads its inputs from word-order-shuffled sentences
-    (``shuffled_words`` (N_train_words, d)). Memorisation = UAS on the shuffled
-    heads of the ``n_memorise`` training sentences (0 = all) the control trains on, for exactly
-    ``memorise_steps`` updates. Each config trains alone
+    Appendix A; Figs. 1, 5 and 6, Table 2.
+
+    Conditions as in :func:`~.memorisation.mlp_pareto`. The label-shuffled control permutes the
+    heads within each training sentence
+    (:func:`probekit.methods.pareto.controls.shuffle_heads`); the fully-shuffled one also reads
+    its inputs from word-order-shuffled sentences (``shuffled_words`` (N_train_words, d)).
+    Memorisation = UAS on the shuffled heads of the ``n_memorise`` training sentences (0 = all)
+    the control trains on, for exactly ``memorise_steps`` updates. Each config trains alone
     (:func:`probekit.probes.biaffine.train_biaffine_probes`), all with the same batch order.
 
     Returns:

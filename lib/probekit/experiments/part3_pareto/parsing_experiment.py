@@ -1,6 +1,7 @@
-"""Chapter 34's experiment (Pimentel et al. 2020, §7.2 and appendices A and C): dependency
-parsing as a probing task, and whether it separates contextual from type-level representations
-better than POSL and DAL.
+"""Chapter 34's experiment (Pimentel et al. 2020, §7.2 and appendices A and C).
+
+Dependency parsing as a probing task, and whether it separates contextual from type-level
+representations better than POSL and DAL.
 
 - :func:`run_parsing` trains the parsers (:class:`ParsingRuns`);
 - :func:`plot_parsing` (Figs. 1 and 5), :func:`parsing_hypervolumes` (Table 2),
@@ -50,10 +51,12 @@ MEMORISATION_AXIS = "memorisation: training UAS on shuffled heads"
 
 @dataclass(frozen=True, eq=False)
 class ParsingRuns:
-    """Chapter 34's parsers (Pimentel et al. 2020, §7.2): the MLP parsers by representation
-    (``mlp``, rows stacked in ``mlp_table``), the linear parsers (``linear``, empty when not
-    run; rows in ``linear_table``, None then), the ``controls`` run and the control whose
-    memorisation is the complexity axis (``x``)."""
+    """Chapter 34's parsers (Pimentel et al. 2020, §7.2).
+
+    The MLP parsers by representation (``mlp``, rows stacked in ``mlp_table``), the linear parsers
+    (``linear``, empty when not run; rows in ``linear_table``, None then), the ``controls`` run and
+    the control whose memorisation is the complexity axis (``x``).
+    """
 
     mlp: dict[str, ParetoRun]
     mlp_table: pd.DataFrame
@@ -69,10 +72,12 @@ class ParsingRuns:
 
 
 def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
-    """Train chapter 34's parsers (Pimentel et al. 2020, §7.2): for every representation, the
-    set-up's MLP architectures on the gold heads and under each control
-    (:func:`~.parsing.parse_mlp_pareto`), then, when ``config.linear``, ``n_probes`` linear
-    parsers (:func:`~.parsing.parse_linear_pareto`)."""
+    """Train chapter 34's parsers (Pimentel et al. 2020, §7.2).
+
+    For every representation, the set-up's MLP architectures on the gold heads and under each
+    control (:func:`~.parsing.parse_mlp_pareto`), then, when ``config.linear``, ``n_probes`` linear
+    parsers (:func:`~.parsing.parse_linear_pareto`).
+    """
     mlp = {
         name: parse_mlp_pareto(
             rep,
@@ -111,8 +116,7 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
 
 
 def plot_parsing(runs: ParsingRuns, labels: Mapping[str, str]):
-    """Test UAS of the MLP parsers against their memorisation (Pimentel et al. 2020, Figs. 1
-    and 5)."""
+    """Test UAS of the MLP parsers against memorisation (Pimentel et al. 2020, Figs. 1 and 5)."""
     return plot_frontiers(
         runs.mlp_table,
         runs.x,
@@ -125,15 +129,19 @@ def plot_parsing(runs: ParsingRuns, labels: Mapping[str, str]):
 
 
 def parsing_hypervolumes(runs: ParsingRuns) -> pd.DataFrame:
-    """The MLP parsers' hypervolumes under the complexity control, capped at 1, with the paper's
-    English values in ``paper`` (Pimentel et al. 2020, §3 and Table 2)."""
+    """The MLP parsers' hypervolumes under the complexity control, capped at 1.
+
+    With the paper's English values in ``paper`` (Pimentel et al. 2020, §3 and Table 2).
+    """
     table = runs.mlp_table.assign(family=runs.x)
     return paper_comparison(hypervolume_table(table, runs.x, 1.0), key="table2")
 
 
 def parsing_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
-    """:func:`parsing_hypervolumes` for display: ours, the paper's and the best UAS, indexed by
-    representation."""
+    """:func:`parsing_hypervolumes` for display.
+
+    Ours, the paper's and the best UAS, indexed by representation.
+    """
     columns = ["hypervolume (ours)", "Table 2 (paper, English)", "best UAS"]
     return (
         with_display_names(hv, labels)
@@ -145,10 +153,13 @@ def parsing_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd
 
 
 def parsing_numbers(runs: ParsingRuns, hv: pd.DataFrame) -> dict[str, float]:
-    """Per representation, by glue name: the MLP parsers' hypervolume (``hv_<rep>``) and the
-    paper's (``paper_<rep>``, Table 2), and their best test UAS in % (``best_<rep>``) and the
-    paper's released runs' (``best_paper_<rep>``), NaN where not run; and the best UAS of all
-    MLP parsers (``best_mlp_max``)."""
+    """The MLP parsers' hypervolumes and best UAS beside the paper's, by glue name.
+
+    Per representation: the MLP parsers' hypervolume (``hv_<rep>``) and the paper's
+    (``paper_<rep>``, Table 2), and their best test UAS in % (``best_<rep>``) and the paper's
+    released runs' (``best_paper_<rep>``), NaN where not run; and the best UAS of all MLP parsers
+    (``best_mlp_max``).
+    """
     best = runs.mlp_table.groupby("representation")["accuracy"].max()
     numbers = {}
     for name in REPRESENTATIONS:
@@ -161,8 +172,10 @@ def parsing_numbers(runs: ParsingRuns, hv: pd.DataFrame) -> dict[str, float]:
 
 
 def plot_parsing_controls(runs: ParsingRuns, labels: Mapping[str, str]):
-    """The contextual MLP parsers under both controls (Pimentel et al. 2020, Fig. 6), or a
-    placeholder unless both controls and the contextual representation were run."""
+    """The contextual MLP parsers under both controls (Pimentel et al. 2020, Fig. 6).
+
+    Or a placeholder unless both controls and the contextual representation were run.
+    """
     if not compares_controls(list(runs.mlp), runs.controls):
         return placeholder_figure("needs the contextual model and both controls")
     return plot_control_frontiers(
@@ -175,16 +188,21 @@ def plot_parsing_controls(runs: ParsingRuns, labels: Mapping[str, str]):
 
 
 def control_shift_points(runs: ParsingRuns) -> float:
-    """How many points more of the shuffled heads a contextual parser memorises on
-    word-shuffled sentences than on the real ones, on average (Pimentel et al. 2020, §7.2 and
-    Fig. 6; :func:`~.memorisation.control_shift`); NaN unless both controls were run."""
+    """How many points more a contextual parser memorises on word-shuffled sentences.
+
+    How many points more of the shuffled heads a contextual parser memorises on word-shuffled
+    sentences than on the real ones, on average (Pimentel et al. 2020, §7.2 and Fig. 6;
+    :func:`~.memorisation.control_shift`); NaN unless both controls were run.
+    """
     both = compares_controls(list(runs.mlp), runs.controls)
     return 100 * (control_shift(runs.mlp_table) if both else float("nan"))
 
 
 def plot_linear_parsing(runs: ParsingRuns, max_norm: float, labels: Mapping[str, str]):
-    """Test UAS of the linear parsers against the nuclear norm of U, up to ``max_norm``
-    (Pimentel et al. 2020, Figs. 7 and 8), or a placeholder when they were not run."""
+    """Test UAS of the linear parsers against the nuclear norm of U, up to ``max_norm``.
+
+    As in Pimentel et al. 2020, Figs. 7 and 8, or a placeholder when they were not run.
+    """
     if runs.linear_table is None:
         return placeholder_figure("linear parsers were not run with these parameters")
     return plot_frontiers(
@@ -201,11 +219,13 @@ def plot_linear_parsing(runs: ParsingRuns, max_norm: float, labels: Mapping[str,
 def linear_parsing_numbers(
     runs: ParsingRuns, max_norm: float, simple_fraction: float, labels: Mapping[str, str]
 ) -> dict[str, Any]:
-    """The linear parsers' frontier in words (Pimentel et al. 2020, appendix C;
-    :func:`~.frontiers.summarise_frontier`), by glue name: ``leaders_nuclear`` up to
+    """The linear parsers' frontier in words (Pimentel et al. 2020, appendix C).
+
+    With :func:`~.frontiers.summarise_frontier`, by glue name: ``leaders_nuclear`` up to
     ``max_norm``, ``simple_nuclear``, the representation with the largest hypervolume up to
-    ``simple_fraction`` of it, and ``best_linear_max``, the best test UAS in %; "not run" and
-    NaN when the linear parsers were not run."""
+    ``simple_fraction`` of it, and ``best_linear_max``, the best test UAS in %; "not run" and NaN
+    when the linear parsers were not run.
+    """
     if runs.linear_table is None:
         return {
             "leaders_nuclear": "not run",
@@ -226,17 +246,21 @@ def linear_parsing_numbers(
 def mlp_parsing_summary(
     runs: ParsingRuns, simple_budget: float, labels: Mapping[str, str]
 ) -> FrontierSummary:
-    """The MLP parsers' frontier in words (Pimentel et al. 2020, §3 and §7.2;
-    :func:`~.frontiers.summarise_frontier`, cap 1, simple up to a memorisation of
-    ``simple_budget``)."""
+    """The MLP parsers' frontier in words (Pimentel et al. 2020, §3 and §7.2).
+
+    With :func:`~.frontiers.summarise_frontier`, cap 1, simple up to a memorisation of
+    ``simple_budget``.
+    """
     return summarise_frontier(runs.mlp_table, runs.x, 1.0, simple_budget, labels, "{:.2f}")
 
 
 @dataclass(frozen=True, eq=False)
 class RivalComparison:
-    """The best contextual MLP parser against the best type-level one (``rival``, by dev UAS):
-    McNemar's test on test words (``comparison``) and a paired bootstrap of corpus UAS over
-    test sentences (``boot``)."""
+    """The best contextual MLP parser against the best type-level one (``rival``, by dev UAS).
+
+    McNemar's test on test words (``comparison``) and a paired bootstrap of corpus UAS over test
+    sentences (``boot``).
+    """
 
     rival: str
     comparison: Comparison
@@ -246,12 +270,14 @@ class RivalComparison:
 def contextual_against_rival(
     runs: ParsingRuns, labels: Mapping[str, str], *, n_boot: int, seed: int
 ) -> RivalComparison | None:
-    """Compare the contextual MLP parser with the best development UAS against the best
-    type-level one by the same criterion (Pimentel et al. 2020, §7.2): McNemar's exact test on
-    the same test words, and a paired bootstrap (``n_boot`` resamples, ``seed``) of test
-    sentences weighted by their length, so that the statistic is the corpus UAS (words of one
-    sentence are not independent, which McNemar's test assumes). None without the contextual
-    or any type-level representation."""
+    """Compare the best contextual MLP parser with the best type-level one (by development UAS).
+
+    The contextual MLP parser with the best development UAS against the best type-level one by the
+    same criterion (Pimentel et al. 2020, §7.2): McNemar's exact test on the same test words, and a
+    paired bootstrap (``n_boot`` resamples, ``seed``) of test sentences weighted by their length, so
+    that the statistic is the corpus UAS (words of one sentence are not independent, which McNemar's
+    test assumes). None without the contextual or any type-level representation.
+    """
     others = [name for name in runs.mlp if name != "contextual"]
     if "contextual" not in runs.mlp or not others:
         return None
@@ -278,10 +304,12 @@ def contextual_against_rival(
 
 
 def rival_numbers(result: RivalComparison | None, labels: Mapping[str, str]) -> dict[str, Any]:
-    """:func:`contextual_against_rival` by glue name: the ``rival``'s display name, McNemar's
-    summary (``compare``) and the bootstrap's UAS difference with its 95 % interval in points
-    (``uas_gap``, ``uas_gap_low``, ``uas_gap_high``); "not run" and NaN without a
-    comparison."""
+    """:func:`contextual_against_rival` by glue name.
+
+    The ``rival``'s display name, McNemar's summary (``compare``) and the bootstrap's UAS difference
+    with its 95 % interval in points (``uas_gap``, ``uas_gap_low``, ``uas_gap_high``); "not run" and
+    NaN without a comparison.
+    """
     if result is None:
         return {
             "rival": "not run",
@@ -300,8 +328,11 @@ def rival_numbers(result: RivalComparison | None, labels: Mapping[str, str]) -> 
 
 
 def hypervolume_gap(hv: pd.DataFrame, runs: ParsingRuns) -> float:
-    """The contextual MLP parsers' hypervolume minus the best type-level one (Pimentel et al.
-    2020, Table 2 and §7.2); NaN without the contextual or any type-level representation."""
+    """The contextual MLP parsers' hypervolume minus the best type-level one.
+
+    Pimentel et al. 2020, Table 2 and §7.2; NaN without the contextual or any type-level
+    representation.
+    """
     others = [hypervolume_of(hv, representation=n) for n in runs.mlp if n != "contextual"]
     contextual = hypervolume_of(hv, representation="contextual")
     return contextual - max(others) if others else float("nan")
@@ -310,10 +341,11 @@ def hypervolume_gap(hv: pd.DataFrame, runs: ParsingRuns) -> float:
 def toy_task_gaps(
     saved: Mapping[str, Any] | None, config: ParsingConfig, treebank: str
 ) -> dict[str, float]:
-    """The contextual lead in label-shuffled hypervolume on POSL and DAL that chapter 33 saved
-    (``hv_gap_<task>``), by task: only when ``saved`` (that chapter's saved results, or None)
-    was run with this chapter's model, layer, pooling and ``treebank`` (its name), and only the
-    finite ones."""
+    """The contextual lead in label-shuffled hypervolume on POSL and DAL that chapter 33 saved.
+
+    ``hv_gap_<task>``, by task: only when ``saved`` (that chapter's saved results, or None) was run
+    with this chapter's model, layer, pooling and ``treebank`` (its name), and only the finite ones.
+    """
     if saved is None:
         return {}
     settings = {

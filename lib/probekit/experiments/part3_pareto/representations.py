@@ -41,8 +41,10 @@ SPLITS = ("train", "dev", "test")
 
 @dataclass(frozen=True, eq=False)
 class Splits:
-    """The sentence lists of one experiment (Pimentel et al. 2020, §6): ``train``, ``dev``
-    (early stopping), ``test``."""
+    """The sentence lists of one experiment (Pimentel et al. 2020, §6).
+
+    ``train``, ``dev`` (early stopping), ``test``.
+    """
 
     train: list[pkdata.Sentence]
     dev: list[pkdata.Sentence]
@@ -85,8 +87,10 @@ def load_splits(
 
 @dataclass(frozen=True, eq=False)
 class TaskData:
-    """POSL or DAL examples of the three splits (Pimentel et al. 2020, §6;
-    :class:`probekit.io.tasks.Examples` each)."""
+    """POSL or DAL examples of the three splits (Pimentel et al. 2020, §6).
+
+    One :class:`probekit.io.tasks.Examples` each.
+    """
 
     task: str
     examples: dict[str, tasks.Examples]
@@ -107,8 +111,10 @@ class TaskData:
 
 
 def task_data(task: str, splits: Splits) -> TaskData:
-    """Examples of POSL (one per word, UPOS) or DAL (one per non-root arc, dependent ⊕ head,
-    the relation with its subtype) for Pimentel et al. 2020, §6.
+    """Examples of POSL or DAL for Pimentel et al. 2020, §6.
+
+    POSL: one per word, UPOS; DAL: one per non-root arc, dependent ⊕ head, the relation with its
+    subtype.
 
     The DAL inventory comes from the training sentences; test relations never seen in training
     map to the out-of-vocabulary class and count as errors.
@@ -158,8 +164,11 @@ class Representation:
         return int(self.onehot_dim or self.words["train"].shape[1])
 
     def inputs(self, split: str, rows: np.ndarray, words: Any = None) -> np.ndarray:
-        """Probe inputs of examples: rows (N,) -> (N, d) or ids (N,); rows (N, 2) -> (N, 2d)
-        (dependent first) or ids (N, 2). ``words`` replaces ``words[split]`` (fully shuffled)."""
+        """Probe inputs of examples.
+
+        Rows (N,) -> (N, d) or ids (N,); rows (N, 2) -> (N, 2d) (dependent first) or ids (N, 2).
+        ``words`` replaces ``words[split]`` (fully shuffled).
+        """
         source = self.words[split] if words is None else words
         if self.trainable:
             return np.asarray(source)[np.asarray(rows)]
@@ -176,9 +185,11 @@ class Representation:
 def contextual_representation(
     splits: Splits, model: str = "default", layer: int = -1, pooling: str = "mean"
 ) -> Representation:
-    """The contextual model's word vectors at one layer (Pimentel et al. 2020, §6: the last
-    layer of BERT, wordpieces averaged per word). Embeddings come from the cache."""
+    """The contextual model's word vectors at one layer (Pimentel et al. 2020, §6).
 
+    The paper uses the last layer of BERT, wordpieces averaged per word. Embeddings come from the
+    cache.
+    """
     emb = {k: embeddings.embed(splits[k], model, pooling, progress=False) for k in SPLITS}
     k = resolve_layer(layer, emb["train"].n_layers)
     short = embeddings.resolve_model(model).name.rstrip("/").split("/")[-1]
@@ -199,15 +210,15 @@ def shuffled_contextual(
 ) -> np.ndarray:
     """Inputs of the fully-shuffled control (Pimentel et al. 2020, §5).
 
-    Every sentence is embedded with its words in random order (:func:`probekit.methods.pareto.
-    controls.shuffle_word_order`); the vector at position i of the shuffled sentence then stands in for
-    word i of the original one (no realignment, as in the released code), so examples built from
-    the original sentences index this array as they would the normal one.
+    Every sentence is embedded with its words in random order
+    (:func:`probekit.methods.pareto.controls.shuffle_word_order`); the vector at position i of
+    the shuffled sentence then stands in for word i of the original one (no realignment, as in
+    the released code), so examples built from the original sentences index this array as they
+    would the normal one.
 
     Returns:
         float16 memory map (N_words, d), same row layout as the sentences' own embeddings.
     """
-
     token_lists, _ = controls.shuffle_word_order(sentences, seed)
     shuffled = [
         replace(s, forms=np.asarray(words, dtype=s.forms.dtype))
@@ -250,10 +261,12 @@ def type_representation(
 
     - ``"fasttext"``: :func:`fasttext_table`, trained on ``fasttext_text`` (default: the
       training sentences).
-    - ``"random"``: a fixed N(0, 1) vector per type (:func:`probekit.representations.types.random_type_vectors`);
-      dev and test words unseen in training simply get their own never-trained vectors.
-    - ``"onehot"``: type ids for the trainable table (:class:`probekit.representations.types.OneHotEmbedding`);
-      rows of words unseen in training keep their N(0, 1) start, as the paper prescribes.
+    - ``"random"``: a fixed N(0, 1) vector per type
+      (:func:`probekit.representations.types.random_type_vectors`); dev and test words unseen in
+      training simply get their own never-trained vectors.
+    - ``"onehot"``: type ids for the trainable table
+      (:class:`probekit.representations.types.OneHotEmbedding`); rows of words unseen in training
+      keep their N(0, 1) start, as the paper prescribes.
     """
     if dim < 1:
         raise ParameterError("type_dim", f"must be >= 1, got {dim}")
@@ -316,9 +329,11 @@ def build_representations(
 
 
 def check_names(parameter: str, names: Sequence[str], allowed: Sequence[str]) -> None:
-    """ParameterError unless ``names`` is a non-empty list of distinct values from ``allowed``
-    (e.g. the representations, tasks, probe families or controls of Pimentel et al. 2020,
-    §4 to §6)."""
+    """Check a list parameter: raise ParameterError unless it is valid.
+
+    ParameterError unless ``names`` is a non-empty list of distinct values from ``allowed`` (e.g.
+    the representations, tasks, probe families or controls of Pimentel et al. 2020, §4 to §6).
+    """
     bad = [n for n in names if n not in allowed]
     if bad or not names or len(set(names)) != len(names):
         raise ParameterError(

@@ -17,10 +17,11 @@ import pandas as pd
 
 @dataclass(frozen=True, eq=False)
 class ParetoRun:
-    """The probes of one experiment, the points of its Pareto frontiers (Pimentel et al. 2020,
-    §3): ``table`` has one row per probe (columns below), and
-    ``correct`` (P, N_test) bool says which test items each probe got right (normal training),
-    in table order; ``groups`` (N_test,) gives each item's test sentence (for bootstraps).
+    """The probes of one experiment, the points of its Pareto frontiers (Pimentel et al. 2020, §3).
+
+    ``table`` has one row per probe (columns below), and ``correct`` (P, N_test) bool says which
+    test items each probe got right (normal training), in table order; ``groups`` (N_test,) gives
+    each item's test sentence (for bootstraps).
 
     Columns always present: ``representation``, ``task``, ``family``, ``probe`` (index),
     ``accuracy`` (test accuracy or UAS), ``dev_accuracy``. Complexity columns depend on the
@@ -34,6 +35,5 @@ class ParetoRun:
 
 
 def combine(runs: Sequence[ParetoRun]) -> pd.DataFrame:
-    """One table from several runs (the points of all their frontiers, §3), rows in run
-    order."""
+    """One table from several runs (the points of all their frontiers, §3), rows in run order."""
     return pd.concat([r.table for r in runs], ignore_index=True)

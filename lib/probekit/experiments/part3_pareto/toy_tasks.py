@@ -1,5 +1,6 @@
-"""The toy tasks of Pimentel et al. 2020, §7.1 and appendix B: how much of POSL and DAL a
-dictionary lookup, or the word alone, already settles.
+"""The toy tasks of Pimentel et al. 2020, §7.1 and appendix B.
+
+How much of POSL and DAL a dictionary lookup, or the word alone, already settles.
 
 - Lookup baselines (appendix B, Table 1): :func:`lookup_baselines`, shown by
   :func:`lookup_table` and :func:`backoff_table`, and fitted on samples of the training split
@@ -77,8 +78,10 @@ def lookup_baselines(
 
 
 def lookup_table(lookup: dict[str, Any]) -> pd.DataFrame:
-    """The lookup accuracies of :func:`lookup_baselines` beside the paper's Table 1 (English),
-    in %, one row per task."""
+    """The lookup accuracies of :func:`lookup_baselines` beside the paper's Table 1 (English).
+
+    In %, one row per task.
+    """
     return pd.DataFrame(
         {
             "task": [TASK_TITLES[t] for t in TASKS],
@@ -89,9 +92,11 @@ def lookup_table(lookup: dict[str, Any]) -> pd.DataFrame:
 
 
 def backoff_table(lookup: dict[str, Any]) -> pd.DataFrame:
-    """How far the DAL lookup of :func:`lookup_baselines` backs off (appendix B): one row per
-    level 1..4, what it backs off to, the share of test arcs there and its accuracy there, in
-    %."""
+    """How far the DAL lookup of :func:`lookup_baselines` backs off (appendix B).
+
+    One row per level 1..4: what it backs off to, the share of test arcs there and its accuracy
+    there, in %.
+    """
     levels = lookup["dal_levels"]
     return (
         levels.assign(share=100 * levels["share"], accuracy=100 * levels["accuracy"])
@@ -106,8 +111,9 @@ def lookup_by_size(
     sizes: Sequence[int],
     seed: int,
 ) -> pd.DataFrame:
-    """The lookup baselines (appendix B) fitted on seeded samples of ``sizes`` training
-    sentences each (0 = all of them) and scored on ``test``.
+    """The lookup baselines (appendix B) fitted on seeded samples of the training split.
+
+    Samples of ``sizes`` training sentences each (0 = all of them), scored on ``test``.
 
     Returns:
         One row per distinct sample, by number of training words: ``sentences``, ``words``,
@@ -125,8 +131,9 @@ def lookup_by_size(
 
 
 def label_entropies(sentences: Sequence[pkdata.Sentence]) -> pd.DataFrame:
-    """H(label) and H(label | word) in bits for POSL and DAL (Pimentel et al. 2020, §7.1; the
-    released compile_results.py computes them over train+dev+test).
+    """H(label) and H(label | word) in bits for POSL and DAL (Pimentel et al. 2020, §7.1).
+
+    The released compile_results.py computes them over train+dev+test.
 
     For DAL the word is the dependent's form. Returns one row per task with columns task,
     ``H(label)``, ``H(label | word)``, ``share explained`` (1 - ratio), classes, examples.
@@ -151,10 +158,11 @@ def label_entropies(sentences: Sequence[pkdata.Sentence]) -> pd.DataFrame:
 
 
 def entropy_numbers(entropies: pd.DataFrame) -> dict[str, float]:
-    """:func:`label_entropies` beside the paper's released statistics (§7.1), by glue name,
-    per task: ``h_<task>`` and ``hc_<task>`` (bits), ``explained_<task>`` (%),
-    ``classes_<task>``, and the paper's ``h_<task>_paper``, ``hc_<task>_paper`` and
-    ``classes_<task>_paper``."""
+    """:func:`label_entropies` beside the paper's released statistics (§7.1), by glue name.
+
+    Per task: ``h_<task>`` and ``hc_<task>`` (bits), ``explained_<task>`` (%), ``classes_<task>``,
+    and the paper's ``h_<task>_paper``, ``hc_<task>_paper`` and ``classes_<task>_paper``.
+    """
     ent = entropies.set_index("task")
     numbers: dict[str, float] = {}
     for task in TASKS:

@@ -90,8 +90,10 @@ class HardComparisons:
 def compare_hard_items(
     chapter: ChapterRun, pairs: Sequence[tuple[str, str, str]]
 ) -> HardComparisons:
-    """:func:`compare_hard` of each (key, task, split) of ``pairs``, at the chapter's
-    ``compare_layer`` and for its first seed; splits that were skipped are reported as not run.
+    """:func:`compare_hard` of each (key, task, split) of ``pairs``.
+
+    Each at the chapter's ``compare_layer`` and for its first seed; splits that were skipped are
+    reported as not run.
     """
     layer, seed = chapter.compare_layer, chapter.config.seeds[0]
     comparisons: dict[str, Comparison] = {}

@@ -1,5 +1,6 @@
-"""The typed configurations of the Part IV chapters (Kunz & Kuhlmann 2021), built once from a
-chapter's parameters with ``from_parameters(globals())``.
+"""The typed configurations of the Part IV chapters (Kunz & Kuhlmann 2021).
+
+Each is built once from a chapter's parameters with ``from_parameters(globals())``.
 
 All four chapters draw the same sentence sample and probe the same layers
 (:class:`ExtrapolationSampleConfig`); chapter 41 adds its scoring ensemble and what it shows

@@ -1,6 +1,7 @@
-"""Figures of Part IV (Kunz & Kuhlmann 2021): score distributions with their split points
-(§3.4-3.5) and accuracy per layer and setup (the layout of Figs. 1-5), with the panels each
-chapter shows.
+"""Figures of Part IV (Kunz & Kuhlmann 2021), with the panels each chapter shows.
+
+Score distributions with their split points (§3.4-3.5) and accuracy per layer and setup (the
+layout of Figs. 1-5).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The control - extrapolation gap of every scoring function across Part IV (Kunz & Kuhlmann
-2021, §5.1), collected from the chapters' saved results.
+"""The control - extrapolation gap of every scoring function across Part IV.
+
+The gaps (Kunz & Kuhlmann 2021, §5.1) are collected from the chapters' saved results.
 """
 
 from __future__ import annotations
@@ -65,8 +66,10 @@ def gap_ledger(
 def collect_gaps(
     values: Mapping[str, object], directory: str | Path
 ) -> tuple[pd.DataFrame, list[str]]:
-    """:func:`gap_ledger` of chapter 44's own ``values`` and the saved results of the earlier
-    chapters (:data:`EARLIER_CHAPTERS`, read from ``directory``, e.g. ``build/results``).
+    """:func:`gap_ledger` of chapter 44's own ``values`` and the earlier chapters' saved results.
+
+    The earlier chapters are :data:`EARLIER_CHAPTERS`, read from ``directory`` (e.g.
+    ``build/results``).
 
     Chapters not yet run are simply absent from the table.
     """

@@ -20,7 +20,8 @@ from probekit.experiments.part4_extrapolation.scoring import LearnedScores
 from probekit.experiments.part4_extrapolation.splits import SplitSetups, build_splits
 from probekit.io import tasks
 from probekit.methods.extrapolation import grid
-from probekit.probes.mlp import MLPTrainResult, train_batched
+from probekit.probes.mlp import MLPTrainResult
+from probekit.probes.mlp_batched import train_batched
 
 
 @dataclass(frozen=True, eq=False)

@@ -17,7 +17,8 @@ from probekit.io import tasks
 from probekit.io.cache import Cache
 from probekit.methods.extrapolation import grid
 from probekit.methods.extrapolation import scores as scoring
-from probekit.probes.mlp import BATCH_SIZE, ProbeSpec, train_batched
+from probekit.probes.mlp import BATCH_SIZE, ProbeSpec
+from probekit.probes.mlp_batched import train_batched
 
 STATIC_SCORERS: tuple[str, ...] = (
     "sentence_length",

@@ -1,5 +1,7 @@
-"""Chapter 41: every scoring function and its split on one sample (Kunz & Kuhlmann 2021,
-§3.3-3.5), with the set sizes, score distributions and example items the chapter shows.
+"""Chapter 41: every scoring function and its split on one sample (Kunz & Kuhlmann 2021).
+
+It follows §3.3-3.5 and gives the set sizes, score distributions and example items the chapter
+shows.
 
 :func:`survey_splits` does the chapter's computation in one call; the other functions read its
 result.
@@ -107,9 +109,11 @@ def survey_splits(config: ScoringFunctionsConfig) -> SplitSurvey:
 
 
 def survey_values(survey: SplitSurvey) -> dict[str, object]:
-    """Chapter 41's glue values: sample and example counts, the ensemble, the layer shown, the
-    skipped splits, and m1, m2, easy % and hard % of each split of :data:`SIZE_KEYS` (NaN for
-    a skipped split)."""
+    """Chapter 41's glue values.
+
+    Sample and example counts, the ensemble, the layer shown, the skipped splits, and m1, m2, easy %
+    and hard % of each split of :data:`SIZE_KEYS` (NaN for a skipped split).
+    """
     (pos_train, pos_eval), (dep_train, dep_eval) = survey.examples["pos"], survey.examples["deprel"]
     v: dict[str, object] = {
         "n_train_sentences": len(survey.sample.train),
@@ -140,9 +144,11 @@ def survey_values(survey: SplitSurvey) -> dict[str, object]:
 def score_panels(
     survey: SplitSurvey,
 ) -> dict[str, tuple[np.ndarray, np.ndarray, extrapolation_splits.SplitPoints]]:
-    """The panels of the score-distribution figure: title -> (train scores, eval scores, split
-    points), for each split of
-    :data:`~probekit.experiments.part4_extrapolation.figures.SCORE_PANELS` that was made."""
+    """The panels of the score-distribution figure, one per split that was made.
+
+    Maps title -> (train scores, eval scores, split points), for each split of
+    :data:`~probekit.experiments.part4_extrapolation.figures.SCORE_PANELS` that was made.
+    """
     return {
         title: (survey.entries[k][1], survey.entries[k][2], survey.entries[k][0])
         for k, title in SCORE_PANELS.items()

@@ -1,5 +1,6 @@
-"""Tables of Part IV (Kunz & Kuhlmann 2021): probe accuracies, setup gaps, split points and
-set sizes, and example items.
+"""Tables of Part IV (Kunz & Kuhlmann 2021).
+
+Probe accuracies, setup gaps, split points and set sizes, and example items.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The recipe checked on the comparison problems of chapter 53 (Zhu et al. 2022, §3.2, §3.5,
-§4.4-4.6): for each comparison, its recommendation, power and test on the largest subset, and
-over all of them whether the recommendations suffice for a power of 0.8.
+"""The recipe checked on the comparison problems of chapter 53 (Zhu et al. 2022).
+
+Following §3.2, §3.5 and §4.4-4.6: for each comparison, its recommendation, power and test on
+the largest subset, and over all of them whether the recommendations suffice for a power of 0.8.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ _FIRST_POWERED = "first N_train with power ≥ 0.8"
 
 @dataclass(frozen=True, eq=False)
 class ProblemOutcome:
-    """One comparison on one task: ``table`` (its
-    :func:`~probekit.experiments.part5_datasize.comparisons.comparison_table`), ``comparison``
-    on the first seed's largest subset and the test size ``needed`` for a power of 0.8 there
-    (0: more than the run's ``max_test``)."""
+    """One comparison on one task, with its test on the largest subset and the test size it needs.
+
+    ``table``: its :func:`~probekit.experiments.part5_datasize.comparisons.comparison_table`;
+    ``comparison``: on the first seed's largest subset; ``needed``: the test size for a power of
+    0.8 there (0: more than the run's ``max_test``).
+    """
 
     task: str
     key: str
@@ -42,11 +45,13 @@ class ProblemOutcome:
         return float(np.nanmin(rec)) if rec.notna().any() else np.inf
 
     def glue_values(self, prefix: str) -> dict[str, object]:
-        """The numbers the chapter's prose uses for this comparison, keyed ``<prefix>_<name>``:
-        on the largest subset the gap A - B (points), the recommendation (0 where the gap is
-        0), training and test size and power; the smallest and largest recommendation over
-        the sizes; the first test size with power >= 0.8 (0: none); the seed-0 test's summary
-        and verdict, and the projected test size ``needed``."""
+        """The numbers the chapter's prose uses for this comparison, keyed ``<prefix>_<name>``.
+
+        On the largest subset the gap A - B (points), the recommendation (0 where the gap is
+        0), training and test size and power; the smallest and largest recommendation over the
+        sizes; the first test size with power >= 0.8 (0: none); the seed-0 test's summary and
+        verdict, and the projected test size ``needed``.
+        """
         t, last = self.table, self.table.iloc[-1]
         rec = last["n_train_rec"]
         any_rec = t["n_train_rec"].notna().any()
@@ -89,16 +94,21 @@ class ProblemOutcome:
 
 @dataclass(frozen=True, eq=False)
 class ProblemsAssessment:
-    """Every comparison on every task (:func:`assess_problems`); ``overview`` has one row per
-    comparison on its largest subset (private columns ``_key``, ``_rec_min``, ``_abs_gap``)."""
+    """Every comparison on every task (:func:`assess_problems`).
+
+    ``overview`` has one row per comparison on its largest subset (private columns ``_key``,
+    ``_rec_min``, ``_abs_gap``).
+    """
 
     outcomes: dict[tuple[str, str], ProblemOutcome]
     overview: pd.DataFrame
     head: str
 
     def glue_values(self) -> dict[str, object]:
-        """:meth:`ProblemOutcome.glue_values` of every comparison, prefixed ``head_<key>`` on
-        the head task and ``<task>_<key>`` on the others."""
+        """:meth:`ProblemOutcome.glue_values` of every comparison.
+
+        Prefixed ``head_<key>`` on the head task and ``<task>_<key>`` on the others.
+        """
         out: dict[str, object] = {}
         for (task, key), outcome in self.outcomes.items():
             prefix = f"head_{key}" if task == self.head else f"{task}_{key}"
@@ -212,8 +222,11 @@ class ProblemsAssessment:
 def assess_problems(
     problems: ComparisonProblems, config: ComparisonProblemsConfig
 ) -> ProblemsAssessment:
-    """Each comparison of ``problems`` on the first seed's largest subset, with the test size
-    a power of 0.8 needs (Zhu et al. 2022, §3.5), and the overview of all of them."""
+    """Each comparison of ``problems`` on the first seed's largest subset, and their overview.
+
+    Each with the test size a power of 0.8 needs (Zhu et al. 2022, §3.5); the overview covers all
+    of them.
+    """
     outcomes = {}
     for (task, key), table in problems.tables.items():
         name_a, name_b, title = problems.pairs[key]

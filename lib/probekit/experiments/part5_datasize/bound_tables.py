@@ -1,5 +1,7 @@
-"""The generalisation bound against the spread of probe accuracies over seeds (Zhu et al. 2022,
-§4.2, Fig. 2): the runs of chapter 51, one table per (task, probe), and their summary.
+"""The generalisation bound against the spread of probe accuracies over seeds (Zhu et al. 2022).
+
+Following §4.2 and Fig. 2: the runs of chapter 51, one table per (task, probe), and their
+summary.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from probekit.stats.bounds import Count, finite_class_bound
 
 
 def run_bound_experiment(config: BoundsConfig, data: ProbedTreebank) -> TaskRuns:
-    """Every classifier of ``config.classifiers`` on layer ``config.layer``, for every task,
-    subset size and seed (Zhu et al. 2022, §4.2); configs are named as in :data:`CLF_NAMES`."""
+    """Every classifier of ``config.classifiers`` on layer ``config.layer``.
+
+    Trained for every task, subset size and seed (Zhu et al. 2022, §4.2); configs are named as in
+    :data:`CLF_NAMES`.
+    """
     configs = [ProbingConfig(CLF_NAMES[c], "enc", c) for c in config.classifiers]
     return run_on_layer(config, data, config.tasks, configs)
 
@@ -29,8 +34,9 @@ def run_bound_experiment(config: BoundsConfig, data: ProbedTreebank) -> TaskRuns
 def bound_table(
     runs: Runs, config: str, *, delta: float = 1e-8, count: Count = "paper"
 ) -> pd.DataFrame:
-    """The empirical accuracy spread against the generalisation bound (Zhu et al. 2022, §4.2,
-    Fig. 2), one row per subset size.
+    """The empirical accuracy spread against the generalisation bound, one row per subset size.
+
+    As in Zhu et al. 2022, §4.2, Fig. 2.
 
     Columns: ``size``, ``n_train`` (training examples, all classes), ``acc`` and ``sd`` (mean
     and SD of test accuracy over seeds), ``bound`` = ``B(n_train, delta)`` of eq. 1 with the
@@ -163,8 +169,10 @@ class BoundSummary:
 
 
 def bounds_against_spread(experiment: TaskRuns, delta: float) -> BoundSummary:
-    """:func:`bound_table` of every task and probe of ``experiment`` at ``delta``, and their
-    summary (Zhu et al. 2022, §4.2, Fig. 2)."""
+    """:func:`bound_table` of every task and probe of ``experiment``, and their summary.
+
+    Each at ``delta``, as in Zhu et al. 2022, §4.2, Fig. 2.
+    """
     tables = {
         (task, c.name): bound_table(r, c.name, delta=delta)
         for task, r in experiment.runs.items()

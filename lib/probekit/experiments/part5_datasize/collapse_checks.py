@@ -1,5 +1,6 @@
-"""Collapsed comparisons: the rotation and repeated-pilot checks (Zhu et al. 2022, §3.6), and
-their run on the comparisons of chapter 53 with the smallest gaps.
+"""Collapsed comparisons: the rotation and repeated-pilot checks (Zhu et al. 2022, §3.6).
+
+Also their run on the comparisons of chapter 53 with the smallest gaps.
 
 The splits come from :func:`probekit.methods.datasize.subsets.fold_splits` and
 :func:`probekit.methods.datasize.subsets.pilot_splits`; the statistics from
@@ -62,13 +63,12 @@ def check_collapse(
 
 
 def collapse_verdict(report: CollapseReport) -> str:
-    """A reading of a :class:`~probekit.methods.datasize.collapse.CollapseReport` (Zhu et al.
-    2022, §3.6).
+    """A reading of a :class:`~probekit.methods.datasize.collapse.CollapseReport`.
 
-    The paper gives no thresholds; ours: "stable" when every split agrees on the sign and at
-    least half are significant; "likely collapsed" when at least a fifth of the splits flip the
-    sign and at most twice ``alpha`` of them are significant (what a null comparison gives);
-    "unclear" otherwise.
+    The check is that of Zhu et al. 2022, §3.6. The paper gives no thresholds; ours: "stable" when
+    every split agrees on the sign and at least half are significant; "likely collapsed" when at
+    least a fifth of the splits flip the sign and at most twice ``alpha`` of them are significant
+    (what a null comparison gives); "unclear" otherwise.
     """
     if report.sign_flip_rate == 0 and report.significant_rate >= 0.5:
         return "stable"
@@ -79,11 +79,13 @@ def collapse_verdict(report: CollapseReport) -> str:
 
 @dataclass(frozen=True, eq=False)
 class CollapseChecks:
-    """The collapse checks run on the comparisons with the smallest gaps
-    (:func:`run_collapse_checks`). ``candidates``: their rows of the overview; ``table``: one
-    row per (comparison, check) with its splits, test size, mean gap, sign-flip and
-    significance rates and :func:`collapse_verdict`; ``classifiers``: the title of the
-    comparison of logistic regression with the MLP."""
+    """The collapse checks run on the comparisons with the smallest gaps.
+
+    Made by :func:`run_collapse_checks`. ``candidates``: their rows of the overview; ``table``: one
+    row per (comparison, check) with its splits, test size, mean gap, sign-flip and significance
+    rates and :func:`collapse_verdict`; ``classifiers``: the title of the comparison of logistic
+    regression with the MLP.
+    """
 
     candidates: pd.DataFrame
     table: pd.DataFrame
@@ -143,11 +145,14 @@ def run_collapse_checks(
     assessment: ProblemsAssessment,
     config: ComparisonProblemsConfig,
 ) -> CollapseChecks:
-    """Both checks of Zhu et al. 2022, §3.6 on every comparison whose gap on the largest subset
-    is below ``config.collapse_gap`` (or, if none is, on the one with the smallest gap):
-    ``config.n_folds`` rotating folds over as many examples as the largest subset holds, and
-    ``config.pilot_repeats`` pilots of ``config.pilot_size`` training examples per class where
-    the pool allows them; all seeded by the first seed."""
+    """Both checks of Zhu et al. 2022, §3.6 on the comparisons with the smallest gaps.
+
+    They run on every comparison whose gap on the largest subset is below ``config.collapse_gap``
+    (or, if none is, on the one with the smallest gap): ``config.n_folds`` rotating folds over as
+    many examples as the largest subset holds, and ``config.pilot_repeats`` pilots of
+    ``config.pilot_size`` training examples per class where the pool allows them; all seeded by
+    the first seed.
+    """
     overview = assessment.overview
     candidates = overview[overview["_abs_gap"] < config.collapse_gap]
     if candidates.empty:

@@ -1,7 +1,8 @@
-"""Three comparison problems run through the whole recipe (Zhu et al. 2022, §3.2, §3.5,
-§4.4-4.6), the experiment of chapter 53: two layers of one model (the paper's BERT against a
-corrupted BERT), a contextual layer against type-level vectors (BERT against GloVe), and
-logistic regression against an MLP on the same layer.
+"""Three comparison problems run through the whole recipe, the experiment of chapter 53.
+
+Following Zhu et al. 2022, §3.2, §3.5, §4.4-4.6: two layers of one model (the paper's BERT
+against a corrupted BERT), a contextual layer against type-level vectors (BERT against GloVe),
+and logistic regression against an MLP on the same layer.
 """
 
 from __future__ import annotations
@@ -107,9 +108,12 @@ class ComparisonProblems:
 def run_comparison_problems(
     config: ComparisonProblemsConfig, data: ProbedTreebank
 ) -> ComparisonProblems:
-    """Logistic regression on layers ``config.layer`` (A) and ``config.layer_b`` (B) and on
+    """Train the probes of the three comparison problems and compare them at every size.
+
+    Logistic regression on layers ``config.layer`` (A) and ``config.layer_b`` (B) and on
     type-level vectors (T), and the MLP on layer A (M), for every task, subset size and seed;
-    then A against B, T and M at every size (Zhu et al. 2022, §4.4-4.6)."""
+    then A against B, T and M at every size (Zhu et al. 2022, §4.4-4.6).
+    """
     layer_a = data.layer_index(config.layer)
     layer_b = data.layer_index(config.layer_b, "layer_b")
     vectors = type_level_vectors(

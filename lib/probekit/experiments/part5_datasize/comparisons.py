@@ -1,9 +1,8 @@
-"""Comparison problems on the runs: recommendations, McNemar and power (Zhu et al. 2022, §3.2,
-§3.5, §4.4-4.6).
+"""Comparison problems on the runs: recommendations, McNemar and power (Zhu et al. 2022).
 
-The statistics live in :mod:`probekit.stats`; this module applies them to pairs of
-configurations of :class:`~probekit.experiments.part5_datasize.runs.Runs`, paired on the same
-test items.
+Following §3.2, §3.5 and §4.4-4.6. The statistics live in :mod:`probekit.stats`; this module
+applies them to pairs of configurations of
+:class:`~probekit.experiments.part5_datasize.runs.Runs`, paired on the same test items.
 """
 
 from __future__ import annotations
@@ -25,8 +24,10 @@ SMALLEST_TEST = 64
 
 
 def seed_tables(runs: Runs, a: str, b: str, size: int) -> np.ndarray:
-    """McNemar count tables of configs ``a`` and ``b`` at one size, one per seed, (S, 2, 2)
-    int64 in the layout of Zhu et al. 2022, Table 1 (rows a, columns b)."""
+    """McNemar count tables of configs ``a`` and ``b`` at one size, one per seed.
+
+    An (S, 2, 2) int64 array in the layout of Zhu et al. 2022, Table 1 (rows a, columns b).
+    """
     return np.stack(
         [mcnemar_table(runs.correct[(a, size, s)], runs.correct[(b, size, s)]) for s in runs.seeds]
     )
@@ -43,8 +44,9 @@ def comparison_table(
     n_sim: int = 1000,
     divisor: float = 2.0,
 ) -> pd.DataFrame:
-    """One comparison problem across subset sizes, as Tables 2-4 and Figs. 4-6 of Zhu et al.
-    2022 (§3.2, §3.5, §4.4-4.6) report it.
+    """One comparison problem across subset sizes (Zhu et al. 2022, §3.2, §3.5, §4.4-4.6).
+
+    As the paper's Tables 2-4 and Figs. 4-6 report it.
 
     Per size: ``n_train`` and ``n_test`` (examples), mean test accuracies ``acc_a`` and
     ``acc_b``, ``gap`` = mean over seeds of ``acc_a - acc_b`` and ``abs_gap``; ``n_train_rec``,
@@ -99,10 +101,12 @@ def prospective_power(
     alpha: float = 0.05,
     n_sim: int = 1000,
 ) -> pd.DataFrame:
-    """Power of the comparison at other test sizes, from the joint proportions observed at
-    ``size`` (Zhu et al. 2022, §3.5; :func:`probekit.stats.power.power_curve`). Answers "how
-    many test items would this gap need", which our treebank cannot test directly. Columns as
-    :func:`probekit.stats.power.power_curve`."""
+    """Power of the comparison at other test sizes (Zhu et al. 2022, §3.5).
+
+    From the joint proportions observed at ``size`` (:func:`probekit.stats.power.power_curve`).
+    Answers "how many test items would this gap need", which our treebank cannot test directly.
+    Columns as :func:`probekit.stats.power.power_curve`.
+    """
     tables = seed_tables(runs, a, b, size)
     props = tables / tables[0].sum()
     return power_curve(props, test_sizes, alpha=alpha, n_sim=n_sim, seeds=runs.seeds)
@@ -122,10 +126,12 @@ def power_test_sizes(max_test: int) -> list[int]:
 def largest_subset_comparison(
     runs: Runs, a: str, b: str, *, alpha: float, n_sim: int, max_test: int
 ) -> tuple[Comparison, int]:
-    """Configs ``a`` and ``b`` on the first seed's largest subset (Zhu et al. 2022, §3.5):
-    McNemar's test with its power (:func:`probekit.stats.comparison.compare`), and the test
-    size a power of 0.8 needs at the joint proportions observed there
-    (:func:`prospective_power` up to ``max_test``; 0 if not within it)."""
+    """Configs ``a`` and ``b`` on the first seed's largest subset (Zhu et al. 2022, §3.5).
+
+    McNemar's test with its power (:func:`probekit.stats.comparison.compare`), and the test size a
+    power of 0.8 needs at the joint proportions observed there (:func:`prospective_power` up to
+    ``max_test``; 0 if not within it).
+    """
     top, first = max(runs.sizes), runs.seeds[0]
     cmp = compare(runs.correct[(a, top, first)], runs.correct[(b, top, first)], a, b,
                   alpha=alpha, n_sim=n_sim)  # fmt: skip

@@ -47,9 +47,12 @@ def _distinct(name: str, values: Sequence, choices: Sequence | None = None) -> N
 
 @dataclass(frozen=True)
 class DataSizeConfig(ChapterConfig):
-    """What the three chapters of Part V share: the data, the layer and the subsets of Zhu et
-    al. 2022, §4.1 (``size`` training examples per class, ``train : val : test = eta : 1 : 1``,
-    one subset per seed), and how every probe is trained."""
+    """What the three chapters of Part V share.
+
+    The data, the layer and the subsets of Zhu et al. 2022, §4.1 (``size`` training examples per
+    class, ``train : val : test = eta : 1 : 1``, one subset per seed), and how every probe is
+    trained.
+    """
 
     treebank: str
     model: str
@@ -137,8 +140,10 @@ class PowerNoiseConfig(DataSizeConfig):
 
 @dataclass(frozen=True)
 class ComparisonProblemsConfig(DataSizeConfig):
-    """Chapter 53: three comparison problems, their recommendations, power and collapse
-    checks (§3.2, §3.5-3.6, §4.4-4.6)."""
+    """Chapter 53: three comparison problems, their recommendations, power and collapse checks.
+
+    See §3.2, §3.5-3.6 and §4.4-4.6.
+    """
 
     layer_b: int
     type_vectors: str

@@ -1,8 +1,8 @@
-"""The data of the Part V chapters: a UD treebank, its word vectors, and the tense task on it
-(Zhu et al. 2022, §4.1).
+"""The data of the Part V chapters: a UD treebank, its word vectors and the tense task on it.
 
-The paper probes SentEval's sentences; we rebuild its tense task from the UD annotation
-(:mod:`probekit.methods.datasize.pools`) and embed every split of the treebank once (cached).
+The paper (Zhu et al. 2022, §4.1) probes SentEval's sentences; we rebuild its tense task from
+the UD annotation (:mod:`probekit.methods.datasize.pools`) and embed every split of the treebank
+once (cached).
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ TASK_SHORT_NAMES = {"past_present": "tense", "pos": "part of speech"}
 
 @dataclass(frozen=True, eq=False)
 class ProbedTreebank:
-    """A treebank and the word vectors of all its splits: ``embeddings[split].layer(k)`` is
-    (N_words, dim) for layer k in ``0..n_layers - 1`` (0 is the embedding output)."""
+    """A treebank and the word vectors of all its splits.
+
+    ``embeddings[split].layer(k)`` is (N_words, dim) for layer k in ``0..n_layers - 1`` (0 is the
+    embedding output).
+    """
 
     treebank: treebanks.Treebank
     embeddings: dict[str, Embeddings]
@@ -45,14 +48,19 @@ class ProbedTreebank:
         return self.embeddings["train"].dim
 
     def layer_index(self, layer: int, name: str = "layer") -> int:
-        """``layer`` as an index in ``0..n_layers - 1``; negative counts from the last layer
-        (:func:`~probekit.representations.layers.resolve_layer`)."""
+        """``layer`` as an index in ``0..n_layers - 1``; negative counts from the last layer.
+
+        See :func:`~probekit.representations.layers.resolve_layer`.
+        """
         return resolve_layer(layer, self.n_layers, name)
 
 
 def load_probed_treebank(config: DataSizeConfig) -> ProbedTreebank:
-    """``config.treebank`` and the word vectors of its splits under ``config.model`` with
-    ``config.pooling`` over wordpieces (from the embedding cache when present)."""
+    """``config.treebank`` and the word vectors of its splits under ``config.model``.
+
+    Vectors are pooled with ``config.pooling`` over wordpieces and read from the embedding cache
+    when present.
+    """
     tb = treebanks.load_treebank(config.treebank)
     embeddings = {
         k: embed.embed(tb[k], config.model, config.pooling, progress=False)
@@ -63,10 +71,13 @@ def load_probed_treebank(config: DataSizeConfig) -> ProbedTreebank:
 
 @dataclass(frozen=True, eq=False)
 class TenseTaskSummary:
-    """How the tense task labels a treebank: ``table`` (one row per split, as
-    :func:`~probekit.methods.datasize.pools.tense_overview`), the sentence counts summed over
-    the splits, ``root_share`` (share of labelled sentences whose tense sits on the root) and
-    ``max_size`` (the largest balanced subset, training examples per class, at ``eta``)."""
+    """How the tense task labels a treebank.
+
+    ``table`` (one row per split, as :func:`~probekit.methods.datasize.pools.tense_overview`), the
+    sentence counts summed over the splits, ``root_share`` (share of labelled sentences whose
+    tense sits on the root) and ``max_size`` (the largest balanced subset, training examples per
+    class, at ``eta``).
+    """
 
     table: pd.DataFrame
     past: int

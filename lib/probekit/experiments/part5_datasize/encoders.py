@@ -116,8 +116,9 @@ def type_encoder(
     rep: str = "root",
     name: str = "type-level",
 ) -> ExampleEncoder:
-    """A type-level (non-contextual) representation as an :class:`ExampleEncoder` (Zhu et al. 2022,
-    §4.1, the GloVe encoder).
+    """A type-level (non-contextual) representation as an :class:`ExampleEncoder`.
+
+    The paper's GloVe encoder (Zhu et al. 2022, §4.1).
 
     ``vectors`` maps a list of V word forms to a float array (V, d), e.g.
     ``lambda ws: probekit.representations.types.random_type_vectors(ws, 300, seed)`` or a gensim
@@ -143,8 +144,9 @@ def type_encoder(
 def type_level_vectors(
     kind: str, treebank: Treebank, dim: int, epochs: int, seed: int = 0
 ) -> Callable[[list[str]], np.ndarray]:
-    """Type-level vectors for :func:`type_encoder`, a stand-in for the paper's GloVe (Zhu et
-    al. 2022, §4.5): a function from V word forms to float32 (V, dim).
+    """Type-level vectors for :func:`type_encoder`, a stand-in for the paper's GloVe.
+
+    See Zhu et al. 2022, §4.5. A function from V word forms to float32 (V, dim).
 
     ``kind="fasttext"``: fastText trained for ``epochs`` on the training split of
     ``treebank`` (:func:`~probekit.representations.fasttext.fasttext_table`, cached), looked

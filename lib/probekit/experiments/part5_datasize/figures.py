@@ -35,9 +35,12 @@ def _log2_axis(ax, values: Sequence[float], label: str) -> None:
 
 
 def plot_bound(ax, table: pd.DataFrame, label: str, color, show_bound: bool = True):
-    """Fig. 2 of Zhu et al. 2022: test accuracy (%) mean ± SD over seeds (band) against the
-    training-set size, with the learning-theory margins mean ± bound (dashed), from a
-    :func:`~probekit.experiments.part5_datasize.bound_tables.bound_table`."""
+    """Fig. 2 of Zhu et al. 2022: test accuracy against training-set size, with the bound's margins.
+
+    Test accuracy (%) mean ± SD over seeds (band) against the training-set size, with the
+    learning-theory margins mean ± bound (dashed), from a
+    :func:`~probekit.experiments.part5_datasize.bound_tables.bound_table`.
+    """
     x = table["n_train"].to_numpy(float)
     acc, sd = 100 * table["acc"], 100 * table["sd"].fillna(0)
     ax.fill_between(x, acc - sd, acc + sd, color=color, alpha=0.3, linewidth=0)
@@ -52,8 +55,11 @@ def plot_bound(ax, table: pd.DataFrame, label: str, color, show_bound: bool = Tr
 
 
 def plot_power(ax, curves: Mapping[str, pd.DataFrame], colors, x: str = "n_test"):
-    """Power against test-set size (Zhu et al. 2022, §4.3-4.6, Figs. 3-6), one line per
-    comparison in ``curves`` (frames with columns ``x`` and ``power``), with the 0.8 line."""
+    """Power against test-set size (Zhu et al. 2022, §4.3-4.6, Figs. 3-6).
+
+    One line per comparison in ``curves`` (frames with columns ``x`` and ``power``), with the 0.8
+    line.
+    """
     values = []
     for (label, df), color in zip(curves.items(), colors, strict=False):
         style = "--" if df.attrs.get("prospective") else "-"
@@ -68,8 +74,10 @@ def plot_power(ax, curves: Mapping[str, pd.DataFrame], colors, x: str = "n_test"
 
 
 def plot_accuracies(ax, runs: Runs, configs: Sequence[str], colors):
-    """Mean ± SD test accuracy (%) over seeds against the training-set size, per config
-    (Zhu et al. 2022, left panels of Figs. 4-6)."""
+    """Mean ± SD test accuracy (%) over seeds against the training-set size, per config.
+
+    As in the left panels of Figs. 4-6 of Zhu et al. 2022.
+    """
     means = runs.mean_accuracy()
     for name, color in zip(configs, colors, strict=False):
         df = means[means["config"] == name]
@@ -83,9 +91,12 @@ def plot_accuracies(ax, runs: Runs, configs: Sequence[str], colors):
 
 
 def bound_curves_figure(dim: int, delta: float) -> Figure:
-    """The finite-class bound (Zhu et al. 2022, eq. 1) against n for both classifiers at input
-    size ``dim`` and for logistic regression at 4,096 dimensions, with the bounds of
-    :data:`~probekit.experiments.part5_datasize.requirements.EPSILONS` as grey lines."""
+    """The finite-class bound (Zhu et al. 2022, eq. 1) against n.
+
+    For both classifiers at input size ``dim`` and for logistic regression at 4,096 dimensions,
+    with the bounds of :data:`~probekit.experiments.part5_datasize.requirements.EPSILONS` as grey
+    lines.
+    """
     fig = Figure(figsize=(plots.WIDTH * 0.62, 2.9))
     ax = fig.subplots()
     n_grid = np.logspace(np.log10(64), np.log10(1e7), 200)
@@ -102,8 +113,10 @@ def bound_curves_figure(dim: int, delta: float) -> Figure:
 
 
 def bounds_figure(bounds: BoundSummary) -> Figure:
-    """Zhu et al. 2022, Fig. 2: one panel per task, each probe's accuracy (mean ± SD) against
-    the training size, with the margins mean ± bound of the first probe."""
+    """Zhu et al. 2022, Fig. 2: one panel per task, each probe's accuracy against the training size.
+
+    Accuracy as mean ± SD, with the margins mean ± bound of the first probe.
+    """
     tasks = list(dict.fromkeys(task for task, _ in bounds.tables))
     probes = list(dict.fromkeys(probe for _, probe in bounds.tables))
     fig = Figure(figsize=(plots.WIDTH, 3.2))
@@ -119,9 +132,11 @@ def bounds_figure(bounds: BoundSummary) -> Figure:
 
 
 def noise_power_figure(noise: NoiseExperiment) -> Figure:
-    """Zhu et al. 2022, Fig. 3: accuracy of the clean and noisy probes against the training
-    size (left) and the power of McNemar's test against the clean probe at each subset's test
-    size (right)."""
+    """Zhu et al. 2022, Fig. 3: accuracy of clean and noisy probes, and the power of McNemar's test.
+
+    Left: accuracy of the clean and noisy probes against the training size; right: the power of
+    McNemar's test against the clean probe at each subset's test size.
+    """
     colors = plots.colors(len(noise.names) + 1)
     fig = Figure(figsize=(plots.WIDTH, 3.6))
     axes = fig.subplots(1, 2)
@@ -137,8 +152,11 @@ def noise_power_figure(noise: NoiseExperiment) -> Figure:
 
 
 def comparisons_figure(problems: ComparisonProblems) -> Figure:
-    """Zhu et al. 2022, Figs. 4-6 on the head task: per comparison, the accuracies of both
-    sides against the training size (left) and the power at each subset's test size (right)."""
+    """Zhu et al. 2022, Figs. 4-6 on the head task: accuracies and power of each comparison.
+
+    Per comparison, the accuracies of both sides against the training size (left) and the power
+    at each subset's test size (right).
+    """
     colors = plots.colors(4)
     fig = Figure(figsize=(plots.WIDTH, 8.4))
     axes = fig.subplots(3, 2)

@@ -1,5 +1,6 @@
-"""Noise as a dial: the power of McNemar's test between clean and noisy representations (Zhu et
-al. 2022, §4.3, Fig. 3), the experiment of chapter 52.
+"""Noise as a dial: the power of McNemar's test between clean and noisy representations.
+
+The experiment of chapter 52 (Zhu et al. 2022, §4.3, Fig. 3).
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ SCALE_ROWS = 20_000
 
 
 def feature_scale(encoder: ExampleEncoder, n_examples: int, seed: int = 0) -> tuple[float, float]:
-    """(mean SD of a coordinate, mean vector length) of the representations of a pool of
-    ``n_examples``, measured on all of them or on :data:`SCALE_ROWS` drawn with ``seed``."""
+    """(mean SD of a coordinate, mean vector length) of the representations of a pool.
+
+    The pool has ``n_examples``; measured on all of them or on :data:`SCALE_ROWS` drawn with
+    ``seed``.
+    """
     rows = np.arange(n_examples)
     if n_examples > SCALE_ROWS:
         rows = np.sort(np.random.default_rng(seed).choice(n_examples, SCALE_ROWS, replace=False))
@@ -38,10 +42,12 @@ def feature_scale(encoder: ExampleEncoder, n_examples: int, seed: int = 0) -> tu
 
 @dataclass(frozen=True, eq=False)
 class NoiseExperiment:
-    """The clean probe and one noisy probe per sigma on the same subsets
-    (:func:`run_noise_experiment`). ``names[sigma]``: the noisy config's name;
+    """The clean probe and one noisy probe per sigma on the same subsets.
+
+    Made by :func:`run_noise_experiment`. ``names[sigma]``: the noisy config's name;
     ``tables[sigma]``: :func:`~probekit.experiments.part5_datasize.comparisons.comparison_table`
-    of clean against it; ``feature_sd`` and ``feature_norm``: :func:`feature_scale`."""
+    of clean against it; ``feature_sd`` and ``feature_norm``: :func:`feature_scale`.
+    """
 
     runs: Runs
     names: dict[float, str]
@@ -85,9 +91,12 @@ class NoiseExperiment:
 
 
 def run_noise_experiment(config: PowerNoiseConfig, data: ProbedTreebank) -> NoiseExperiment:
-    """Logistic regression on layer ``config.layer`` for ``config.task``, clean and with
-    Gaussian noise of each of ``config.sigmas``, on every subset size and seed, and the
-    comparison of clean with each noisy probe (Zhu et al. 2022, §4.3)."""
+    """Logistic regression, clean and with Gaussian noise, and each noisy probe against clean.
+
+    On layer ``config.layer`` for ``config.task``, clean and with Gaussian noise of each of
+    ``config.sigmas``, on every subset size and seed, and the comparison of clean with each noisy
+    probe (Zhu et al. 2022, §4.3).
+    """
     names = {s: f"σ = {s:g}" for s in config.sigmas}
     configs = [ProbingConfig("clean", "enc")]
     configs += [ProbingConfig(names[s], "enc", sigma=s) for s in config.sigmas]
@@ -105,13 +114,16 @@ def run_noise_experiment(config: PowerNoiseConfig, data: ProbedTreebank) -> Nois
 
 @dataclass(frozen=True, eq=False)
 class NoiseSummary:
-    """Power against noise (:func:`summarise_noise`). ``table``: one row per sigma with the
-    noisy probe's accuracy and drop, the power at every subset's test size, the test sizes at
-    which it was observed to reach, and is projected to reach, 0.8 (0: not reached), and the
-    verdict of seed 0's largest subset; ``summaries``: that comparison in one sentence, per
-    sigma; ``power_top``: the power at the largest test size, per sigma; ``rho``: Spearman's
-    correlation of sigma with it (NaN if it is the same at every sigma); ``grows``: per sigma,
-    whether the power at the largest test size is at least that at the smallest."""
+    """Power against noise (:func:`summarise_noise`).
+
+    ``table``: one row per sigma with the noisy probe's accuracy and drop, the power at every
+    subset's test size, the test sizes at which it was observed to reach, and is projected to reach,
+    0.8 (0: not reached), and the verdict of seed 0's largest subset; ``summaries``: that comparison
+    in one sentence, per sigma; ``power_top``: the power at the largest test size, per sigma;
+    ``rho``: Spearman's correlation of sigma with it (NaN if it is the same at every sigma);
+    ``grows``: per sigma, whether the power at the largest test size is at least that at the
+    smallest.
+    """
 
     table: pd.DataFrame
     summaries: list[str]
@@ -153,8 +165,10 @@ class NoiseSummary:
         return f"{self.max_test:,}"
 
     def projected_need(self, sigma: float) -> int:
-        """Projected test size for a power of 0.8 at ``sigma``; 0 if not within ``max_test``,
-        -1 if ``sigma`` was not run."""
+        """Projected test size for a power of 0.8 at ``sigma``.
+
+        0 if not within ``max_test``, -1 if ``sigma`` was not run.
+        """
         hit = self.table.loc[np.isclose(self.table["σ"], sigma), "projected n_test for 0.8"]
         return int(hit.iloc[0]) if len(hit) else -1
 
@@ -181,9 +195,11 @@ class NoiseSummary:
 
 
 def summarise_noise(experiment: NoiseExperiment, config: PowerNoiseConfig) -> NoiseSummary:
-    """For every noise level: accuracy, power at every test size, observed and projected test
-    sizes for a power of 0.8, and the comparison on seed 0's largest subset (Zhu et al. 2022,
-    §3.5, §4.3)."""
+    """Summary of every noise level (Zhu et al. 2022, §3.5, §4.3).
+
+    For every noise level: accuracy, power at every test size, observed and projected test sizes
+    for a power of 0.8, and the comparison on seed 0's largest subset.
+    """
     rows, summaries = [], []
     for s in config.sigmas:
         t = experiment.tables[s]

@@ -1,5 +1,7 @@
-"""The paper's own numbers recomputed: the worked example of §3.4 and the recommended training
-sizes of Tables 2-4 (Zhu et al. 2022)."""
+"""The paper's own numbers recomputed (Zhu et al. 2022).
+
+The worked example of §3.4 and the recommended training sizes of Tables 2-4.
+"""
 
 from __future__ import annotations
 
@@ -36,9 +38,11 @@ PAPER_RECOMMENDATIONS: tuple[tuple[str, float, int, int, int], ...] = (
 
 @dataclass(frozen=True, eq=False)
 class WorkedExample:
-    """The worked example of §3.4 recomputed (:func:`paper_examples`): ``table`` has one row
-    per quantity with columns ``quantity``, ``printed`` (as the paper prints it), ``paper``,
-    ``ours`` and ``agrees`` (to the paper's precision)."""
+    """The worked example of §3.4 recomputed (:func:`paper_examples`).
+
+    ``table`` has one row per quantity with columns ``quantity``, ``printed`` (as the paper prints
+    it), ``paper``, ``ours`` and ``agrees`` (to the paper's precision).
+    """
 
     table: pd.DataFrame
 
@@ -66,9 +70,11 @@ class WorkedExample:
 
 
 def paper_examples() -> WorkedExample:
-    """The worked example of Zhu et al. 2022, §3.4 recomputed: the bound at n = 65,536 and the
-    n a bound of 0.05 needs, both for logistic regression on D = 4,096 (InferSent), delta =
-    1e-8."""
+    """The worked example of Zhu et al. 2022, §3.4 recomputed.
+
+    The bound at n = 65,536 and the n a bound of 0.05 needs, both for logistic regression on
+    D = 4,096 (InferSent), delta = 1e-8.
+    """
     bound = finite_class_bound(EXAMPLE_N, _D4096, 1e-8)
     n = n_for_bound(EXAMPLE_EPSILON, _D4096, 1e-8)
     return WorkedExample(
@@ -85,8 +91,11 @@ def paper_examples() -> WorkedExample:
 
 @dataclass(frozen=True, eq=False)
 class PaperRecommendations:
-    """Tables 2-4 recomputed (:func:`paper_recommendations`). ``table``: one row per printed
-    row, columns ``source``, ``gap``, ``paper``, ``ours``, ``lo``, ``hi``, ``consistent``."""
+    """Tables 2-4 recomputed (:func:`paper_recommendations`).
+
+    ``table``: one row per printed row, columns ``source``, ``gap``, ``paper``, ``ours``, ``lo``,
+    ``hi``, ``consistent``.
+    """
 
     table: pd.DataFrame
 
@@ -125,8 +134,9 @@ class PaperRecommendations:
 
 
 def paper_recommendations(delta: float = 1e-8) -> PaperRecommendations:
-    """Tables 2-4 of Zhu et al. 2022 recomputed with
-    :func:`probekit.methods.datasize.recommendation.recommend`.
+    """Tables 2-4 of Zhu et al. 2022 recomputed with the recommendation procedure.
+
+    The procedure is :func:`probekit.methods.datasize.recommendation.recommend`.
 
     One row per printed row: ``source``, ``gap`` (printed |R1 - R2|), ``paper`` (printed
     N_train), ``ours`` (from the printed gap), ``lo``/``hi``: the N_train range that any gap

@@ -1,6 +1,7 @@
-"""What the finite-class bound asks of a probe (Zhu et al. 2022, §3.3-3.4): parameter counts as
-the paper counts them, and the training sizes the bound needs over input dimension, bound,
-delta and classifier. The bound itself lives in :mod:`probekit.stats.bounds`.
+"""What the finite-class bound asks of a probe (Zhu et al. 2022, §3.3-3.4).
+
+Parameter counts as the paper counts them, and the training sizes the bound needs over input
+dimension, bound, delta and classifier. The bound itself lives in :mod:`probekit.stats.bounds`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ EXAMPLE_EPSILON = 0.05
 
 
 def n_params(classifier: str, dim: int, n_classes: int) -> int:
-    """Parameter count of a probe as the paper counts it (Zhu et al. 2022, §3.4, footnote 6):
+    """Parameter count of a probe as the paper counts it (Zhu et al. 2022, §3.4, footnote 6).
+
     ``D + 1`` for binary logistic regression, ``(D + 1) H + H + 1`` for the MLP with H = 20;
     one output per class when there are more than two
     (:func:`probekit.stats.bounds.n_params_mlp`).
@@ -52,9 +54,11 @@ def requirement_grid(
     n_classes: int = 2,
     count: Count = "paper",
 ) -> pd.DataFrame:
-    """Training examples the finite-class bound asks for (Zhu et al. 2022, §3.4), over a grid of
-    input dimension ``D``, bound ``epsilon``, ``delta`` and classifier. Long format, columns
-    ``classifier, D, n_params, delta, epsilon, n_train``."""
+    """Training examples the finite-class bound asks for (Zhu et al. 2022, §3.4), over a grid.
+
+    The grid spans input dimension ``D``, bound ``epsilon``, ``delta`` and classifier. Long
+    format, columns ``classifier, D, n_params, delta, epsilon, n_train``.
+    """
     rows = []
     for clf in classifiers:
         for d in dims:
@@ -71,8 +75,9 @@ def requirement_grid(
 
 @dataclass(frozen=True, eq=False)
 class Requirements:
-    """The bound's requirements at a run's input size ``dim`` and ``delta``
-    (:func:`requirements_at`).
+    """The bound's requirements at a run's input size ``dim`` and ``delta``.
+
+    Made by :func:`requirements_at`.
 
     ``grid``: :func:`requirement_grid` over :data:`DIMS` and ``dim``, :data:`EPSILONS` and
     :data:`DELTAS` and ``delta``. At a bound of :data:`EXAMPLE_EPSILON`: ``need_logreg`` and
@@ -119,8 +124,10 @@ class Requirements:
 
 
 def requirements_at(dim: int, delta: float) -> Requirements:
-    """What the finite-class bound asks for probes on ``dim``-dimensional inputs (Zhu et al.
-    2022, §3.4), binary task, next to GloVe, BERT and InferSent sizes."""
+    """What the finite-class bound asks for probes on ``dim``-dimensional inputs.
+
+    For a binary task (Zhu et al. 2022, §3.4), next to GloVe, BERT and InferSent sizes.
+    """
     dims = sorted({dim, *DIMS})
     grid = requirement_grid(dims, EPSILONS, [*DELTAS, delta])
 

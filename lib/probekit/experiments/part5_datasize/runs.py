@@ -101,16 +101,16 @@ def run_sizes(
     balanced: bool | None = None,
     training: Training | None = None,
 ) -> Runs:
-    """Train every config on stratified subsets of every size, once per seed (Zhu et al. 2022,
-    §4.2-4.6).
+    """Train every config on stratified subsets of every size, once per seed.
 
-    For each ``size`` (training examples per class) and ``seed`` one subset is drawn with
-    :func:`stratified_split` (seeded by ``[seed, size]``); every config trains on it with init
-    and data order from ``seed``, so the configs of a comparison are paired on the same test
-    items, as in the released code. Noisy configs (``sigma > 0``) get noise drawn once per
-    subset (seeded by ``[seed, size, 7919]``) and scaled by each sigma. ``balanced`` defaults to
-    True for ``past_present`` and False (proportional strata) for ``pos``. Probes of one size,
-    classifier and input dimension train together in batched passes. Returns :class:`Runs`.
+    As in Zhu et al. 2022, §4.2-4.6: for each ``size`` (training examples per class) and ``seed``
+    one subset is drawn with :func:`stratified_split` (seeded by ``[seed, size]``); every config
+    trains on it with init and data order from ``seed``, so the configs of a comparison are paired
+    on the same test items, as in the released code. Noisy configs (``sigma > 0``) get noise drawn
+    once per subset (seeded by ``[seed, size, 7919]``) and scaled by each sigma. ``balanced``
+    defaults to True for ``past_present`` and False (proportional strata) for ``pos``. Probes of
+    one size, classifier and input dimension train together in batched passes. Returns
+    :class:`Runs`.
     """
     check_probing_configs(configs, encoders)
     training = training or Training()
@@ -184,14 +184,14 @@ def run_tasks(
     max_train: int = 0,
     training: Training | None = None,
 ) -> TaskRuns:
-    """Every config on subsets of every task's pool, for each size and seed (Zhu et al. 2022,
-    §4.1-4.6).
+    """Every config on subsets of every task's pool, for each size and seed.
 
-    Per task: :func:`~probekit.methods.datasize.pools.build_pool` over ``sentences`` (a treebank),
+    As in Zhu et al. 2022, §4.1-4.6. Per task:
+    :func:`~probekit.methods.datasize.pools.build_pool` over ``sentences`` (a treebank),
     ``encoders(pool, rep)`` for the encoders the ``configs`` name, the sizes
     :func:`~probekit.methods.datasize.subsets.choose_sizes` allows (``sizes`` empty: powers of
-    two, at most ``max_train`` training examples) and :func:`run_sizes`. ``rep`` is the input of the
-    sentence-level tense task; ``pos`` always takes the word's own vector (``"root"``).
+    two, at most ``max_train`` training examples) and :func:`run_sizes`. ``rep`` is the input of
+    the sentence-level tense task; ``pos`` always takes the word's own vector (``"root"``).
     """
     pools, encs, runs = {}, {}, {}
     for task in tasks:
@@ -209,8 +209,10 @@ def run_on_layer(
     tasks: Sequence[str],
     configs: Sequence[ProbingConfig],
 ) -> TaskRuns:
-    """:func:`run_tasks` with one encoder, ``"enc"``: layer ``config.layer`` of ``data``, on
-    the subsets and with the training that ``config`` sets (chapters 51 and 52)."""
+    """:func:`run_tasks` with one encoder, ``"enc"``: layer ``config.layer`` of ``data``.
+
+    On the subsets and with the training that ``config`` sets (chapters 51 and 52).
+    """
     k = data.layer_index(config.layer)
     return run_tasks(
         data.treebank,

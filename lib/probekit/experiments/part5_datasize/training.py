@@ -24,7 +24,8 @@ from probekit.errors import ParameterError
 from probekit.experiments.part5_datasize.encoders import ExampleEncoder
 from probekit.methods.datasize.pools import Pool
 from probekit.methods.datasize.subsets import Split
-from probekit.probes.mlp import ProbeSpec, train_batched
+from probekit.probes.mlp import ProbeSpec
+from probekit.probes.mlp_batched import train_batched
 from probekit.probes.softmax import train_softmax_probes
 
 CLASSIFIERS = ("logreg", "mlp20")
@@ -53,11 +54,14 @@ class ProbingConfig:
 
 @dataclass(frozen=True)
 class Training:
-    """How every probe is trained: one Adam setting (the released code grid-searches learning
-    rate and batch size). A probe runs ``max(epochs, ceil(min_updates / steps_per_epoch))`` epochs
-    and is evaluated at ``n_checks`` evenly spaced epoch ends; the checkpoint with the best
-    validation accuracy gives its test predictions. ``max_bytes`` bounds the input views held
-    at once (probes are trained in several passes beyond it)."""
+    """How every probe is trained: one Adam setting.
+
+    The released code grid-searches learning rate and batch size instead. A probe runs
+    ``max(epochs, ceil(min_updates / steps_per_epoch))`` epochs and is evaluated at ``n_checks``
+    evenly spaced epoch ends; the checkpoint with the best validation accuracy gives its test
+    predictions. ``max_bytes`` bounds the input views held at once (probes are trained in several
+    passes beyond it).
+    """
 
     epochs: int = 20
     min_updates: int = 1000
@@ -78,8 +82,10 @@ class Training:
 def check_probing_configs(
     configs: Sequence[ProbingConfig], encoders: Mapping[str, ExampleEncoder]
 ) -> None:
-    """Distinct names, known encoders and classifiers, finite sigma >= 0; else
-    :class:`~probekit.errors.ParameterError`."""
+    """Check for distinct names, known encoders and classifiers, and finite sigma >= 0.
+
+    Raises :class:`~probekit.errors.ParameterError` otherwise.
+    """
     names = [c.name for c in configs]
     if not configs or len(set(names)) != len(names):
         raise ParameterError("configs", f"need distinct names, got {names}")
@@ -125,7 +131,6 @@ def _train_pass(
     All subsets have equally many training rows. Returns, per probe, its correctness at each
     checkpoint on its subset's validation then test rows, bool (n_ckpt, n_val + n_test).
     """
-
     classifier = probes[0][0].classifier
     keys = sorted({key for _, key in probes})
     train_rows = np.unique(np.concatenate([splits[k].train for k in keys]))
@@ -176,8 +181,10 @@ def _train_pass(
 
 
 def _select(ckpt_correct: np.ndarray, n_val: int) -> tuple[int, float, np.ndarray]:
-    """(checkpoint, validation accuracy, test correctness) at the best validation accuracy;
-    ties go to the earliest checkpoint. ``ckpt_correct`` (n_ckpt, n_val + n_test)."""
+    """(checkpoint, validation accuracy, test correctness) at the best validation accuracy.
+
+    Ties go to the earliest checkpoint. ``ckpt_correct`` (n_ckpt, n_val + n_test).
+    """
     val_acc = ckpt_correct[:, :n_val].mean(axis=1)
     best = int(np.argmax(val_acc))
     return best, float(val_acc[best]), ckpt_correct[best, n_val:]
@@ -192,9 +199,11 @@ def train_subsets(
     init_seed: Callable[[int], int],
     noise_seed: Callable[[int], list[int]],
 ) -> dict[tuple[str, int], tuple[int, float, np.ndarray]]:
-    """Every config on every subset (equal training sizes), in batched passes grouped by
-    classifier and input dimension (Zhu et al. 2022, §4.2-4.6 and §3.6); {(config, key):
-    (checkpoint, acc_val, test correctness (n_test,))}."""
+    """Every config on every subset (equal training sizes), in batched passes.
+
+    Grouped by classifier and input dimension (Zhu et al. 2022, §4.2-4.6 and §3.6). Returns
+    {(config, key): (checkpoint, acc_val, test correctness (n_test,))}.
+    """
     keys = list(splits)
     groups: dict[tuple, list[tuple[ProbingConfig, int]]] = {}
     for c in configs:

@@ -1,4 +1,6 @@
-"""The data requirements of probing (Zhu et al. 2022):
+"""The data requirements of probing (Zhu et al. 2022).
+
+Its modules:
 
 - :mod:`.pools`: the tense and POS tasks rebuilt from UD, and their example pools (§4.1);
 - :mod:`.subsets`: stratified subsets with ``train : val : test = eta : 1 : 1`` (§3.2 step 4,

@@ -20,8 +20,10 @@ from probekit.stats.mcnemar import mcnemar_exact, mcnemar_table
 
 @dataclass(frozen=True, eq=False)
 class Split:
-    """Index arrays of one train / validation / test split: ``train`` (n_train,), ``val``
-    (n_val,, possibly empty) and ``test`` (n_test,), each sorted."""
+    """Index arrays of one train / validation / test split, each sorted.
+
+    ``train`` (n_train,), ``val`` (n_val,, possibly empty) and ``test`` (n_test,).
+    """
 
     train: np.ndarray
     val: np.ndarray
@@ -97,15 +99,20 @@ class CollapseReport:
 
     @property
     def sign_flip_rate(self) -> float:
-        """Share of splits not agreeing with the majority sign (zero differences count as
-        disagreeing): 0 for a stable comparison, about 0.5 for a collapsed one."""
+        """Share of splits not agreeing with the majority sign.
+
+        Zero differences count as disagreeing. The rate is 0 for a stable comparison, about 0.5
+        for a collapsed one.
+        """
         pos, neg = np.mean(self.diffs > 0), np.mean(self.diffs < 0)
         return float(1.0 - max(pos, neg))
 
     @property
     def significant_rate(self) -> float:
-        """Share of splits where McNemar's test is significant at ``alpha``. For a collapsed
-        comparison it stays near ``alpha`` however large the splits are."""
+        """Share of splits where McNemar's test is significant at ``alpha``.
+
+        For a collapsed comparison it stays near ``alpha`` however large the splits are.
+        """
         return float(np.mean(self.p_values <= self.alpha))
 
     @property

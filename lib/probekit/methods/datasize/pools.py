@@ -116,8 +116,10 @@ def _root(sentence: Sentence) -> int:
 
 
 def _pos_examples(sents: Sequence[Sentence]) -> dict[str, np.ndarray]:
-    """One example per word (:func:`probekit.io.tasks.pos_examples`): UPOS index, sentence
-    index, word index and form, each (N,)."""
+    """One example per word (:func:`probekit.io.tasks.pos_examples`).
+
+    UPOS index, sentence index, word index and form, each (N,).
+    """
     examples = pos_examples(sents)
     return {"y": examples.y, "sent": examples.sent, "word": examples.word, "form": examples.form}
 

@@ -1,8 +1,8 @@
-"""The recommendation procedure: a probing-dataset size from a pilot study (Zhu et al. 2022,
-§3.2 and §3.4).
+"""The recommendation procedure (Zhu et al. 2022, §3.2 and §3.4).
 
-``epsilon = |R1 - R2| / 2`` goes into the inverse bound (:func:`~probekit.stats.bounds.n_for_bound`)
-for ``n_train``; an ``eta : 1 : 1`` split then needs ``(1 + 2 / eta) * n_train`` examples.
+A probing-dataset size from a pilot study: ``epsilon = |R1 - R2| / 2`` goes into the inverse
+bound (:func:`~probekit.stats.bounds.n_for_bound`) for ``n_train``; an ``eta : 1 : 1`` split
+then needs ``(1 + 2 / eta) * n_train`` examples.
 """
 
 from __future__ import annotations

@@ -20,8 +20,11 @@ from probekit.stats.checks import positive_float
 
 
 def _allocation(counts: np.ndarray, size: int, eta: float, balanced: bool) -> np.ndarray:
-    """Training examples per class (n_classes,): ``size`` each, or ``size * C`` split in
-    proportion to the counts (rounded down) over the classes present."""
+    """Training examples per class (n_classes,).
+
+    ``size`` each, or ``size * C`` split in proportion to the counts (rounded down) over the
+    classes present.
+    """
     present = counts > 0
     if balanced:
         return np.where(present, size, 0)
@@ -221,8 +224,10 @@ def pilot_splits(
     seed: int = 0,
     balanced: bool = True,
 ) -> list[Split]:
-    """Repeated stratified pilot subsets of one size (Zhu et al. 2022, §3.6), seeded by
-    ``[seed, r]`` for r = 0..n_repeats-1."""
+    """Repeated stratified pilot subsets of one size (Zhu et al. 2022, §3.6).
+
+    Seeded by ``[seed, r]`` for r = 0..n_repeats-1.
+    """
     if n_repeats < 1:
         raise ParameterError("n_repeats", f"must be >= 1, got {n_repeats}")
     return [stratified_split(y, size, eta, [seed, r], balanced) for r in range(n_repeats)]

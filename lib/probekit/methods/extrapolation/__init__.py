@@ -1,4 +1,6 @@
-"""Extrapolation splits of Kunz & Kuhlmann 2021, "Test Harder than You Train":
+"""Extrapolation splits of Kunz & Kuhlmann 2021, "Test Harder than You Train".
+
+Its modules:
 
 - :mod:`.scores`: the scoring functions of §3.4 (higher means harder);
 - :mod:`.splits`: split points, easy and hard sets, and the setups of §3.5-3.6;

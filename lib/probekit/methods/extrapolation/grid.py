@@ -1,5 +1,6 @@
-"""The probes of Kunz & Kuhlmann 2021, §3.6: one MLP probe per layer x seed x setup and their
-specifications for the batched trainer, and the §3.4.3 scoring ensemble.
+"""The probes of Kunz & Kuhlmann 2021, §3.6, and the §3.4.3 scoring ensemble.
+
+One MLP probe per layer x seed x setup and their specifications for the batched trainer.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Jabberwocky corpora (Hall Maudslay & Cotterell 2021, §3): pseudowords, English inflection
-and feature-matched substitution.
+"""Jabberwocky corpora (Hall Maudslay & Cotterell 2021, §3).
+
+Pseudowords, English inflection and feature-matched substitution.
 
 The paper builds an evaluation corpus of "syntactically well-formed but semantically
 nonsensical" sentences: it takes the test portion of UD English EWT and substitutes words

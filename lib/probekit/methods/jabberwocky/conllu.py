@@ -58,9 +58,11 @@ def _surface_text(rows: list[list[str]]) -> str:
 
 
 def _aligned_text(text: str, old: list[str], new: list[str]) -> str | None:
-    """``text`` with each old token surface replaced by the new one, keeping the original
-    whitespace between tokens (EWT has non-breaking spaces that MISC does not record).
-    None when the tokens do not align with the text."""
+    """``text`` with each old token surface replaced by the new one.
+
+    The original whitespace between tokens is kept (EWT has non-breaking spaces that MISC does
+    not record). None when the tokens do not align with the text.
+    """
     pieces: list[str] = []
     pos = 0
     for before, after in zip(old, new, strict=True):

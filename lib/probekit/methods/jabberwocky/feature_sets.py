@@ -1,5 +1,6 @@
-"""The feature sets of Hall Maudslay & Cotterell 2021, footnote 4: the fine-grained
-part-of-speech annotations a word must carry to be replaced by a pseudoword.
+"""The feature sets of Hall Maudslay & Cotterell 2021, footnote 4.
+
+The fine-grained part-of-speech annotations a word must carry to be replaced by a pseudoword.
 
 - nouns: ``Number=Sing``, ``Number=Plur``;
 - verbs: ``VerbForm=Inf``; ``VerbForm=Fin|Mood=Ind|Number=Sing|Person=3|Tense=Pres``;

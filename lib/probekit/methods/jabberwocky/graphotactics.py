@@ -1,5 +1,6 @@
-"""English spelling as the pseudoword generator and the inflection rules see it (Hall Maudslay
-& Cotterell 2021, §3: "standard English morphology and graphotactics").
+"""English spelling as the pseudoword generator and the inflection rules see it.
+
+Hall Maudslay & Cotterell 2021, §3: "standard English morphology and graphotactics".
 
 A spelling splits into an orthographic onset (the consonant letters before the first vowel
 letter), nucleus (the run of vowel letters) and coda (the rest, which may hold a silent *e*:
@@ -16,8 +17,11 @@ VOWELS = frozenset("aeiou")
 
 
 def is_vowel_letter(word: str, j: int) -> bool:
-    """Whether letter ``j`` of the lower-case ``word`` spells a vowel, by the rule of the module
-    docstring (y is a vowel except word-initially; the u of *qu* is not)."""
+    """Whether letter ``j`` of the lower-case ``word`` spells a vowel.
+
+    By the rule of the module docstring (y is a vowel except word-initially; the u of *qu* is
+    not).
+    """
     c = word[j]
     if c == "y":
         return j > 0  # word-initial y is a glide (*yes*); elsewhere a vowel (*fly*, *day*)
@@ -46,8 +50,10 @@ def split_spelling(word: str) -> tuple[str, str, str] | None:
 
 
 def vowel_groups(word: str) -> int:
-    """The syllables of a spelling as the doubling rule counts them: runs of vowel letters, a
-    silent final *e* not counted (*bake*: 1, *visit*: 2)."""
+    """The syllables of a spelling as the doubling rule counts them.
+
+    Runs of vowel letters, a silent final *e* not counted (*bake*: 1, *visit*: 2).
+    """
     groups, previous = 0, False
     for j in range(len(word)):
         vowel = is_vowel_letter(word, j)

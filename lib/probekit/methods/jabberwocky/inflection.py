@@ -1,5 +1,7 @@
-"""Inflection of pseudoword stems (Hall Maudslay & Cotterell 2021, §3: "hand-written rules
-assuming they obey the standard English morphology and graphotactics").
+"""Inflection of pseudoword stems by hand-written rules (Hall Maudslay & Cotterell 2021, §3).
+
+The paper's "hand-written rules assuming they obey the standard English morphology and
+graphotactics".
 
 The rules of regular English morphology and spelling: e-deletion (*bake* -> *baking*,
 *baker*), consonant doubling after a single vowel letter in a one-syllable stem (*stop* ->

@@ -53,6 +53,7 @@ class PseudowordListError(ProbekitError):
     """A malformed pseudoword list. The message starts with ``file:line:``."""
 
     def __init__(self, path: str | Path, line: int, what: str, hint: str | None = None):
+        """Keep ``path`` and ``line``; the message is ``what`` after ``path:line:``."""
         self.path = Path(path)
         self.line = line
         super().__init__(f"{self.path}:{line}: {what}", hint)
@@ -241,8 +242,8 @@ def load_pseudowords(path: str | os.PathLike) -> list[str]:
     For the paper's own list (ARC nonwords filtered by Kharkwal 2014; Hall Maudslay & Cotterell
     2021, §3) or any other. Blank lines are skipped; anything else that is not a-z only, and any
     duplicate, raises :class:`PseudowordListError` naming the file and line. The words are
-    checked for shape only; :func:`~probekit.methods.jabberwocky.treebank.make_jabberwocky` drops those
-    whose forms are real words.
+    checked for shape only; :func:`~probekit.methods.jabberwocky.treebank.make_jabberwocky` drops
+    those whose forms are real words.
     """
     p = Path(path)
     try:

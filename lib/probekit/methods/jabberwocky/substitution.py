@@ -1,5 +1,6 @@
-"""Substitution (Hall Maudslay & Cotterell 2021, §3): which words of a sentence become which
-pseudowords.
+"""Substitution: which words of a sentence become which pseudowords.
+
+Hall Maudslay & Cotterell 2021, §3.
 
 A word is eligible when its UPOS is NOUN, VERB, ADJ or ADV, its FEATS is exactly one of the
 feature sets of footnote 4 (:mod:`.feature_sets`; words that also carry ``Typo``, ``Abbr``,
@@ -70,13 +71,16 @@ class FeatureSetCount:
 
     @property
     def rate(self) -> float | None:
+        """Share of the eligible words replaced; None when no word was eligible."""
         return self.replaced / self.eligible if self.eligible else None
 
 
 @dataclass
 class SubstitutionReport:
-    """What :func:`substitute` did (Hall Maudslay & Cotterell 2021, §3): counts per feature set,
-    totals, seed, rate and whether articles were matched."""
+    """What :func:`substitute` did (Hall Maudslay & Cotterell 2021, §3).
+
+    Counts per feature set, totals, seed, rate and whether articles were matched.
+    """
 
     seed: int | None
     rate: float

@@ -1,6 +1,7 @@
-"""The Jabberwocky treebank (Hall Maudslay & Cotterell 2021, §3): :func:`make_jabberwocky`
-writes a treebank directory whose test split has its eligible words replaced by pseudowords,
-with a JSON report of what was done.
+"""The Jabberwocky treebank (Hall Maudslay & Cotterell 2021, §3).
+
+:func:`make_jabberwocky` writes a treebank directory whose test split has its eligible words
+replaced by pseudowords, with a JSON report of what was done.
 """
 
 from __future__ import annotations

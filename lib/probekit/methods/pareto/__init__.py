@@ -1,4 +1,6 @@
-"""Pareto probing (Pimentel et al. 2020), by section of the paper:
+"""Pareto probing (Pimentel et al. 2020): frontiers, controls, lookups, entropies, architectures.
+
+The modules, by section of the paper:
 
 - §3: :mod:`.frontier`, the Pareto frontier and its hypervolume;
 - §5 and §7.2: :mod:`.controls`, the shuffled controls;

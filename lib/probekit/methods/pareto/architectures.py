@@ -1,5 +1,6 @@
-"""The random MLP architectures of Pimentel et al. 2020, §6.2: layers uniform on 0..5, dropout
-uniform on [0, 0.5], hidden size log-uniform on [32, 1024].
+"""The random MLP architectures of Pimentel et al. 2020, §6.2.
+
+Layers uniform on 0..5, dropout uniform on [0, 0.5], hidden size log-uniform on [32, 1024].
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def sample_mlp_configs(n: int, seed: int, max_hidden: int = 1024) -> list[MLPCon
     Zero-layer configurations (linear probes) have no hidden size; theirs is 0.
 
     Args:
-        n: number of configurations. seed: non-negative int. max_hidden: in 32..1024.
+        n: number of configurations.
+        seed: non-negative int.
+        max_hidden: in 32..1024.
 
     Returns:
         n :class:`~probekit.probes.mlp_stack.MLPConfig`.

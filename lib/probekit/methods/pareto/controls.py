@@ -1,5 +1,6 @@
-"""The non-parametric controls of Pimentel et al. 2020 (§5 and §7.2): shuffled labels, shuffled
-word order and shuffled heads for parsing.
+"""The non-parametric controls of Pimentel et al. 2020 (§5 and §7.2).
+
+Shuffled labels, shuffled word order and shuffled heads for parsing.
 
 The label-shuffled control trains on :func:`shuffle_labels`. The fully-shuffled control (§5:
 "both labels and inputs are shuffled") also embeds every sentence with its words in the order
@@ -54,8 +55,8 @@ def shuffle_word_order(
     realigns a shuffled sentence with the original if wanted.
 
     Args:
-        sentences_or_token_lists: m sentences, each a ``probekit.io.treebanks.Sentence`` (its ``forms``
-            are used) or a sequence of word strings.
+        sentences_or_token_lists: m sentences, each a ``probekit.io.treebanks.Sentence`` (its
+            ``forms`` are used) or a sequence of word strings.
         seed: int or numpy Generator; sentences are permuted in order from one stream.
 
     Returns:

@@ -1,5 +1,6 @@
-"""Label entropies in bits (Pimentel et al. 2020, §7.1): how much of a task the word alone
-settles, as H(label) and H(label | word).
+"""Label entropies in bits (Pimentel et al. 2020, §7.1).
+
+How much of a task the word alone settles, as H(label) and H(label | word).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ def entropy(labels: Any) -> float:
     """Plug-in entropy H(label) in bits from label counts (Pimentel et al. 2020, §7.1).
 
     Args:
-        labels: shape (n,). Returns: H >= 0 in bits.
+        labels: shape (n,).
+
+    Returns:
+        H >= 0 in bits.
     """
     return _entropy_of_counts(np.bincount(_codes(labels, "labels")))
 
@@ -40,7 +44,11 @@ def conditional_entropy(labels: Any, words: Any) -> float:
     word-identity lookup does so well.
 
     Args:
-        labels, words: shape (n,). Returns: 0 <= H(label | word) <= H(label), in bits.
+        labels: shape (n,).
+        words: shape (n,), the word of each label.
+
+    Returns:
+        0 <= H(label | word) <= H(label), in bits.
     """
     lab, wrd = _codes(labels, "labels"), _codes(words, "words")
     if lab.size != wrd.size:

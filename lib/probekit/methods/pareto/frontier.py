@@ -143,7 +143,8 @@ def frontier_staircase(
     and ``h[-1]`` repeats ``h[-2]`` so that ``plt.step(x, h, where="post")`` draws it.
 
     Args:
-        complexity, accuracy: shape (n,).
+        complexity: shape (n,).
+        accuracy: shape (n,).
         max_complexity: the cap.
 
     Returns:

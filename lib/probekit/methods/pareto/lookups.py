@@ -1,5 +1,7 @@
-"""Dictionary-lookup baselines (Pimentel et al. 2020, appendix B): the most frequent tag of a
-word (POSL) and the most frequent relation of a (dependent, head) pair with back-off (DAL).
+"""Dictionary-lookup baselines (Pimentel et al. 2020, appendix B).
+
+The most frequent tag of a word (POSL) and the most frequent relation of a (dependent, head) pair
+with back-off (DAL).
 """
 
 from __future__ import annotations
@@ -44,8 +46,11 @@ def _items(values: Any) -> list[Any]:
 
 @dataclass(frozen=True)
 class PoslLookup:
-    """Appendix-B lookup for POSL: ``by_word[w]`` is w's most frequent training tag;
-    ``default`` the most frequent training tag overall."""
+    """Appendix-B lookup for POSL.
+
+    ``by_word[w]`` is w's most frequent training tag; ``default`` the most frequent training tag
+    overall.
+    """
 
     by_word: dict[Hashable, Any]
     default: Any
@@ -67,20 +72,28 @@ def fit_posl_lookup(words: Any, tags: Any) -> PoslLookup:
 
 
 def predict_posl_lookup(lookup: PoslLookup, words: Any) -> np.ndarray:
-    """Tags from :func:`fit_posl_lookup`: (i) a training word gets its most common tag; (ii) an
-    out-of-vocabulary word gets the most frequent tag overall (appendix B).
+    """Tags from :func:`fit_posl_lookup` (appendix B).
+
+    (i) A training word gets its most common tag; (ii) an out-of-vocabulary word gets the most
+    frequent tag overall.
 
     Args:
-        words: shape (n,). Returns: shape (n,).
+        lookup: the fitted lookup.
+        words: shape (n,).
+
+    Returns:
+        Shape (n,).
     """
     return np.asarray([lookup.by_word.get(w, lookup.default) for w in _items(words)])
 
 
 @dataclass(frozen=True)
 class DalLookup:
-    """Appendix-B lookup for DAL. Keys are word forms; ``by_arc`` is keyed by
-    (dependent, head), ``by_tail`` by the dependent (tail) word of training arcs, ``by_head`` by
-    the head word of training arcs."""
+    """Appendix-B lookup for DAL.
+
+    Keys are word forms; ``by_arc`` is keyed by (dependent, head), ``by_tail`` by the dependent
+    (tail) word of training arcs, ``by_head`` by the head word of training arcs.
+    """
 
     by_arc: dict[tuple[Hashable, Hashable], Any]
     by_tail: dict[Hashable, Any]
@@ -128,7 +141,12 @@ def dal_backoff_level(lookup: DalLookup, dependents: Any, heads: Any) -> np.ndar
     label. "Seen" is per role: a word that only occurred as a head has no tail statistics.
 
     Args:
-        dependents, heads: shape (n,) word forms. Returns: int64, shape (n,), values in 1..4.
+        lookup: the fitted lookup (:func:`fit_dal_lookup`).
+        dependents: shape (n,), dependent word forms.
+        heads: shape (n,), head word forms.
+
+    Returns:
+        int64, shape (n,), values in 1..4.
     """
     dependents, heads = _items(dependents), _items(heads)
     _check_same_length(dependents=dependents, heads=heads)
@@ -137,11 +155,17 @@ def dal_backoff_level(lookup: DalLookup, dependents: Any, heads: Any) -> np.ndar
 
 
 def predict_dal_lookup(lookup: DalLookup, dependents: Any, heads: Any) -> np.ndarray:
-    """Labels from :func:`fit_dal_lookup`, backing off arc -> tail word -> head word -> global
-    (appendix B; the level used per arc is :func:`dal_backoff_level`).
+    """Labels from :func:`fit_dal_lookup`, backing off arc -> tail word -> head word -> global.
+
+    Appendix B; the level used per arc is :func:`dal_backoff_level`.
 
     Args:
-        dependents, heads: shape (n,) word forms. Returns: shape (n,).
+        lookup: the fitted lookup.
+        dependents: shape (n,), dependent word forms.
+        heads: shape (n,), head word forms.
+
+    Returns:
+        Shape (n,).
     """
     dependents, heads = _items(dependents), _items(heads)
     _check_same_length(dependents=dependents, heads=heads)
