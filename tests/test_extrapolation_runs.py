@@ -362,7 +362,7 @@ def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch
     config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [1], "compare_layer": -1})
     splits = {"pos": ["sentence_length_linguistic", "sentence_length_pos"]}
     chapter = criteria.run_criteria(config, splits)
-    assert calls == [("fixture", "fake", "last", 0, 0, 3)]
+    assert calls == [(config,)]
     assert chapter.layers == [0, 1] and chapter.compare_layer == 1  # -1 is the last layer
     assert "sentence_length_linguistic" in chapter.tasks["pos"].skipped  # no 30-word sentence
     assert set(chapter.probes["split"]) == {"T1 sentence_length_pos"}

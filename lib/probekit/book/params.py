@@ -17,7 +17,6 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -224,14 +223,3 @@ def parse_overrides(pairs: list[str]) -> dict[str, str]:
         key, value = pair.split("=", 1)
         out[key.strip()] = value
     return out
-
-
-def require(namespace: Mapping[str, Any], names: Sequence[str]) -> None:
-    """Check that a chapter declares ``names``.
-
-    Called before a shared set-up reads them from its ``globals()`` (papermill injects the
-    parameters there).
-    """
-    for name in names:
-        if name not in namespace:
-            raise ParameterError(name, "is not set", "declare it in the chapter's parameters cell")

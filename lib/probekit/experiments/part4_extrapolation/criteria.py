@@ -57,14 +57,7 @@ def run_criteria(config: CriteriaConfig, splits: Mapping[str, Sequence[str]]) ->
             "is not set, but learning-based splits need the scoring ensemble",
             "declare ensemble_seeds in the chapter's parameters cell",
         )
-    sample = load_sample(
-        config.treebank,
-        config.model,
-        config.pooling,
-        config.n_train,
-        config.n_eval,
-        config.sample_seed,
-    )
+    sample = load_sample(config)
     layer_list = resolve_layers(config.layers, sample.n_layers)
     compare = resolve_layer(config.compare_layer, sample.n_layers, "compare_layer")
     if compare not in layer_list:

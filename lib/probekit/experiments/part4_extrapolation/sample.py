@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probekit.errors import ParameterError
+from probekit.experiments.part4_extrapolation.config import ExtrapolationSampleConfig
 from probekit.io import embeddings, tasks, treebanks
 from probekit.io.treebanks import Sentence
 from probekit.methods.extrapolation import splits as extrapolation_splits
@@ -36,22 +37,23 @@ class Sample:
         return self.emb_train.n_layers
 
 
-def load_sample(
-    treebank: str, model: str, pooling: str, n_train: int, n_eval: int, seed: int
-) -> Sample:
+def load_sample(config: ExtrapolationSampleConfig) -> Sample:
     """Sample ``n_train`` train and ``n_eval`` dev sentences (0 = all) and embed both.
 
-    Kunz & Kuhlmann 2021, §3.3 (1,000 + 1,000 sentences of EWT). One sample serves every layer
-    (the released code drew a new one per layer); the embedding cache makes repeated calls free.
+    Kunz & Kuhlmann 2021, §3.3 (1,000 + 1,000 sentences of EWT), drawn with
+    ``config.sample_seed`` from ``config.treebank`` and embedded by ``config.model`` with
+    ``config.pooling``. One sample serves every layer (the released code drew a new one per
+    layer); the embedding cache makes repeated calls free.
     """
-    tb = treebanks.load_treebank(treebank)
-    train = extrapolation_splits.sample_split(tb["train"], n_train or None, seed=seed)
-    dev = extrapolation_splits.sample_split(tb["dev"], n_eval or None, seed=seed)
+    tb = treebanks.load_treebank(config.treebank)
+    seed = config.sample_seed
+    train = extrapolation_splits.sample_split(tb["train"], config.n_train or None, seed=seed)
+    dev = extrapolation_splits.sample_split(tb["dev"], config.n_eval or None, seed=seed)
     return Sample(
         train,
         dev,
-        embeddings.embed(train, model, pooling, progress=False),
-        embeddings.embed(dev, model, pooling, progress=False),
+        embeddings.embed(train, config.model, config.pooling, progress=False),
+        embeddings.embed(dev, config.model, config.pooling, progress=False),
     )
 
 

@@ -78,14 +78,7 @@ def survey_splits(config: ScoringFunctionsConfig) -> SplitSurvey:
     reads them back); ``config.score_layer`` (negative counts from the last layer) must be one
     of the scored layers.
     """
-    sample = load_sample(
-        config.treebank,
-        config.model,
-        config.pooling,
-        config.n_train,
-        config.n_eval,
-        config.sample_seed,
-    )
+    sample = load_sample(config)
     layer_list = resolve_layers(config.layers, sample.n_layers)
     shown = resolve_layer(config.score_layer, sample.n_layers, "score_layer")
     if shown not in layer_list:
