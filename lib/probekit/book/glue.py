@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,10 @@ import matplotlib.pyplot as plt
 from IPython.display import Image
 from myst_nb import glue
 
+from probekit.experiments.claims import Claim, format_interval
 from probekit.io.results import save_results
+from probekit.stats.intervals import Interval
+from probekit.stats.verdicts import Judgement
 
 
 def _plain(value: Any) -> Any:
@@ -54,6 +58,25 @@ class Glue:
         self.values[name] = value
         glue(self.key(name), value, display=False)
         return value
+
+    def claim(self, claim: Claim, intervals: Interval | Mapping[str, Interval]) -> Judgement:
+        """Judge ``claim`` on its interval(s) and glue everything the ledger reads.
+
+        Glues (and saves) the interval of every part, the verdict, the design power, the
+        deciding p-value and the note under the claim's key (:meth:`Claim.saved_values`), and
+        ``<key>_text`` (and ``<key>_<part>_text``), the estimates and intervals in words. The
+        prose reads the verdict as ``{glue:text}`<prefix>_<key>_verdict```.
+        """
+        for name, value in claim.saved_values(intervals).items():
+            self(name, value)
+        parts = (
+            {claim.key: intervals}
+            if not claim.parts
+            else {f"{claim.key}_{p}": intervals[p] for p in claim.parts}
+        )
+        for prefix, interval in parts.items():
+            self(f"{prefix}_text", format_interval(interval, claim.rule))
+        return claim.judge(intervals)
 
     def comparison(self, name: str, cmp: Any) -> Any:
         """Glue a :class:`probekit.stats.comparison.Comparison` under ``name``.

@@ -1,7 +1,7 @@
 """The claims ledger: the five papers' headline claims, judged on the results the chapters saved.
 
 Every chapter writes its glued values to ``build/results/<slug>.json`` (:meth:`Glue.save
-<probekit.book.glue.Glue.save>`). A :class:`Claim` names the chapter and the saved values it reads
+<probekit.book.glue.Glue.save>`). A :class:`LedgerClaim` names the chapter and the saved values it reads
 and one of four tests, each fixed before any result was seen:
 
 - ``bootstrap``: a 95 % paired-bootstrap interval over test sentences
@@ -121,7 +121,7 @@ Judge = Callable[[_Reader], Outcome]
 
 
 @dataclass(frozen=True)
-class Claim:
+class LedgerClaim:
     """One headline claim of a paper, where the book measures it, and how it is judged."""
 
     id: str  # "I.1"
@@ -383,126 +383,126 @@ _SETS = ("on normal sentences", "on Jabberwocky")
 _BOOT = "95 % interval over test sentences on the claimed side of 0"
 _MCN = "p ≤ α in the claimed direction with power ≥ 0.8; power < 0.8 is underpowered"
 
-CLAIMS: tuple[Claim, ...] = (
+CLAIMS: tuple[LedgerClaim, ...] = (
     # Part I: Hall Maudslay et al. 2020
-    Claim("I.1", "hallmaudslay2020tale", "§2, Prop. 1", "11_syntactic_distance", "sec-ch11",
+    LedgerClaim("I.1", "hallmaudslay2020tale", "§2, Prop. 1", "11_syntactic_distance", "sec-ch11",
           "Syntactic distance determines the tree: the minimum spanning tree of the gold "
           "distances is the gold tree.",
           "share of dev trees recovered from their distance matrix", "threshold",
           "every tree recovered (100 %)", threshold(_round_trip)),
-    Claim("I.2", "hallmaudslay2020tale", "§5", "12_probe_vs_parser", "sec-ch12",
+    LedgerClaim("I.2", "hallmaudslay2020tale", "§5", "12_probe_vs_parser", "sec-ch12",
           "The parser beats the structural probe on UUAS (English: +11.1 points).",
           "parser − probe UUAS at the compared layer", "bootstrap", _BOOT,
           bootstrap("uuas", paper_effect=11.1, n_key="uuas_sentences")),
-    Claim("I.3", "hallmaudslay2020tale", "§5", "12_probe_vs_parser", "sec-ch12",
+    LedgerClaim("I.3", "hallmaudslay2020tale", "§5", "12_probe_vs_parser", "sec-ch12",
           "The structural probe beats the parser on DSpr.",
           "probe − parser DSpr at the compared layer", "bootstrap", _BOOT,
           bootstrap("dspr", unit="", digits=3, n_key="dspr_sentences")),
-    Claim("I.4", "hallmaudslay2020tale", "§5", "12_probe_vs_parser", "sec-ch12",
+    LedgerClaim("I.4", "hallmaudslay2020tale", "§5", "12_probe_vs_parser", "sec-ch12",
           "After Prim and Floyd–Warshall the two hardly differ on DSpr (mean 0.0006).",
           "parser − probe DSpr(P+FW)", "equivalence",
           "95 % interval within ±0.02", equivalence("dspr_pfw", 0.02)),
     # Part II: Hall Maudslay & Cotterell 2021
-    Claim("II.1", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
+    LedgerClaim("II.1", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
           "The structural probe does worse on Jabberwocky sentences than on the originals.",
           "normal − Jabberwocky DSpr, best layer", "bootstrap", _BOOT,
           bootstrap("st", unit="", digits=3)),
-    Claim("II.2", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
+    LedgerClaim("II.2", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
           "The perceptron probe does worse on Jabberwocky sentences than on the originals.",
           "normal − Jabberwocky UUAS, best layer", "bootstrap", _BOOT, bootstrap("pc")),
-    Claim("II.3", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
+    LedgerClaim("II.3", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
           "On Jabberwocky the perceptron probe still beats the word-blind baselines.",
           "probe − better baseline UUAS on Jabberwocky", "bootstrap", _BOOT,
           bootstrap("pc_lead_j", estimate="")),
-    Claim("II.4", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
+    LedgerClaim("II.4", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
           "The perceptron probe's lead over the baselines shrinks on Jabberwocky.",
           "probe − baseline UUAS lead, normal against Jabberwocky", "threshold",
           "the two 95 % intervals do not overlap; overlap is underpowered",
           intervals_apart("pc_lead_n", "pc_lead_j", labels=_SETS, unit="points")),
-    Claim("II.5", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
+    LedgerClaim("II.5", "hallmaudslay2021jabberwocky", "§5.2", "22_jabberwocky_probes", "sec-ch22",
           "The structural probe's lead over the baselines shrinks on Jabberwocky.",
           "probe − baseline DSpr lead, normal against Jabberwocky", "threshold",
           "the two 95 % intervals do not overlap; overlap is underpowered",
           intervals_apart("st_lead_n", "st_lead_j", labels=_SETS, digits=3)),
     # Part III: Pimentel et al. 2020
-    Claim("III.1", "pimentel2020pareto", "§7.1", "31_lookup_and_toy_tasks", "sec-ch31",
+    LedgerClaim("III.1", "pimentel2020pareto", "§7.1", "31_lookup_and_toy_tasks", "sec-ch31",
           "A type-level lookup table already reaches about 86 % on POSL.",
           "accuracy of the majority-tag lookup on EWT test", "threshold",
           "within 2 points of the paper's figure", threshold(_lookup("posl"))),
-    Claim("III.2", "pimentel2020pareto", "§7.1", "31_lookup_and_toy_tasks", "sec-ch31",
+    LedgerClaim("III.2", "pimentel2020pareto", "§7.1", "31_lookup_and_toy_tasks", "sec-ch31",
           "A type-level lookup table already reaches about 68 % on DAL.",
           "accuracy of the majority-label lookup on EWT test", "threshold",
           "within 2 points of the paper's figure", threshold(_lookup("dal"))),
-    Claim("III.3", "pimentel2020pareto", "§6.1", "32_parametric_complexity", "sec-ch32",
+    LedgerClaim("III.3", "pimentel2020pareto", "§6.1", "32_parametric_complexity", "sec-ch32",
           "Under the nuclear norm, one-hot vectors are Pareto-best among simple linear probes.",
           "representation leading the simple range, per task", "threshold",
           "one-hot leads on both POSL and DAL",
           threshold(_onehot_simple("nuclear", "simple_{task}_{family}"))),
-    Claim("III.4", "pimentel2020pareto", "§6.2", "33_memorisation_complexity", "sec-ch33",
+    LedgerClaim("III.4", "pimentel2020pareto", "§6.2", "33_memorisation_complexity", "sec-ch33",
           "MLPs that memorise little are as accurate as those that memorise a lot.",
           "best accuracy overall − best of the less-memorising half", "threshold",
           "at most 1 point in every task and representation", threshold(_simple_as_good)),
-    Claim("III.5", "pimentel2020pareto", "§7.2", "34_dependency_parsing", "sec-ch34",
+    LedgerClaim("III.5", "pimentel2020pareto", "§7.2", "34_dependency_parsing", "sec-ch34",
           "Dependency parsing separates contextual from non-contextual representations "
           "better than the toy tasks do.",
           "contextual − best other hypervolume, parsing against POSL and DAL", "threshold",
           "the parsing gap is positive and larger than both toy-task gaps",
           threshold(_parsing_separates)),
-    Claim("III.6", "pimentel2020pareto", "§7.2", "34_dependency_parsing", "sec-ch34",
+    LedgerClaim("III.6", "pimentel2020pareto", "§7.2", "34_dependency_parsing", "sec-ch34",
           "The contextual parser beats the best non-contextual one on UAS.",
           "contextual − best non-contextual UAS", "bootstrap", _BOOT,
           bootstrap("uas_gap", estimate="", n_key="n_test_sentences")),
     # Part IV: Kunz & Kuhlmann 2021
-    Claim("IV.1", "kunz2021test", "§4.1", "42_length_criteria", "sec-ch42",
+    LedgerClaim("IV.1", "kunz2021test", "§4.1", "42_length_criteria", "sec-ch42",
           "For part of speech (T1), sentence-length splits hardly hurt: the control − "
           "extrapolation gap stays small.",
           "largest gap over layers, T1", "threshold", "at most 3 points at every layer",
           threshold(_t1_length_small)),
-    Claim("IV.2", "kunz2021test", "§4.2", "42_length_criteria", "sec-ch42",
+    LedgerClaim("IV.2", "kunz2021test", "§4.2", "42_length_criteria", "sec-ch42",
           "Arc length gives a clear extrapolation gap for dependency labels (T2).",
           "control − extrapolation accuracy on the hard arcs", "mcnemar", _MCN,
           mcnemar("t2_arc_cmp")),
-    Claim("IV.3", "kunz2021test", "§4.3", "43_tag_criteria", "sec-ch43",
+    LedgerClaim("IV.3", "kunz2021test", "§4.3", "43_tag_criteria", "sec-ch43",
           "Training only on words with their most frequent tag makes the other words clearly "
           "harder.",
           "control − extrapolation accuracy on the non-MFT words", "mcnemar", _MCN,
           mcnemar("mft_cmp")),
-    Claim("IV.4", "kunz2021test", "§4.3", "43_tag_criteria", "sec-ch43",
+    LedgerClaim("IV.4", "kunz2021test", "§4.3", "43_tag_criteria", "sec-ch43",
           "Under the MFT split, higher layers extrapolate much better than the first.",
           "extrapolation accuracy, last layer against first", "threshold",
           "more than 5 points higher at the last layer", threshold(_mft_layers)),
-    Claim("IV.5", "kunz2021test", "§4.4", "44_learning_criteria", "sec-ch44",
+    LedgerClaim("IV.5", "kunz2021test", "§4.4", "44_learning_criteria", "sec-ch44",
           "Training only on quickly learnt examples leaves a large gap on the slow ones.",
           "control − extrapolation accuracy on the hard words (T1)", "mcnemar", _MCN,
           mcnemar("t1_speed_cmp")),
-    Claim("IV.6", "kunz2021test", "§4.5", "44_learning_criteria", "sec-ch44",
+    LedgerClaim("IV.6", "kunz2021test", "§4.5", "44_learning_criteria", "sec-ch44",
           "Sample loss picks the hardest hard set: its control accuracy is the lowest.",
           "control accuracy, sample loss against speed of learning", "threshold",
           "lower for both T1 and T2", threshold(_loss_control_lowest)),
     # Part V: Zhu et al. 2022
-    Claim("V.1", "zhu2022data", "§4.2", "51_generalisation_bounds", "sec-ch51",
+    LedgerClaim("V.1", "zhu2022data", "§4.2", "51_generalisation_bounds", "sec-ch51",
           "Accuracies measured on training sets of growing size stay within the bound.",
           "share of runs inside the bound's margins", "threshold", "every run (100 %)",
           threshold(_bound_holds)),
-    Claim("V.2", "zhu2022data", "§3.4", "51_generalisation_bounds", "sec-ch51",
+    LedgerClaim("V.2", "zhu2022data", "§3.4", "51_generalisation_bounds", "sec-ch51",
           "The printed training-size recommendations follow from the bound and the printed "
           "gaps.",
           "printed recommendations that our implementation recomputes", "threshold",
           "all of them", threshold(_recommendations)),
-    Claim("V.3", "zhu2022data", "§4.3", "52_power_and_noise", "sec-ch52",
+    LedgerClaim("V.3", "zhu2022data", "§4.3", "52_power_and_noise", "sec-ch52",
           "Larger test sets give a comparison more power.",
           "noise levels whose power grows from the smallest to the largest test set",
           "threshold", "all of them", threshold(_power_grows)),
-    Claim("V.4", "zhu2022data", "§4.4", "52_power_and_noise", "sec-ch52",
+    LedgerClaim("V.4", "zhu2022data", "§4.4", "52_power_and_noise", "sec-ch52",
           "The more an encoder is corrupted, the easier the corruption is to detect.",
           "rank correlation of noise σ with power at the largest test set", "threshold",
           "ρ > 0; equal powers cannot decide", threshold(_noise_power)),
-    Claim("V.5", "zhu2022data", "§4.5", "53_comparison_problems", "sec-ch53",
+    LedgerClaim("V.5", "zhu2022data", "§4.5", "53_comparison_problems", "sec-ch53",
           "The recommended training size is enough for 0.8 power.",
           "comparisons reaching 0.8 power no later than their recommendation", "threshold",
           "all that reach 0.8; none reaching 0.8 is underpowered",
           threshold(_recommendation_suffices)),
-    Claim("V.6", "zhu2022data", "§4.6", "53_comparison_problems", "sec-ch53",
+    LedgerClaim("V.6", "zhu2022data", "§4.6", "53_comparison_problems", "sec-ch53",
           "Comparing a linear with an MLP classifier on the same layer can collapse.",
           "readings of the collapse checks on LogReg against MLP", "threshold",
           "all read 'likely collapsed'; all 'stable' is not reproduced; mixed is underpowered",
@@ -518,7 +518,7 @@ PAPERS_BY_KEY = {p.key: p for p in PAPERS}
 # Reading results and showing the ledger
 
 
-def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
+def evaluate(results: Results, claims: tuple[LedgerClaim, ...] = CLAIMS) -> pd.DataFrame:
     """Judge every claim on ``results``: one row per claim.
 
     Columns: id, part, paper, section, chapter, anchor, claim, quantity, test, rule, measured,

@@ -1,0 +1,375 @@
+"""Intervals for probe comparisons whose units cluster in sentences and whose training is seeded.
+
+A probe's corpus metric is a ratio over sentences: for seed s it is
+``sum_i c[s, i] / sum_i m[i]``, with ``c[s, i]`` what it scores in sentence i (correct edges,
+correct tokens, or a weighted per-sentence score) and ``m[i]`` the sentence's units (gold edges,
+tokens, or its weight). Edges and tokens of one sentence stand or fall together, so the sentence
+is the unit of resampling, and every seed is scored on every sentence, so seeds and sentences are
+crossed factors that both enter the interval.
+
+:func:`crossed_interval` is the variance-components interval (Reimers & Gurevych 2017 for seed
+variance; Owen 2007 on crossed designs): the estimate ``theta`` is the difference of the
+seed-averaged metrics; its variance is the sentence part (the linearised variance of a ratio
+estimator over sentences, i.e. a cluster-robust variance, Field & Welsh 2007) plus the seed part
+(the variance of the per-seed metrics over seeds, divided by the number of seeds), with
+Welch-Satterthwaite degrees of freedom. The seed-by-sentence noise enters both parts, so the
+interval errs on the wide side; the calibration tests show how much.
+
+With one seed per side it is the cluster-robust interval of a difference of corpus metrics,
+which for binary token outcomes is the clustered McNemar comparison (Obuchowski 1998):
+:func:`clustered_mcnemar` gives its p-value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from probekit.errors import ParameterError
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its two-sided interval, standard error and degrees of freedom.
+
+    The interval has coverage ``level`` under a t reference distribution (normal when ``df`` is
+    infinite) with standard error ``se``. ``se_sentences`` and ``se_seeds`` are the two variance
+    components (their squares add up to ``se ** 2``); ``n_sentences`` and ``n_seeds`` describe the
+    design.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    se: float
+    df: float
+    se_sentences: float
+    se_seeds: float
+    n_sentences: int
+    n_seeds: tuple[int, int]
+    method: str
+
+    def p_greater(self, value: float = 0.0) -> float:
+        """One-sided p-value of H0: theta <= ``value``."""
+        if self.se == 0:
+            return 0.0 if self.estimate > value else 1.0
+        z = (self.estimate - value) / self.se
+        return float(stats.norm.sf(z) if math.isinf(self.df) else stats.t.sf(z, self.df))
+
+    def p_less(self, value: float = 0.0) -> float:
+        """One-sided p-value of H0: theta >= ``value``."""
+        if self.se == 0:
+            return 0.0 if self.estimate < value else 1.0
+        z = (self.estimate - value) / self.se
+        return float(stats.norm.cdf(z) if math.isinf(self.df) else stats.t.cdf(z, self.df))
+
+    def scaled(self, factor: float) -> Interval:
+        """The same interval in other units (e.g. ``100`` for percentage points)."""
+        return Interval(
+            self.estimate * factor,
+            self.low * factor,
+            self.high * factor,
+            self.level,
+            self.se * abs(factor),
+            self.df,
+            self.se_sentences * abs(factor),
+            self.se_seeds * abs(factor),
+            self.n_sentences,
+            self.n_seeds,
+            self.method,
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for saving with a chapter's results."""
+        return {
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "level": self.level,
+            "se": self.se,
+            "df": self.df if math.isfinite(self.df) else None,
+            "se_sentences": self.se_sentences,
+            "se_seeds": self.se_seeds,
+            "n_sentences": self.n_sentences,
+            "n_seeds": list(self.n_seeds),
+            "method": self.method,
+        }
+
+    @classmethod
+    def from_dict(cls, values: dict) -> Interval:
+        """The inverse of :meth:`as_dict`."""
+        return cls(
+            float(values["estimate"]),
+            float(values["low"]),
+            float(values["high"]),
+            float(values["level"]),
+            float(values["se"]),
+            math.inf if values["df"] is None else float(values["df"]),
+            float(values["se_sentences"]),
+            float(values["se_seeds"]),
+            int(values["n_sentences"]),
+            tuple(int(k) for k in values["n_seeds"]),
+            str(values["method"]),
+        )
+
+
+def _units(name: str, x: object, n: int | None) -> np.ndarray:
+    m = np.asarray(x, dtype=np.float64)
+    if m.ndim != 1 or len(m) < 2 or (n is not None and len(m) != n):
+        raise ParameterError(name, f"must be a 1-D array over the >= 2 sentences, got {m.shape}")
+    if np.any(m < 0) or not m.sum() > 0:
+        raise ParameterError(name, "must be >= 0 with a positive sum")
+    return m
+
+
+def _scores(name: str, x: object, n: int | None) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 1:
+        a = a[None, :]
+    if a.ndim != 2 or a.shape[0] < 1 or (n is not None and a.shape[1] != n):
+        want = f"(seeds, {n})" if n is not None else "(seeds, sentences)"
+        raise ParameterError(name, f"must have shape {want}, got {np.shape(x)}")
+    if not np.all(np.isfinite(a)):
+        raise ParameterError(name, "contains NaN or infinite values")
+    return a
+
+
+def crossed_interval(
+    scores_a: np.ndarray,
+    scores_b: np.ndarray | None,
+    units: np.ndarray,
+    level: float = 0.90,
+    *,
+    reference: float = 0.0,
+    paired_seeds: bool = False,
+    logit: bool = False,
+    units_b: np.ndarray | None = None,
+) -> Interval:
+    """Interval of ``metric_A - metric_B`` over sentences and seeds (see the module docstring).
+
+    Args:
+        scores_a: (k_a, n) what probe A scores in each sentence under each of its k_a seeds (a
+            1-D (n,) array is one seed).
+        scores_b: (k_b, n) the same for B on the same n sentences; None compares A with the
+            fixed ``reference`` instead (a one-sample interval).
+        units: (n,) the units of each sentence (the metric's denominator), >= 0, positive sum.
+        level: coverage of the two-sided interval (0.90 for a one-sided alpha of 0.05).
+        reference: the value of B when ``scores_b`` is None.
+        paired_seeds: A's seed s and B's seed s are one trained model scored twice (e.g. one
+            probe on normal and on Jabberwocky sentences); then the seed part is the variance of
+            the per-seed differences over k = k_a = k_b seeds.
+        units_b: (n,) B's units when B is scored on other units of the same sentences (e.g. each
+            scoring function's own hard set); None means ``units``.
+        logit: for a one-sample interval of an accuracy (``scores_b`` None): build the interval
+            on the logit scale (delta method) and map it back, so that it is not symmetric near
+            0 or 1, where the standard error moves with the estimate.
+
+    Returns:
+        :class:`Interval` in the metric's units (fractions for accuracies).
+    """
+    m = _units("units", units, None)
+    if not 0 < level < 1:
+        raise ParameterError("level", f"must lie in (0, 1), got {level!r}")
+    n = len(m)
+    m_b = m if units_b is None else _units("units_b", units_b, n)
+    a = _scores("scores_a", scores_a, n)
+    b = None if scores_b is None else _scores("scores_b", scores_b, n)
+    if paired_seeds and (b is None or a.shape != b.shape):
+        raise ParameterError("paired_seeds", "needs scores_a and scores_b of the same shape")
+    total_a, total_b = float(m.sum()), float(m_b.sum())
+    per_seed_a = a.sum(axis=1) / total_a  # (k_a,)
+    per_seed_b = None if b is None else b.sum(axis=1) / total_b
+    ratio_a = float(a.mean(axis=0).sum() / total_a)
+    ratio_b = reference if b is None else float(b.mean(axis=0).sum() / total_b)
+    theta = ratio_a - ratio_b
+    # Linearised (cluster-robust) variance of the difference of the two ratio estimators over
+    # sentences, from the seed-averaged per-sentence scores.
+    z = (a.mean(axis=0) - ratio_a * m) / total_a
+    if b is not None:
+        z = z - (b.mean(axis=0) - ratio_b * m_b) / total_b
+    var_sent = n / (n - 1) * float(np.sum(z**2))
+    # Seed part, and its degrees of freedom, from the per-seed corpus metrics.
+    seed_terms: list[tuple[float, int]] = []
+    if paired_seeds:
+        diffs = per_seed_a - per_seed_b
+        if len(diffs) > 1:
+            seed_terms.append((float(np.var(diffs, ddof=1)) / len(diffs), len(diffs) - 1))
+    else:
+        for per_seed in (per_seed_a, per_seed_b):
+            if per_seed is not None and len(per_seed) > 1:
+                k = len(per_seed)
+                seed_terms.append((float(np.var(per_seed, ddof=1)) / k, k - 1))
+    var_seed = sum(v for v, _ in seed_terms)
+    var = var_sent + var_seed
+    se = math.sqrt(var)
+    parts = [(var_sent, n - 1), *seed_terms]
+    denom = sum(v**2 / k for v, k in parts if v > 0)
+    df = var**2 / denom if denom > 0 else math.inf
+    q = stats.t.ppf(0.5 + level / 2.0, df) if math.isfinite(df) else stats.norm.ppf(0.5 + level / 2)
+    k_b = 0 if b is None else b.shape[0]
+    method = "variance components over sentences and seeds" if seed_terms else "cluster-robust"
+    low, high = theta - float(q) * se, theta + float(q) * se
+    if logit:
+        if b is not None:
+            raise ParameterError("logit", "applies to a one-sample interval (scores_b None)")
+        p = theta + reference
+        if not 0 < p < 1:
+            raise ParameterError("logit", f"needs an accuracy strictly inside (0, 1), got {p:g}")
+        half = float(q) * se / (p * (1 - p))
+        centre = math.log(p / (1 - p))
+        low = 1 / (1 + math.exp(-(centre - half))) - reference
+        high = 1 / (1 + math.exp(-(centre + half))) - reference
+        method += ", logit scale"
+    return Interval(
+        theta,
+        low,
+        high,
+        float(level),
+        se,
+        float(df),
+        math.sqrt(var_sent),
+        math.sqrt(var_seed),
+        n,
+        (a.shape[0], k_b),
+        method,
+    )
+
+
+def seed_interval(per_seed_a: np.ndarray, per_seed_b: np.ndarray | None, level: float = 0.90,
+                  *, reference: float = 0.0) -> Interval:  # fmt: skip
+    """Welch interval of ``mean(A) - mean(B)`` over per-seed scores on a fixed test set.
+
+    Reimers & Gurevych 2017: it asks whether the difference holds over training randomness, and
+    ignores the sampling of test items, so it is valid where the two probes do not differ sentence
+    by sentence (see the calibration tests). ``per_seed_b`` None compares with ``reference``.
+    """
+    a = np.asarray(per_seed_a, dtype=np.float64)
+    if a.ndim != 1 or len(a) < 2:
+        raise ParameterError("per_seed_a", "needs >= 2 seeds")
+    terms = [(float(np.var(a, ddof=1)) / len(a), len(a) - 1)]
+    theta = float(a.mean())
+    k_b = 0
+    if per_seed_b is not None:
+        b = np.asarray(per_seed_b, dtype=np.float64)
+        if b.ndim != 1 or len(b) < 2:
+            raise ParameterError("per_seed_b", "needs >= 2 seeds")
+        terms.append((float(np.var(b, ddof=1)) / len(b), len(b) - 1))
+        theta -= float(b.mean())
+        k_b = len(b)
+    else:
+        theta -= reference
+    var = sum(v for v, _ in terms)
+    denom = sum(v**2 / k for v, k in terms if v > 0)
+    df = var**2 / denom if denom > 0 else math.inf
+    se = math.sqrt(var)
+    q = stats.t.ppf(0.5 + level / 2.0, df) if math.isfinite(df) else stats.norm.ppf(0.5 + level / 2)
+    return Interval(theta, theta - q * se, theta + q * se, float(level), se, float(df), 0.0, se,
+                    0, (len(a), k_b), "Welch over seeds")  # fmt: skip
+
+
+def clustered_mcnemar(correct_a: np.ndarray, correct_b: np.ndarray, units: np.ndarray,
+                      method: str = "obuchowski") -> tuple[float, float]:  # fmt: skip
+    """McNemar's test for paired binary outcomes clustered in sentences: (chi-squared, p).
+
+    ``correct_a``, ``correct_b``: (n,) correct units per sentence of one seed each; ``units``
+    (n,) the units per sentence. With d_i = correct_a - correct_b (the per-sentence discordance
+    n10_i - n01_i), Obuchowski (1998) in Yang, Sun & Hardin's (2010) form weights units:
+    X2 = (K - 1) / K (sum d)^2 / sum d^2; Durkalski et al. (2003) weights sentences:
+    X2 = (sum d/m)^2 / sum (d/m)^2. Both against chi-squared with 1 df; at one unit per sentence
+    Durkalski's equals the uncorrected McNemar statistic.
+    """
+    d = np.asarray(correct_a, dtype=np.float64) - np.asarray(correct_b, dtype=np.float64)
+    m = np.asarray(units, dtype=np.float64)
+    if d.shape != m.shape or d.ndim != 1:
+        raise ParameterError("units", "correct_a, correct_b and units must be (n,) alike")
+    keep = m > 0
+    d, m = d[keep], m[keep]
+    if method == "obuchowski":
+        k = len(d)
+        den = float(np.sum(d**2))
+        x2 = (k - 1) / k * float(d.sum()) ** 2 / den if den > 0 else 0.0
+    elif method == "durkalski":
+        r = d / m
+        den = float(np.sum(r**2))
+        x2 = float(r.sum()) ** 2 / den if den > 0 else 0.0
+    else:
+        raise ParameterError("method", f"must be 'obuchowski' or 'durkalski', not {method!r}")
+    return x2, float(stats.chi2.sf(x2, 1))
+
+
+def cluster_bootstrap(
+    statistic,
+    data: tuple[np.ndarray, ...],
+    level: float = 0.90,
+    *,
+    n_resamples: int = 999,
+    seed: int = 0,
+) -> Interval:
+    """Percentile interval of a statistic of per-sentence data, resampling sentences.
+
+    For quantities that are not a ratio of per-sentence sums (a hypervolume under a Pareto
+    frontier built from many probes' accuracies, a maximum over layers), where
+    :func:`crossed_interval` does not apply. ``data`` holds arrays whose last axis is the n
+    sentences; ``statistic(*data, axis=-1)`` must accept a leading resample axis (vectorised, as
+    :func:`scipy.stats.bootstrap` calls it). Sentences are resampled with replacement, the same
+    draw for every array (Field & Welsh 2007). The standard error is the bootstrap's; the
+    reference distribution is normal (``df`` infinite).
+    """
+    arrays = tuple(np.asarray(x, dtype=np.float64) for x in data)
+    n = arrays[0].shape[-1]
+    if n < 2 or any(x.shape[-1] != n for x in arrays):
+        raise ParameterError("data", "every array needs the same >= 2 sentences on its last axis")
+    if not 0 < level < 1:
+        raise ParameterError("level", f"must lie in (0, 1), got {level!r}")
+    estimate = float(statistic(*arrays, axis=-1))
+    result = stats.bootstrap(
+        arrays,
+        statistic,
+        paired=True,
+        vectorized=True,
+        n_resamples=int(n_resamples),
+        confidence_level=level,
+        method="percentile",
+        axis=-1,
+        rng=np.random.default_rng(seed),
+    )
+    se = float(result.standard_error)
+    return Interval(
+        estimate,
+        float(result.confidence_interval.low),
+        float(result.confidence_interval.high),
+        float(level),
+        se,
+        math.inf,
+        se,
+        0.0,
+        n,
+        (1, 1),
+        f"sentence bootstrap ({n_resamples} resamples)",
+    )
+
+
+def proportion_difference(
+    hits_a: int, n_a: int, hits_b: int, n_b: int, level: float = 0.90
+) -> Interval:
+    """Wald interval of ``hits_a / n_a - hits_b / n_b`` for independent binomial counts.
+
+    For Monte-Carlo estimates, e.g. a simulated power at two test-set sizes from independent
+    simulations (Zhu et al. 2022, §3.5): the runs are independent, so the normal approximation
+    of the difference of two proportions applies.
+    """
+    for name, value in (("n_a", n_a), ("n_b", n_b)):
+        if int(value) < 1:
+            raise ParameterError(name, f"must be >= 1, got {value}")
+    pa, pb = hits_a / n_a, hits_b / n_b
+    se = math.sqrt(pa * (1 - pa) / n_a + pb * (1 - pb) / n_b)
+    q = float(stats.norm.ppf(0.5 + level / 2))
+    theta = pa - pb
+    return Interval(
+        theta, theta - q * se, theta + q * se, float(level), se, math.inf, se, 0.0,
+        0, (int(n_a), int(n_b)), "two binomial proportions (Monte Carlo runs)",
+    )  # fmt: skip

@@ -1,0 +1,353 @@
+"""The book's verdict rules (probekit.stats.verdicts), the intervals they read
+(probekit.stats.intervals) and their calibration by simulation (probekit.stats.calibration)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from probekit.errors import ParameterError
+from probekit.stats.calibration import (
+    Design,
+    accuracy_of,
+    beta_for,
+    calibrate,
+    effect_of,
+    simulate_scores,
+)
+from probekit.stats.intervals import (
+    Interval,
+    cluster_bootstrap,
+    clustered_mcnemar,
+    crossed_interval,
+    proportion_difference,
+    seed_interval,
+)
+from probekit.stats.verdicts import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    Judgement,
+    Rule,
+    design_power,
+    holm,
+    judge,
+    judge_all,
+)
+
+DIRECTIONAL = Rule("directional", "A − B", "sentences and seeds", 0.02, "test", "test")
+EQUIVALENCE = Rule("equivalence", "A − B", "sentences and seeds", 0.02, "test", "test")
+
+
+def interval(low: float, high: float, se: float = 0.01) -> Interval:
+    return Interval((low + high) / 2, low, high, 0.90, se, math.inf, se, 0.0, 100, (3, 3), "test")
+
+
+# --------------------------------------------------------------------------------------------
+# The rules, branch by branch
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "verdict", "note"),
+    [
+        (0.001, 0.05, REPRODUCED, ""),
+        (0.001, 0.02, REPRODUCED, ""),  # the SESOI itself is compatible
+        (0.001, 0.019, NOT_REPRODUCED, "significant but smaller than the SESOI"),
+        (-0.01, 0.019, NOT_REPRODUCED, "smaller than the SESOI"),
+        (-0.05, -0.01, NOT_REPRODUCED, "significant in the opposite direction"),
+        (0.0, 0.05, INCONCLUSIVE, ""),  # 0 is inside: not significant
+        (-0.01, 0.05, INCONCLUSIVE, ""),
+    ],
+)
+def test_directional_rule(low, high, verdict, note):
+    out = judge(DIRECTIONAL, interval(low, high))
+    assert out.verdict == verdict
+    assert out.note == note or (verdict == INCONCLUSIVE and out.note in ("", "underpowered"))
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "verdict"),
+    [
+        (-0.019, 0.019, REPRODUCED),
+        (0.001, 0.019, REPRODUCED),  # significant but within the margin
+        (-0.02, 0.01, INCONCLUSIVE),  # touches the margin
+        (-0.01, 0.03, INCONCLUSIVE),
+        (0.02, 0.05, NOT_REPRODUCED),
+        (-0.06, -0.021, NOT_REPRODUCED),
+    ],
+)
+def test_equivalence_rule(low, high, verdict):
+    assert judge(EQUIVALENCE, interval(low, high)).verdict == verdict
+
+
+def test_underpowered_labels_only_an_inconclusive_verdict_with_low_design_power():
+    wide = interval(-0.05, 0.07, se=0.036)
+    assert judge(DIRECTIONAL, wide).note == "underpowered"
+    narrow = Interval(0.005, -0.0001, 0.0201, 0.90, 0.0001, math.inf, 0.0001, 0, 1, (3, 3), "t")
+    out = judge(DIRECTIONAL, narrow)
+    assert out.verdict == INCONCLUSIVE and out.note == "" and out.power > 0.99
+
+
+def test_rule_rejects_an_interval_of_another_level():
+    other = Interval(0.0, -1, 1, 0.95, 0.5, math.inf, 0.5, 0, 10, (1, 1), "t")
+    with pytest.raises(ParameterError, match="coverage"):
+        judge(DIRECTIONAL, other)
+
+
+@pytest.mark.parametrize(("bad", "match"), [({"sesoi": 0.0}, "sesoi"), ({"alpha": 0.6}, "alpha"),
+                                            ({"kind": "two-sided"}, "kind")])  # fmt: skip
+def test_rule_checks_its_declaration(bad, match):
+    args = {"kind": "directional", "quantity": "q", "unit": "u", "sesoi": 0.1,
+            "sesoi_reason": "r", "test": "t"} | bad  # fmt: skip
+    with pytest.raises(ParameterError, match=match):
+        Rule(**args)
+
+
+def test_all_parts_must_hold():
+    r = Judgement(REPRODUCED, 0.9, 0.01)
+    n = Judgement(NOT_REPRODUCED, 0.9, 0.5, "smaller than the SESOI")
+    i = Judgement(INCONCLUSIVE, 0.3, 0.2)
+    assert judge_all([r, r]).verdict == REPRODUCED
+    assert judge_all([r, n]).verdict == NOT_REPRODUCED
+    assert judge_all([r, i]).verdict == INCONCLUSIVE and judge_all([r, i]).note == "underpowered"
+    assert judge_all([i, n]).verdict == NOT_REPRODUCED
+    assert judge_all([r, i]).p_value == 0.2 and judge_all([r, i]).power == 0.3
+
+
+def test_design_power_matches_a_monte_carlo_of_the_rule():
+    """Power at the SESOI from the design (SE), never from the observed effect."""
+    rng = np.random.default_rng(0)
+    for rule, truth in ((DIRECTIONAL, 0.02), (EQUIVALENCE, 0.0)):
+        se = 0.009
+        estimates = truth + rng.normal(0, se, 20_000)
+        q = stats.norm.ppf(0.95)
+        hits = [
+            judge(
+                rule, Interval(e, e - q * se, e + q * se, 0.9, se, math.inf, se, 0, 1, (3, 3), "t")
+            ).verdict
+            == REPRODUCED  # fmt: skip
+            for e in estimates
+        ]
+        assert design_power(rule, se) == pytest.approx(np.mean(hits), abs=0.015)
+
+
+# --------------------------------------------------------------------------------------------
+# Intervals
+
+
+def test_crossed_interval_by_hand():
+    units = np.array([2.0, 3.0, 5.0])
+    a = np.array([[2.0, 2.0, 4.0], [1.0, 3.0, 5.0]])  # 8/10 and 9/10
+    b = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 4.0]])  # 6/10 and 6/10
+    out = crossed_interval(a, b, units, 0.90)
+    assert out.estimate == pytest.approx(0.85 - 0.6)
+    d = a.mean(0) - b.mean(0)
+    resid = d - d.sum() / 10 * units
+    var_sent = 3 / 2 * np.sum(resid**2) / 100
+    var_seed = np.var([0.8, 0.9], ddof=1) / 2 + 0.0
+    assert out.se == pytest.approx(math.sqrt(var_sent + var_seed))
+    df = (var_sent + var_seed) ** 2 / (var_sent**2 / 2 + (var_seed) ** 2 / 1)
+    assert out.df == pytest.approx(df)
+    assert out.high - out.estimate == pytest.approx(stats.t.ppf(0.95, df) * out.se)
+    paired = crossed_interval(a, b, units, 0.90, paired_seeds=True)
+    assert paired.se_seeds == pytest.approx(math.sqrt(np.var([0.2, 0.3], ddof=1) / 2))
+
+
+def test_crossed_interval_with_one_seed_is_the_cluster_bootstrap():
+    """At one seed per side the variance is the cluster-robust one, which the sentence bootstrap
+    of the ratio estimator approximates (scipy.stats.bootstrap, Field & Welsh 2007)."""
+    a, b, m = simulate_scores(Design(n_sentences=400, k_a=1, k_b=1), 0.1, 1, seed=1)
+    out = crossed_interval(a[0], b[0], m, 0.90)
+    boot = stats.bootstrap(
+        (a[0, 0], b[0, 0], m),
+        lambda x, y, u, axis=-1: (x.sum(axis) - y.sum(axis)) / u.sum(axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=4000,
+        confidence_level=0.90,
+        method="percentile",
+        rng=np.random.default_rng(0),
+    )
+    assert out.se == pytest.approx(boot.standard_error, rel=0.1)
+    assert out.low == pytest.approx(boot.confidence_interval.low, abs=0.25 * out.se)
+    assert out.method == "cluster-robust" and out.se_seeds == 0
+
+
+def test_crossed_interval_with_other_units_for_b():
+    """Two metrics over the same sentences but different units (each scoring function's own hard
+    set): the linearised variance of the difference of two ratio estimators."""
+    rng = np.random.default_rng(4)
+    m_a, m_b = rng.integers(1, 6, 200).astype(float), rng.integers(1, 6, 200).astype(float)
+    a = rng.binomial(m_a.astype(int), 0.8, (3, 200)).astype(float)
+    b = rng.binomial(m_b.astype(int), 0.7, (3, 200)).astype(float)
+    out = crossed_interval(a, b, m_a, 0.90, units_b=m_b)
+    ra, rb = a.mean(0).sum() / m_a.sum(), b.mean(0).sum() / m_b.sum()
+    assert out.estimate == pytest.approx(ra - rb)
+    z = (a.mean(0) - ra * m_a) / m_a.sum() - (b.mean(0) - rb * m_b) / m_b.sum()
+    assert out.se_sentences == pytest.approx(math.sqrt(200 / 199 * np.sum(z**2)))
+    same = crossed_interval(a, b, m_a, 0.90, units_b=m_a)
+    assert same.se == pytest.approx(crossed_interval(a, b, m_a, 0.90).se)
+
+
+def test_proportion_difference():
+    out = proportion_difference(80, 100, 60, 100, 0.90)
+    se = math.sqrt(0.8 * 0.2 / 100 + 0.6 * 0.4 / 100)
+    assert out.estimate == pytest.approx(0.2) and out.se == pytest.approx(se)
+    assert out.high - out.estimate == pytest.approx(stats.norm.ppf(0.95) * se)
+
+
+def test_one_sample_interval_against_a_reference():
+    units = np.ones(50)
+    correct = (np.arange(50) % 4 != 0).astype(float)  # 37 of 50 right
+    out = crossed_interval(correct, None, units, 0.90, reference=0.7)
+    assert out.estimate == pytest.approx(37 / 50 - 0.7) and out.n_seeds == (1, 0)
+
+
+def test_interval_input_errors():
+    with pytest.raises(ParameterError, match="units"):
+        crossed_interval(np.ones((2, 3)), np.ones((2, 3)), np.array([1.0, -1.0, 1.0]))
+    with pytest.raises(ParameterError, match="scores_b"):
+        crossed_interval(np.ones((2, 3)), np.ones((2, 4)), np.ones(3))
+    with pytest.raises(ParameterError, match="paired_seeds"):
+        crossed_interval(np.ones((2, 3)), np.ones((3, 3)), np.ones(3), paired_seeds=True)
+
+
+def test_seed_interval_is_welch():
+    a, b = np.array([0.80, 0.82, 0.81, 0.85]), np.array([0.78, 0.79, 0.77])
+    out = seed_interval(a, b, 0.90)
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.90)
+    assert (out.low, out.high) == pytest.approx((ref.low, ref.high))
+
+
+def test_clustered_mcnemar_at_one_unit_per_sentence_is_mcnemar():
+    rng = np.random.default_rng(2)
+    a = (rng.random(300) < 0.8).astype(float)
+    b = (rng.random(300) < 0.7).astype(float)
+    table = np.array([[np.sum((a == 0) & (b == 0)), np.sum((a == 0) & (b == 1))],
+                      [np.sum((a == 1) & (b == 0)), np.sum((a == 1) & (b == 1))]])  # fmt: skip
+    expected = sm_mcnemar(table, exact=False, correction=False).statistic
+    x2, p = clustered_mcnemar(a, b, np.ones(300), method="durkalski")
+    assert x2 == pytest.approx(expected)
+    x2_o, _ = clustered_mcnemar(a, b, np.ones(300), method="obuchowski")
+    assert x2_o == pytest.approx(expected * 299 / 300)
+
+
+# --------------------------------------------------------------------------------------------
+# Calibration by simulation (1,000 data sets per true effect)
+
+SLACK = 0.02  # Monte-Carlo slack on top of alpha at 1,000 runs
+DESIGN = Design(n_sentences=400, k_a=3, k_b=3)
+
+
+def test_the_simulator_recovers_its_effect():
+    beta = beta_for(DESIGN, 0.03)
+    a, b, m = simulate_scores(DESIGN, beta, 400, seed=5)
+    estimates = (a.mean(1).sum(-1) - b.mean(1).sum(-1)) / m.sum()
+    assert estimates.mean() == pytest.approx(0.03, abs=0.003)
+    assert effect_of(DESIGN, 0.0) == 0.0
+
+
+def _check(table, rule, null_effects, true_effect):
+    """False 'reproduced' at every effect where the claim is false is at most alpha (plus
+    Monte-Carlo slack); false 'not reproduced' where the claim holds clearly (twice the SESOI
+    for a directional claim, no difference for an equivalence claim) is at most 5 %."""
+    rates = table.set_index("effect")
+    for effect in null_effects:
+        assert rates.loc[effect, REPRODUCED] <= rule.alpha + SLACK, table
+    assert rates.loc[true_effect, NOT_REPRODUCED] <= 0.05, table
+    for verdict in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE):
+        assert rates[verdict].max() > 0, f"{verdict} never reached:\n{table}"
+
+
+def test_calibration_directional_over_sentences_and_seeds():
+    rule = Rule("directional", "A − B", "sentences and seeds", 0.02, "t", "variance components")
+    table = calibrate(rule, lambda a, b, m: crossed_interval(a, b, m, rule.level), DESIGN,
+                      [0.0, 0.02, 0.04, 0.08])  # fmt: skip
+    _check(table, rule, [0.0], 0.04)
+
+
+def test_calibration_equivalence_over_sentences_and_seeds():
+    rule = Rule("equivalence", "A − B", "sentences and seeds", 0.02, "t", "variance components")
+    design = Design(n_sentences=1500, k_a=5, k_b=5, sd_seed=0.05)
+    table = calibrate(rule, lambda a, b, m: crossed_interval(a, b, m, rule.level), design,
+                      [-0.02, 0.0, 0.02, 0.04])  # fmt: skip
+    _check(table, rule, [-0.02, 0.02], 0.0)
+
+
+def test_calibration_clustered_mcnemar_for_untrained_predictors():
+    """One deterministic predictor per side (e.g. lookup tables): no seed variance, so the
+    cluster-robust interval over sentences is the whole story."""
+    rule = Rule("directional", "A − B", "sentences", 0.02, "t", "clustered McNemar")
+    design = Design(n_sentences=400, k_a=1, k_b=1, sd_seed=0.0, sd_seed_sentence=0.0)
+    table = calibrate(rule, lambda a, b, m: crossed_interval(a, b, m, rule.level), design,
+                      [0.0, 0.02, 0.04])  # fmt: skip
+    _check(table, rule, [0.0], 0.04)
+
+
+def test_calibration_per_seed():
+    """Welch over per-seed scores ignores the sampling of test sentences, so it is calibrated
+    only where the two probes do not differ sentence by sentence (no probe-by-sentence part);
+    elsewhere the crossed interval is the one to use."""
+    rule = Rule("directional", "A − B", "seeds", 0.02, "t", "Welch over seeds")
+    design = Design(n_sentences=400, k_a=10, k_b=10, sd_seed=0.2, sd_probe_sentence=0.0,
+                    sd_seed_sentence=0.05)  # fmt: skip
+
+    def per_seed(a, b, m):
+        return seed_interval(a.sum(-1) / m.sum(), b.sum(-1) / m.sum(), rule.level)
+
+    table = calibrate(rule, per_seed, design, [0.0, 0.02, 0.04])
+    _check(table, rule, [0.0], 0.04)
+
+
+def test_calibration_threshold_against_a_reference():
+    """A one-sample claim about an untrained predictor (a lookup table): its accuracy agrees
+    with a fixed reference (the paper's figure) within a margin."""
+    rule = Rule("equivalence", "A − reference", "sentences", 0.02, "t", "threshold")
+    design = Design(n_sentences=800, k_a=1, k_b=1, sd_seed=0.0, sd_seed_sentence=0.0)
+    reference = accuracy_of(design, 0.0)
+
+    def one_sample(a, b, m):
+        return crossed_interval(a, None, m, rule.level, reference=reference, logit=True)
+
+    table = calibrate(rule, one_sample, design, [-0.02, 0.0, 0.02, 0.04])
+    _check(table, rule, [-0.02, 0.02], 0.0)
+
+
+def test_calibration_sentence_bootstrap_of_a_nonlinear_statistic():
+    """The percentile sentence bootstrap (the bootstrap claim type, for statistics such as a
+    maximum over probes) on one deterministic predictor per side."""
+    rule = Rule("directional", "A − B", "sentences", 0.02, "t", "sentence bootstrap")
+    design = Design(n_sentences=300, k_a=1, k_b=1, sd_seed=0.0, sd_seed_sentence=0.0)
+
+    def stat(a, b, m, axis=-1):
+        return (a.sum(axis) - b.sum(axis)) / m.sum(axis)
+
+    def boot(a, b, m):
+        return cluster_bootstrap(stat, (a[0], b[0], m), rule.level, n_resamples=299, seed=1)
+
+    table = calibrate(rule, boot, design, [0.0, 0.04], n_datasets=1000)
+    _check(table, rule, [0.0], 0.04)
+
+
+def test_one_seed_per_side_is_not_enough_for_trained_probes():
+    """Why the rules need seeds: with one seed per probe, seed variance is invisible and a true
+    null reads 'reproduced' far more often than alpha (statistics: Reimers & Gurevych 2017)."""
+    rule = Rule("directional", "A − B", "sentences", 0.02, "t", "cluster-robust")
+    design = Design(n_sentences=400, k_a=1, k_b=1, sd_seed=0.15)
+    table = calibrate(rule, lambda a, b, m: crossed_interval(a, b, m, rule.level), design, [0.0])
+    assert table.loc[0, REPRODUCED] > rule.alpha + SLACK
+
+
+def test_holm_matches_statsmodels():
+    p = [0.01, 0.04, 0.03, 0.2, 0.005]
+    assert holm(p) == pytest.approx(list(multipletests(p, method="holm")[1]))
+    with_nan = holm([0.01, math.nan, 0.04])
+    assert math.isnan(with_nan[1])
+    assert [with_nan[0], with_nan[2]] == pytest.approx(
+        list(multipletests([0.01, 0.04], method="holm")[1])
+    )
