@@ -68,6 +68,7 @@ def quick_book(tmp_path_factory, ewt):
     import shutil
 
     from probekit.book import build, runner
+    from probekit.io import treebanks
 
     root = tmp_path_factory.mktemp("book")
     for name in ("_config.yml", "_toc.yml", "constraints.txt"):
@@ -78,7 +79,18 @@ def quick_book(tmp_path_factory, ewt):
         )
     (root / "lib").mkdir()
     (root / "lib" / "probekit").symlink_to(REPO / "lib" / "probekit")
-    build.build_book("quick", paths=runner.Paths(root), log=lambda message: None)
+    # The copy lives elsewhere, so it cannot find the data mirror beside the repository: tell it
+    # where the treebank resolved from, as a user who moves a project would.
+    mirror = treebanks.resolve_treebank("UD_English-EWT").directory.parent
+    old = os.environ.get("PROBEKIT_DATA_MIRROR")
+    os.environ["PROBEKIT_DATA_MIRROR"] = str(mirror)
+    try:
+        build.build_book("quick", paths=runner.Paths(root), log=lambda message: None)
+    finally:
+        if old is None:
+            os.environ.pop("PROBEKIT_DATA_MIRROR", None)
+        else:
+            os.environ["PROBEKIT_DATA_MIRROR"] = old
     return root
 
 
