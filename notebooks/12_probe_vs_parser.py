@@ -22,7 +22,7 @@
 # metric: the parser recovers more tree edges (UUAS) in seven of nine languages, by
 # {glue:text}`ch12_paper_uuas_gap:.1f` points in English, while the probe wins on the correlation
 # of distances (DSpr) in every language.
-# This chapter trains both models on every layer of our encoder and tests the two claims on
+# This chapter trains both models on every layer of our encoder and judges the paper's claims on
 # held-out sentences.
 
 # %% tags=["remove-cell"]
@@ -37,7 +37,7 @@ treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,te
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
 layers: list[int] = []  # layers to train on (0 is the embedding output); [] means all
-seeds: list[int] = [1, 2, 3]  # training seeds of every model on every layer
+seeds: list[int] = [1, 2, 3]  # training seeds of every model on every layer (at least 2)
 n_train: int = 1000  # training sentences of 2 to 50 words sampled from train; 0 means all
 n_dev: int = 300  # dev sentences for early stopping, search and layer choice; 0 means all
 n_test: int = 1000  # test sentences for the final comparison; 0 means all
@@ -53,8 +53,6 @@ max_epochs: int = 15  # epoch cap of every training run
 patience: int = 5  # epochs without a better dev loss before training stops
 compare_layer: Optional[int] = None  # layer of the test comparison; None: best dev layer by UUAS
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
-n_boot: int = 10000  # bootstrap resamples of the paired comparisons
-boot_seed: int = 0  # seed of the bootstrap
 # fmt: on
 
 # %% tags=["hide-input"]
@@ -63,6 +61,7 @@ from IPython.display import display
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.experiments.part1_probe_parser import (
+    claims,
     comparison,
     dev_layers,
     figures,
@@ -313,67 +312,62 @@ for name, key in (("probe", "probe"), ("parser", "parser"), ("linear-chain basel
 # Decoding a tree moves the probe's DSpr to {glue:text}`ch12_test_probe_dspr_pfw:.3f` and the
 # parser's to {glue:text}`ch12_test_parser_dspr_pfw:.3f`.
 #
-# Differences between seeds say little about how the result would change on other sentences.
-# To test each claim we compare the two models sentence by sentence on the same test sentences:
-# each sentence's score is averaged over seeds, and the sentences are resampled
-# {glue:text}`ch12_n_boot:,d` times to get a 95 % interval for the corpus-level difference
-# (weighted so that it is exactly the difference of the metrics in the table).
-# Sentences, not edges or word pairs, are resampled because the edges of one sentence stand or
-# fall together.
-# A directional claim holds when the whole interval lies on its side of zero.
-
-# %% tags=["hide-input"]
-claims = comparison.check_claims(test.per_sentence, n_boot=config.n_boot, seed=config.boot_seed)
-display(
-    claims.drop(columns=["metric"])
-    .set_index("claim")
-    .style.format({"estimate": "{:+.3f}", "low": "{:.3f}", "high": "{:.3f}", "p_value": "{:.4f}"})
-)
-seeds_for = comparison.seeds_for_claims(test.per_seed)
-edges = comparison.edge_comparison(
-    probes, embs["test"], data.gold["test"], test.layer, config.seeds[0]
-)
+# Each claim is judged by a rule declared in the library before any test score is read: the
+# quantity in the claimed direction, the smallest effect size of interest (SESOI) with its
+# reason, and a one-sided level of {glue:text}`ch12_alpha:.2f`, read off a
+# {glue:text}`ch12_level:.0f` % interval.
+# The interval uses every seed of both models on every test sentence.
+# Its variance has two parts: how much the corpus-level difference would move on other test
+# sentences (the sentence is the unit, because the edges and word pairs of one sentence stand or
+# fall together), and how much it moves between training runs (the variance of the per-seed
+# scores over the {glue:text}`ch12_n_seeds:d` seeds of each model).
+# On UUAS the seeds make up {glue:text}`ch12_uuas_seed_share:.0f` % of that variance.
+# A directional claim needs the interval above 0 with its upper end at or beyond the SESOI; an
+# upper end below the SESOI goes against it, and anything else leaves it open.
+# A claim that the two hardly differ needs the whole interval inside ± the SESOI.
+# The power quoted with each verdict is the design's: the chance that this many sentences and
+# seeds would bear out a true effect of exactly the SESOI (for a claim of no difference, a true
+# difference of 0), not a function of the observed effect.
 
 # %% tags=["remove-cell"]
-g("n_boot", config.n_boot)
-for key, value in comparison.probe_parser_claim_values(claims).items():
-    g(key, value)
-g("seeds_parser_uuas", seeds_for["uuas"])
-g("seeds_probe_dspr", seeds_for["dspr"])
-g("overall", comparison.probe_parser_verdict(claims))
-g("edge_seed", config.seeds[0])
-g.comparison("edge", edges)
+judgements = {}
+intervals = claims.probe_parser_intervals(test.per_sentence)
+for claim in claims.CLAIMS:
+    judgements[claim.key] = g.claim(claim, intervals[claim.key])
+g("alpha", claims.UUAS_GAP.rule.alpha)
+g("level", 100 * claims.UUAS_GAP.rule.level)
+g("uuas_seed_share", comparison.interval_seed_share(intervals[claims.UUAS_GAP.key]))
+g("overall", claims.probe_parser_overall(judgements))
 
 # %% [markdown]
-# The table tests each claim on the test sentences; UUAS differences are in points, DSpr
-# differences in correlation units.
-# The book's common comparison tool ({ref}`sec-ch52`) reads UUAS edge by edge instead: McNemar's
-# test on the gold edges that each model recovers (seed {glue:text}`ch12_edge_seed:d`) says
-# *{glue:text}`ch12_edge_summary`*
-# It counts the edges as independent items, so its p-value and its power
-# ({glue:text}`ch12_edge_power:.2f`) are optimistic; the sentence bootstrap is the test we rely
-# on.
-#
+# (sec-ch12-verdicts)=
 # ## Verdicts
 #
-# **The parser beats the probe on UUAS: {glue:text}`ch12_uuas_verdict`.**
-# The parser − probe difference is {glue:text}`ch12_uuas_estimate:+.1f` points (95 % CI
-# {glue:text}`ch12_uuas_low:.1f` to {glue:text}`ch12_uuas_high:.1f`) over
-# {glue:text}`ch12_uuas_sentences:,d` test sentences, against
-# {glue:text}`ch12_paper_uuas_gap:.1f` points in the paper's English experiment; it is positive
-# for {glue:text}`ch12_seeds_parser_uuas:d` of {glue:text}`ch12_n_seeds:d` seeds taken one at a
-# time.
+# **The parser beats the structural probe on UUAS (English: +11.1 points):
+# {glue:text}`ch12_uuas_verdict`.**
+# The parser − probe difference is {glue:text}`ch12_uuas_text` over
+# {glue:text}`ch12_uuas_n_sentences:,d` test sentences and {glue:text}`ch12_n_seeds:d` seeds of
+# each model, against {glue:text}`ch12_paper_uuas_gap:.1f` points in the paper's English
+# experiment.
+# The design power at the SESOI is {glue:text}`ch12_uuas_power:.2f`; the SESOI is
+# {glue:text}`ch12_uuas_sesoi` ({glue:text}`ch12_uuas_sesoi_reason`).
+# The rule's reading: {glue:text}`ch12_uuas_reading`.
 #
-# **The probe beats the parser on DSpr: {glue:text}`ch12_dspr_verdict`.**
-# The probe − parser difference is {glue:text}`ch12_dspr_estimate:+.3f` (95 % CI
-# {glue:text}`ch12_dspr_low:.3f` to {glue:text}`ch12_dspr_high:.3f`) over the
-# {glue:text}`ch12_dspr_sentences:,d` test sentences of 5 to 50 words; it is positive for
-# {glue:text}`ch12_seeds_probe_dspr:d` of {glue:text}`ch12_n_seeds:d` seeds.
+# **The structural probe beats the parser on DSpr: {glue:text}`ch12_dspr_verdict`.**
+# The probe − parser difference is {glue:text}`ch12_dspr_text` over the
+# {glue:text}`ch12_dspr_n_sentences:,d` test sentences of 5 to 50 words.
+# The design power at the SESOI is {glue:text}`ch12_dspr_power:.2f`; the SESOI is
+# {glue:text}`ch12_dspr_sesoi` ({glue:text}`ch12_dspr_sesoi_reason`).
+# The rule's reading: {glue:text}`ch12_dspr_reading`.
 #
-# **After Prim and Floyd–Warshall the two hardly differ: {glue:text}`ch12_dspr_pfw_verdict`.**
-# The paper reports a mean parser − probe difference of {glue:text}`ch12_paper_pfw_diff:.4f`
-# over nine languages; here it is {glue:text}`ch12_dspr_pfw_estimate:+.3f` (95 % CI
-# {glue:text}`ch12_dspr_pfw_low:.3f` to {glue:text}`ch12_dspr_pfw_high:.3f`).
+# **After Prim and Floyd–Warshall the two hardly differ on DSpr (mean 0.0006):
+# {glue:text}`ch12_dspr_pfw_verdict`.**
+# The parser − probe difference is {glue:text}`ch12_dspr_pfw_text`, against a mean of
+# {glue:text}`ch12_paper_pfw_diff:.4f` over the paper's nine languages.
+# The design power, the chance that the interval falls inside the margin were the two exactly
+# equal, is {glue:text}`ch12_dspr_pfw_power:.2f`; the margin is
+# {glue:text}`ch12_dspr_pfw_sesoi` ({glue:text}`ch12_dspr_pfw_sesoi_reason`).
+# The rule's reading: {glue:text}`ch12_dspr_pfw_reading`.
 #
 # **Overall, for this encoder and treebank, {glue:text}`ch12_overall`.**
 # Both models read the same kind of map, $d_B$, out of the same vectors, and neither has more
@@ -381,9 +375,9 @@ g.comparison("edge", edges)
 # The paper's reading of such a split is that a metric which scores the whole distance matrix
 # rewards the objective that fits the whole matrix, and that UUAS, the established parsing
 # metric, should be preferred until a new metric is shown to measure something worth having.
-# A verdict of "not shown" would not make the two models equal; it would say that this many test
-# sentences cannot tell them apart.
-# Likewise, a difference that is "consistent" with zero is not evidence that there is none.
+# A directional claim that falls short does not make the two models equal: it says that the
+# difference is smaller than its SESOI, or that this many test sentences and seeds cannot tell,
+# not that there is none.
 
 # %% tags=["remove-cell"]
 g.save("build/results/12_probe_vs_parser.json")

@@ -78,7 +78,7 @@ g("n_stems", len(stems))
 # with pseudowords wherever one is available with matching fine-grained part of speech.
 # Its pseudowords are monosyllables from the ARC Nonword Database, filtered and hand-validated
 # for plausibility, and inflected with hand-written rules of English spelling.
-# Neither that list nor the paper's code was released (the announced repository holds only a
+# Neither that list nor the paper's code was released (the announced repository has only a
 # README), so we build every step ourselves in `probekit.methods.jabberwocky`; a user with the
 # original list can pass it as the `pseudowords` parameter.
 #
@@ -241,8 +241,11 @@ display(by_upos.style.format({"replaced (%)": "{:.1f}"}))
 #
 # ## Verdicts
 #
+# This chapter judges no claim of the paper; it checks that the corpus keeps the one promise its
+# construction makes, which the probes of {ref}`sec-ch22` rely on.
+#
 # **Every Jabberwocky sentence keeps the tree and the annotation of its original, and only words
-# change: {glue:text}`ch21_trees_verdict`.**
+# change: {glue:text}`ch21_trees_check`.**
 # Heads, relations, UPOS and XPOS tags and features are compared sentence by sentence.
 # {glue:text}`ch21_n_replaced:,d` of the {glue:text}`ch21_n_words:,d` test words
 # ({glue:text}`ch21_replaced_share:.1f` %) are pseudowords, drawn from
@@ -250,5 +253,5 @@ display(by_upos.style.format({"replaced (%)": "{:.1f}"}))
 # are real, function words and names among them.
 
 # %% tags=["remove-cell"]
-g("trees_verdict", corpus_summary.same_trees_verdict(corpus.pairs))
+g("trees_check", corpus_summary.same_trees_check(corpus.pairs))
 g.save("build/results/21_jabberwocky_corpus.json")

@@ -23,8 +23,8 @@
 # and that the probes' lead over baselines that know nothing about the words shrinks, in one
 # case below the baselines' own score.
 # If a probe extracted syntax alone, nonsense words in a well-formed sentence should not hurt it.
-# This chapter repeats the experiment on our encoder and asks, with confidence intervals over
-# sentences, whether the drop and the shrinking lead are there.
+# This chapter repeats the experiment on our encoder and asks, with intervals over test
+# sentences and training seeds, whether the drops are there and the lead survives.
 
 # %% tags=["parameters"]
 # One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
@@ -35,7 +35,7 @@ models: list[str] = ["default"]  # encoders probed and compared; model is added 
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
 layers: list[int] = []  # layers tried for every encoder (0 is the embedding output); [] means all
 layer_rule: str = "metric"  # how a probe's layer is chosen on dev, one of {metric, loss}
-seeds: list[int] = [1, 2]  # training seeds of every probe at the chosen layer and at layer 0
+seeds: list[int] = [1, 2]  # seeds of every probe at its chosen layer and at layer 0; at least 2
 n_train: int = 1000  # training sentences of 2 to 50 words sampled from train; 0 means all
 n_dev: int = 300  # dev sentences for early stopping and the layer choice; 0 means all
 n_test: int = 0  # test sentences (and their Jabberwocky versions); 0 means all
@@ -58,8 +58,6 @@ fasttext_epochs: int = 5  # fastText training epochs on the train split
 position_dim: int = 256  # sinusoidal position dimensions appended to the fastText vectors
 majority_min_count: int = 5  # lengths with fewer training trees fall back to the linear chain
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
-n_boot: int = 10000  # bootstrap resamples of the paired comparisons
-boot_seed: int = 0  # seed of the bootstrap
 # fmt: on
 
 # %% tags=["hide-input"]
@@ -68,14 +66,13 @@ from IPython.display import display
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.experiments.part2_jabberwocky import (
-    comparisons,
+    claims,
     layer_choice,
     probe_runs,
     probes,
     representations,
     results,
     test_sets,
-    verdicts,
 )
 from probekit.experiments.part2_jabberwocky.config import JabberwockyProbesConfig
 from probekit.experiments.part2_jabberwocky.corpus import output_sha
@@ -163,7 +160,7 @@ g("pieces_jab", runs.pieces[1])
 g("ft_dim", config.fasttext_dim)
 g("position_dim", config.position_dim)
 g("ft_source", representations.fasttext_source(config.fasttext_path))
-for kind, key in verdicts.PROBE_KEYS.items():
+for kind, key in results.PROBE_KEYS.items():
     g(f"{key}_layer", runs.main_run.chosen[kind])
     g(f"{key}_rank", int(runs.configs[kind]["rank"]))
     g(f"{key}_lr", float(runs.configs[kind]["lr"]))
@@ -220,12 +217,11 @@ g("pc_dev_uuas_best", rules.perceptron_uuas(rules.by_metric))
 # ## Normal against Jabberwocky
 
 # %% tags=["hide-input"]
-res = results.jabberwocky_results(
-    runs.per_sentence, sets.baselines, config.n_boot, config.boot_seed
-)
+res = results.jabberwocky_results(runs.per_sentence, sets.baselines)
 
 # %% tags=["remove-cell"]
 g.figure("fig_bars", results.bars_figure(res.scores, runs.order))
+g("level", 100 * claims.ST_DROP.rule.level)
 
 # %% [markdown]
 # ```{glue:figure} ch22_fig_bars
@@ -239,8 +235,12 @@ g.figure("fig_bars", results.bars_figure(res.scores, runs.order))
 # ```
 #
 # {numref}`fig-ch22-bars` and the table below give every score.
-# The drop is normal minus Jabberwocky, with a 95 % bootstrap interval over test sentences; the
-# lead is the probe's score minus that of the better word-blind baseline on the same sentences.
+# The drop is normal minus Jabberwocky and the lead is the probe's score minus that of the better
+# word-blind baseline on the same sentences, each with a {glue:text}`ch22_level:.0f` % interval
+# over test sentences and seeds.
+# A drop pairs the seeds: each trained probe is scored on both versions of every sentence, so the
+# seed part of its variance is that of the per-seed drops.
+# A lead compares a trained probe, over all its seeds, with a baseline that has no seeds.
 # UUAS and its differences are in percentage points, DSpr in correlation units.
 
 # %% tags=["hide-input"]
@@ -257,17 +257,9 @@ display(
     )
 )
 
-# %% tags=["hide-input"]
-claims = verdicts.jabberwocky_claim_values(res.drops, res.leads, sets.baselines, runs.main_short)
-edge_test = comparisons.jabberwocky_edge_comparison(
-    runs.main_run, runs.test_embs, sets.data.gold["test"], config.seeds[0]
-)
-
 # %% tags=["remove-cell"]
-for key, value in claims.items():
+for key, value in results.jabberwocky_prose_values(res, sets.baselines, runs.main_short).items():
     g(key, value)
-g.comparison("mcnemar", edge_test)
-g("n_boot", config.n_boot)
 
 # %% [markdown]
 # ### The structural probe
@@ -278,74 +270,87 @@ g("n_boot", config.n_boot)
 # The better word-blind baseline on DSpr is the {glue:text}`ch22_st_baseline`
 # (linear chain {glue:text}`ch22_chain_dspr:.3f`, majority tree
 # {glue:text}`ch22_majority_dspr:.3f`).
-# The probe leads it by {glue:text}`ch22_st_lead_n:+.3f` on normal sentences (CI
-# {glue:text}`ch22_st_lead_n_low:.3f` to {glue:text}`ch22_st_lead_n_high:.3f`) and by
-# {glue:text}`ch22_st_lead_j:+.3f` on Jabberwocky (CI {glue:text}`ch22_st_lead_j_low:.3f` to
-# {glue:text}`ch22_st_lead_j_high:.3f`).
+# The probe leads it by {glue:text}`ch22_st_lead_normal_text` on normal sentences and by
+# {glue:text}`ch22_st_lead_jab_text` on Jabberwocky.
+# Measured against the lead on normal sentences, the lead on Jabberwocky
+# {glue:text}`ch22_st_lead_change`.
 #
 # ### The perceptron probe
 #
 # At layer {glue:text}`ch22_pc_layer:d`, the perceptron probe recovers
 # {glue:text}`ch22_pc_normal:.1f` % of the gold edges of normal sentences and
 # {glue:text}`ch22_pc_jabberwocky:.1f` % on Jabberwocky.
-# Edge by edge, with the first seed's probe, over {glue:text}`ch22_mcnemar_n:,d` gold edges:
-# {glue:text}`ch22_mcnemar_summary`
-# The edges of one sentence stand or fall together, which McNemar's test ignores, so its p-value
-# is optimistic; the interval over sentences in the verdicts below is the better guide.
 # The better word-blind baseline on UUAS is the {glue:text}`ch22_pc_baseline` (linear chain
 # {glue:text}`ch22_chain_uuas:.1f` %, majority tree {glue:text}`ch22_majority_uuas:.1f` %).
-# The probe leads it by {glue:text}`ch22_pc_lead_n:+.1f` points on normal sentences (CI
-# {glue:text}`ch22_pc_lead_n_low:.1f` to {glue:text}`ch22_pc_lead_n_high:.1f`) and by
-# {glue:text}`ch22_pc_lead_j:+.1f` on Jabberwocky (CI {glue:text}`ch22_pc_lead_j_low:.1f` to
-# {glue:text}`ch22_pc_lead_j_high:.1f`).
+# The probe leads it by {glue:text}`ch22_pc_lead_normal_text` on normal sentences and by
+# {glue:text}`ch22_pc_lead_jab_text` on Jabberwocky.
+# Measured against the lead on normal sentences, the lead on Jabberwocky
+# {glue:text}`ch22_pc_lead_change`.
 #
 # ### The uncontextualised representations
 #
 # From normal to Jabberwocky, the structural probe on layer 0 of the encoder drops by
-# {glue:text}`ch22_st_l0_drop:+.3f` in DSpr ({glue:text}`ch22_st_l0_claim`) and the perceptron
-# probe by {glue:text}`ch22_pc_l0_drop:+.1f` UUAS points ({glue:text}`ch22_pc_l0_claim`); on the
-# fastText baseline the drops are {glue:text}`ch22_st_ft_drop:+.3f`
-# ({glue:text}`ch22_st_ft_claim`) and {glue:text}`ch22_pc_ft_drop:+.1f` points
-# ({glue:text}`ch22_pc_ft_claim`).
+# {glue:text}`ch22_st_l0_drop_text` in DSpr and the perceptron probe by
+# {glue:text}`ch22_pc_l0_drop_text` in UUAS; on the fastText baseline the drops are
+# {glue:text}`ch22_st_ft_drop_text` and {glue:text}`ch22_pc_ft_drop_text`.
 # A negative drop is a gain.
 # These representations cannot use context at all, so a drop here comes from the words
 # themselves: a pseudoword's vector says less about what kind of word it is, and where it
 # attaches, than the vector of the real word it replaced.
-#
+
+# %% tags=["remove-cell"]
+judgements = {}
+intervals = claims.jabberwocky_intervals(runs.per_sentence, sets.baselines, runs.main_short)
+for claim in claims.CLAIMS:
+    judgements[claim.key] = g.claim(claim, intervals[claim.key])
+g("overall", claims.jabberwocky_overall(judgements))
+
+# %% [markdown]
+# (sec-ch22-verdicts)=
 # ## Verdicts
 #
-# Drops are normal minus Jabberwocky at each probe's dev-chosen layer of
-# {glue:text}`ch22_model`, with 95 % intervals from {glue:text}`ch22_n_boot:,d` bootstrap
-# resamples of test sentences.
+# Each claim is judged at each probe's dev-chosen layer of {glue:text}`ch22_model` by a rule
+# declared before the test scores were read: the quantity in the claimed direction, the smallest
+# effect size of interest (SESOI) with its reason, and a one-sided test read off the
+# {glue:text}`ch22_level:.0f` % interval over test sentences and seeds.
+# A claim needs the interval above 0 with its upper end at or beyond the SESOI; an upper end
+# below the SESOI goes against it, and anything else leaves it open.
+# The power is the design's, the chance that this many sentences and seeds would bear out a true
+# effect of exactly the SESOI.
 #
-# **The structural probe does worse on Jabberwocky: {glue:text}`ch22_st_claim`.**
-# Its DSpr drops by {glue:text}`ch22_st_estimate:+.3f` (95 % CI {glue:text}`ch22_st_low:.3f` to
-# {glue:text}`ch22_st_high:.3f`), from {glue:text}`ch22_st_normal:.3f` to
-# {glue:text}`ch22_st_jabberwocky:.3f`.
+# **The structural probe does worse on Jabberwocky sentences than on the originals:
+# {glue:text}`ch22_st_drop_verdict`.**
+# Its DSpr drops by {glue:text}`ch22_st_drop_text`, from {glue:text}`ch22_st_normal:.3f` to
+# {glue:text}`ch22_st_jabberwocky:.3f`, over {glue:text}`ch22_st_drop_n_sentences:,d` test
+# sentences of 5 to 50 words.
+# The design power at the SESOI is {glue:text}`ch22_st_drop_power:.2f`; the SESOI is
+# {glue:text}`ch22_st_drop_sesoi` ({glue:text}`ch22_st_drop_sesoi_reason`).
+# The rule's reading: {glue:text}`ch22_st_drop_reading`.
 #
-# **The perceptron probe does worse on Jabberwocky: {glue:text}`ch22_pc_claim`.**
-# Its UUAS drops by {glue:text}`ch22_pc_estimate:+.1f` points (95 % CI
-# {glue:text}`ch22_pc_low:.1f` to {glue:text}`ch22_pc_high:.1f`), from
-# {glue:text}`ch22_pc_normal:.1f` % to {glue:text}`ch22_pc_jabberwocky:.1f` %.
-#
-# **On Jabberwocky the structural probe still beats the word-blind baselines:
-# {glue:text}`ch22_st_lead_j_verdict`.**
-# Its lead over the {glue:text}`ch22_st_baseline` is {glue:text}`ch22_st_lead_j:+.3f` (CI
-# {glue:text}`ch22_st_lead_j_low:.3f` to {glue:text}`ch22_st_lead_j_high:.3f`) against
-# {glue:text}`ch22_st_lead_n:+.3f` on normal sentences: the lead
-# {glue:text}`ch22_st_lead_change` on normal sentences.
+# **The perceptron probe does worse on Jabberwocky sentences: {glue:text}`ch22_pc_drop_verdict`.**
+# Its UUAS drops by {glue:text}`ch22_pc_drop_text`, from {glue:text}`ch22_pc_normal:.1f` % to
+# {glue:text}`ch22_pc_jabberwocky:.1f` %, over {glue:text}`ch22_pc_drop_n_sentences:,d` test
+# sentences.
+# The design power at the SESOI is {glue:text}`ch22_pc_drop_power:.2f`; the SESOI is
+# {glue:text}`ch22_pc_drop_sesoi` ({glue:text}`ch22_pc_drop_sesoi_reason`).
+# The rule's reading: {glue:text}`ch22_pc_drop_reading`.
 #
 # **On Jabberwocky the perceptron probe still beats the word-blind baselines:
 # {glue:text}`ch22_pc_lead_j_verdict`.**
-# Its lead over the {glue:text}`ch22_pc_baseline` is {glue:text}`ch22_pc_lead_j:+.1f` points
-# (CI {glue:text}`ch22_pc_lead_j_low:.1f` to {glue:text}`ch22_pc_lead_j_high:.1f`) against
-# {glue:text}`ch22_pc_lead_n:+.1f` on normal sentences: the lead
-# {glue:text}`ch22_pc_lead_change` on normal sentences.
+# Its lead over the better of them, the {glue:text}`ch22_pc_baseline`, is
+# {glue:text}`ch22_pc_lead_j_text`.
+# The design power at the SESOI is {glue:text}`ch22_pc_lead_j_power:.2f`; the SESOI is
+# {glue:text}`ch22_pc_lead_j_sesoi` ({glue:text}`ch22_pc_lead_j_sesoi_reason`).
+# The rule's reading: {glue:text}`ch22_pc_lead_j_reading`.
+#
+# The paper also reads the probes' lead over the baselines as shrinking on Jabberwocky; that
+# reading is not judged separately, because the word-blind baselines score the same on both
+# versions of a sentence, so the lead shrinks by exactly the drop judged above.
 #
 # **Overall, for {glue:text}`ch22_model` on {glue:text}`ch22_treebank`:
 # {glue:text}`ch22_overall`.**
 # Across the {glue:text}`ch22_n_model_probes:d` probes trained on the best layer of an encoder in
-# this run, the drop on Jabberwocky is significant in {glue:text}`ch22_n_drop_holds:d`.
+# this run, the interval of the drop lies above 0 for {glue:text}`ch22_n_drop_above_zero:d`.
 # The paper reads its drops as evidence that probes lean on the meaning of words to find syntax,
 # and so that a probe's score on ordinary text overstates how much syntax a model encodes.
 # Two caveats apply to that reading here as there.

@@ -4,12 +4,12 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
-#   probekit:
-#     reads: all
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
 #     name: python3
+#   probekit:
+#     reads: all
 # ---
 
 # %% [markdown]
@@ -17,38 +17,49 @@
 # # The claims ledger
 #
 # Each part of this book ends with verdicts on one paper.
-# This page gathers the headline claims of all five, three to six per paper, and judges each
-# one again from the numbers its chapter saved in this build: {cite:t}`hallmaudslay2020tale`,
+# This page gathers the headline claims of all five, and judges each one again from the
+# intervals its chapter saved in this build: {cite:t}`hallmaudslay2020tale`,
 # {cite:t}`hallmaudslay2021jabberwocky`, {cite:t}`pimentel2020pareto`, {cite:t}`kunz2021test`
 # and {cite:t}`zhu2022data`.
 # Nothing is recomputed here and no verdict is typed: if a chapter is re-run with another model,
 # treebank or sample size, the ledger changes with it.
 #
-# A claim is tested in one of four ways, each fixed before we looked at any result:
+# ## How a claim is judged
 #
-# - **bootstrap**: the chapter's 95 % paired-bootstrap interval over test sentences.
-#   The claim is *reproduced* when the interval lies wholly on the claimed side of zero; the
-#   claims are directional, so a smaller effect than the paper's still counts.
-#   It is *not reproduced* when the interval lies wholly on the other side, or when it covers
-#   zero but excludes the effect size the paper reports.
-#   It is *underpowered* when the interval covers both zero and the paper's effect (or zero, where
-#   the paper gives no effect size): this many sentences cannot tell them apart.
-# - **equivalence**: the same interval against a margin around zero, for claims that two things
-#   hardly differ.
-# - **McNemar**: the exact test on the items both configurations were scored on, with its power
-#   at the observed effect, as {cite:t}`zhu2022data` recommend.
-#   A significant difference in the claimed direction with power of at least 0.8 is reproduced;
-#   power below 0.8 is underpowered whatever the p-value, because a significant result from an
-#   underpowered test tends to exaggerate the effect.
-# - **threshold**: a rule on a saved quantity, stated beside the claim (for example, that the
-#   paper's lookup accuracy is matched to within 2 points).
+# Every claim has one rule, declared in code before the data and read by both its chapter and
+# this page, so the two cannot disagree.
+# The rule names the quantity in the claimed direction and what it is measured over, the
+# *smallest effect size of interest* (SESOI) with the reason for it, the test and its level
+# $\alpha = 0.05$.
+# The quantity's $1 - 2\alpha$ (90 %) interval decides:
 #
-# A claim whose chapter did not save what the test needs is marked *not tested*.
+# directional claims ("A beats B")
+# : the claim is reproduced when the interval lies above zero (a significant effect in the
+#   claimed direction) and reaches the SESOI; not reproduced when the whole interval lies below
+#   the SESOI (the effect is absent, reversed, or shown to be smaller than the SESOI); and
+#   inconclusive otherwise.
+#
+# equivalence claims ("A and B hardly differ")
+# : reproduced when the interval lies inside $\pm$SESOI (two one-sided tests); not reproduced
+#   when it lies wholly outside the margin on one side; inconclusive otherwise
+#   {cite}`lakens2018equivalence`.
+#
+# Accuracies and edge scores are scored per sentence, because the tokens and edges of one
+# sentence stand or fall together {cite}`field2007bootstrapping`, and every seed of a trained
+# probe enters the interval, because training is random: the interval adds the
+# sentence-sampling variance and the seed-to-seed variance {cite}`reimers2017reporting`.
+# The power shown is the design's, at the SESOI, from the interval's standard error; it is never
+# computed at the observed effect, where it would only restate the p-value
+# {cite}`hoenig2001abuse`.
+# An inconclusive verdict whose design power is below 0.8 is marked "underpowered": more
+# sentences or seeds (the chapter's parameters, or the `full` profile) are the way to decide it.
 
 # %% tags=["parameters"]
 # One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
 # fmt: off
 results_dir: str = "build/results"  # directory of the chapters' saved results (one JSON each)
+n_sim: int = 1000  # simulated data sets per true effect in the calibration table
+sim_seed: int = 0  # seed of the calibration simulations
 # fmt: on
 
 # %% tags=["hide-input"]
@@ -58,6 +69,7 @@ from probekit.book import ledger
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.io.results import load_results
+from probekit.stats.calibration import calibration_table
 
 plots.use_style()
 g = Glue("ch61")
@@ -65,11 +77,17 @@ results = load_results(results_dir)
 table = ledger.evaluate(results)
 
 # %% tags=["remove-cell"]
+tested = table[table["verdict"] != ledger.NOT_TESTED]
 g("n_claims", len(table))
 g("n_papers", table["paper"].nunique())
 for verdict in ledger.VERDICTS:
     g(verdict.replace(" ", "_"), int((table["verdict"] == verdict).sum()))
 g("tally", ledger.tally(table))
+g("n_agree", int(table["agrees"].sum()))
+g("expected_false", ledger.expected_false_reproduced(table))
+g("n_holm_flagged", int((~table["holm_ok"]).sum()))
+g("rules_digest", ledger.rules_digest())
+g("rules_changed", ledger.rules_last_changed() or "unknown (not a git checkout)")
 
 # %% [markdown]
 # ## The verdicts on this build
@@ -78,6 +96,8 @@ g("tally", ledger.tally(table))
 # gives {glue:text}`ch61_tally`.
 # Each claim links to the chapter that measures it; the box at the top of that chapter says which
 # parameters, seeds and data produced the number.
+# The chapters' own verdicts agree with this page's on {glue:text}`ch61_n_agree:d` of the
+# {glue:text}`ch61_n_claims:d` claims.
 
 # %% tags=["hide-input"]
 display(HTML(ledger.html_table(table, lambda slug, anchor: f"{slug}.html#{anchor}")))
@@ -95,19 +115,60 @@ g.figure("fig_verdicts", fig_verdicts)
 # Verdicts per paper on this build.
 # ```
 #
+# ## Many claims at once
+#
+# Each row tests its own claim at $\alpha = 0.05$, as its paper made it.
+# Across the whole ledger, if none of the claimed effects were real, about
+# {glue:text}`ch61_expected_false:.1f` claims would still read "reproduced" by chance: the sum of
+# the rules' false-positive rates, each at most $\alpha$ (calibrated below).
+# The table also applies Holm's procedure {cite}`holm1979simple` to the deciding p-values of the
+# tested claims; {glue:text}`ch61_n_holm_flagged:d` reproduced verdicts would not survive
+# family-wise control at 0.05, and are marked in the table.
+#
+# ## When the rules were fixed
+#
+# The rules live in code.
+# Their declarations and the code that applies them hash to `{glue:text}`ch61_rules_digest``;
+# they were last changed in commit {glue:text}`ch61_rules_changed`, which the provenance box
+# at the top of this page and of each chapter lets a reader set against the date of this build.
+# We make no claim that they were fixed before any result was seen: they were written with the
+# papers and the chapters' earlier builds in view, and every later change to a rule shows in the
+# history of those files.
+#
+# ## Calibration by simulation
+#
+# A rule that could only come out one way would be no test {cite}`morris2019simulation`.
+# The table below simulates each kind of claim in this ledger on data with the structure of a
+# probing comparison: sentences of varying length whose tokens' errors are correlated, and seeds
+# that shift a trained probe's accuracy (the simulator is in `probekit.stats.calibration`).
+# For each true effect (in accuracy points; the SESOI is 2 points) it shows how often each
+# verdict comes out over {glue:text}`ch61_n_sim:,d` simulated data sets; `error` is the share of
+# wrong verdicts where the claim is false (reproduced at a null effect, or at the margin of an
+# equivalence claim) or clearly true (not reproduced at twice the SESOI, or at no difference for
+# an equivalence claim).
+
+# %% tags=["hide-input"]
+calibration = calibration_table(n_sim, sim_seed)
+display(calibration.style.format(precision=3, na_rep="").hide(axis="index"))
+
+# %% tags=["remove-cell"]
+g("n_sim", n_sim)
+g("max_false_reproduced", float(calibration["error"][calibration["effect"] == 0.0].max()))
+
+# %% [markdown]
+# Under a null effect the rules say "reproduced" in at most
+# {glue:text}`ch61_max_false_reproduced:.3f` of the simulated data sets, about $\alpha$.
+# The tests of the library repeat this simulation for every kind of claim and fail when a rule
+# says "reproduced" under a null more often than $\alpha$ plus two points.
+#
 # ## Reading the ledger
 #
 # A verdict belongs to this build, not to the paper.
-# "Not reproduced" says that our run, with a small encoder and samples sized for a laptop, points
-# the other way or falls short of a threshold; it does not say the paper was wrong about its own
+# "Not reproduced" says that our run, with a small encoder and samples sized for a laptop, shows
+# an effect smaller than the SESOI or none; it does not say the paper was wrong about its own
 # model.
-# "Underpowered" says that our run is too small to decide: the chapter's parameters (more
-# sentences, more seeds, the `full` profile) are the way to decide it.
+# "Inconclusive" says that our run cannot tell.
 # Where a paper's released code differs from its text, the chapters follow the text and say so.
-#
-# The {glue:text}`ch61_reproduced:d` reproduced, {glue:text}`ch61_not_reproduced:d` not
-# reproduced, {glue:text}`ch61_underpowered:d` underpowered and {glue:text}`ch61_not_tested:d`
-# untested claims come from the chapters' saved results listed below.
 
 # %% tags=["hide-input"]
 display(ledger.sources_table(table, results))

@@ -163,8 +163,16 @@ def test_hard_correctness_reproduces_the_control_accuracy(pos_run):
             assert len(correct) == int(extrapolation_splits.hard_mask(scores, points[split]).sum())
             acc = table.query("split == @split and layer == 1 and seed == 2 and setup == @setup")
             assert 100 * correct.mean() == pytest.approx(float(acc["accuracy"].iloc[0]))
-    comparison = comparisons.compare_hard(run, "short", 1, 1)
-    assert comparison.n == len(comparisons.hard_correct(run, "short", 1, 1, "control"))
+    # the per-sentence counts of every seed add up to the same accuracies
+    n_sentences = int(evaluation.sent.max()) + 1
+    counts = comparisons.hard_counts(run, "short", 1, "control", n_sentences)
+    assert counts.seeds == (1, 2)
+    per_seed = table.query("split == 'short' and layer == 1 and setup == 'control'")["accuracy"]
+    assert 100 * counts.correct.sum(axis=1) / counts.units.sum() == pytest.approx(list(per_seed))
+    np.testing.assert_array_equal(
+        counts.units,
+        np.bincount(evaluation.sent[run.eval_masks[("short", 1)]], minlength=n_sentences),
+    )
     with pytest.raises(ParameterError):
         comparisons.hard_correct(run, "nope", 1, 1, "control")
 
@@ -332,23 +340,27 @@ CONFIG = {
 }
 
 
-def test_compare_hard_items_tests_each_split_that_ran(pos_run, sample):
+def test_gap_intervals_compare_each_split_that_ran(pos_run, sample):
     run, points, _ = pos_run
     train, evaluation = task_examples("pos", sample)
     config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [2, 1], "compare_layer": 1})
     tasks = {"pos": runs.TaskRun("pos", train, evaluation, points, {}, run)}
     chapter = ChapterRun(config, sample, [0, 1], 1, tasks, None, None)
-    pairs = (("a", "pos", "short"), ("b", "pos", "missing"))
-    paired = comparisons.compare_hard_items(chapter, pairs)
-    assert list(paired.comparisons) == ["a_cmp"]
-    assert paired.values == {"compare_layer": 1, "b_cmp_summary": comparisons.NOT_RUN}
-    expected = comparisons.compare_hard(run, "short", 1, 2)  # the first seed of the config
-    got = paired.comparisons["a_cmp"]
-    assert (got.n, got.acc_a, got.acc_b) == (expected.n, expected.acc_a, expected.acc_b)
-    assert list(paired.table.index) == ["T1 short"]
-    assert paired.table.loc["T1 short", "hard items"] == expected.n
-    none = comparisons.compare_hard_items(chapter, pairs[1:])
-    assert len(none.table) == 0 and "verdict" in none.table.columns
+    table = comparisons.gap_intervals(chapter)
+    assert list(table.index) == ["T1 short", "T1 shortest"]
+    n = len(sample.eval)
+    expected = comparisons.setup_gap(run, "short", 1, n)
+    row = table.loc["T1 short"]
+    assert row["control − extrapolation (points)"] == pytest.approx(100 * expected.estimate)
+    assert (row["90% CI low"], row["90% CI high"]) == pytest.approx(
+        (100 * expected.low, 100 * expected.high)
+    )
+    assert expected.n_seeds == (2, 2)  # both seeds, not the first one only
+    assert row["hard items"] == int(run.eval_masks[("short", 1)].sum())
+    empty = dataclasses.replace(
+        chapter, tasks={"pos": dataclasses.replace(tasks["pos"], points={})}
+    )
+    assert len(comparisons.gap_intervals(empty)) == 0
 
 
 def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch, one_thread):
@@ -359,7 +371,7 @@ def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch
         return sample
 
     monkeypatch.setattr(criteria, "load_sample", fake_load)
-    config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [1], "compare_layer": -1})
+    config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [1, 2], "compare_layer": -1})
     splits = {"pos": ["sentence_length_linguistic", "sentence_length_pos"]}
     chapter = criteria.run_criteria(config, splits)
     assert calls == [(config,)]
@@ -381,12 +393,23 @@ def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch
 def test_run_criteria_scores_learning_splits_with_the_ensemble(sample, monkeypatch, one_thread):
     monkeypatch.setattr(criteria, "load_sample", lambda *args: sample)
     config = LearningCriteriaConfig.from_parameters(
-        CONFIG | {"seeds": [1], "compare_layer": 1, "ensemble_seeds": [1, 2]}
+        CONFIG | {"seeds": [1, 2], "compare_layer": 1, "ensemble_seeds": [3, 4]}
     )
-    chapter = criteria.run_criteria(config, {"pos": ["sample_loss"]})
-    per_layer = chapter.tasks["pos"].points["sample_loss"]
+    controls = {"pos": ["sentence_length_pos", "sample_loss"]}
+    chapter = criteria.run_criteria(config, {"pos": ["sample_loss"]}, controls)
+    task_run = chapter.tasks["pos"]
+    per_layer = task_run.points["sample_loss"]
     assert len(per_layer) == 2  # one set of split points per layer's ensemble
-    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [1, 2], 2)  # cached
+    # a reference control: its control probes only, scored but kept out of the tables
+    assert list(task_run.controls) == ["sentence_length_pos"]
+    index = task_run.run.index
+    assert set(index.loc[index["split"] == "sentence_length_pos", "setup"]) == {"control"}
+    # ... and the standard probes' training: per layer and seed, one standard and one
+    # extrapolation probe are trained
+    assert task_run.run.result.n_trained == 2 * 2 * 2
+    assert set(chapter.probes["split"]) == {"T1 sample_loss"}
+    assert set(chapter.gaps["split"]) == {"T1 sample_loss"}
+    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [3, 4], 2)  # cached
     for i, p in enumerate(per_layer):
         ts, es = learned["sample_loss"][0][i], learned["sample_loss"][1][i]
         assert p == extrapolation_splits.split_points("sample_loss", ts, es, include_top_ties=True)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from conftest import random_heads
 from probekit.cli import main
 from probekit.errors import ParameterError, ProbekitError
-from probekit.experiments.part1_probe_parser.comparison import paired_difference
+from probekit.experiments.part1_probe_parser.comparison import tree_metric_interval
 from probekit.experiments.part1_probe_parser.syntactic_distance import tree_path
 from probekit.experiments.part1_probe_parser.training import KINDS
 from probekit.experiments.part2_jabberwocky import probe_runs
@@ -28,11 +28,8 @@ from probekit.experiments.part2_jabberwocky.baselines import (
     baseline_scores,
     best_baseline,
 )
-from probekit.experiments.part2_jabberwocky.comparisons import (
-    drops_table,
-    jabberwocky_edge_comparison,
-    leads_table,
-)
+from probekit.experiments.part2_jabberwocky.claims import CLAIMS, jabberwocky_intervals
+from probekit.experiments.part2_jabberwocky.comparisons import drops_table, leads_table
 from probekit.experiments.part2_jabberwocky.config import (
     JabberwockyCorpusConfig,
     JabberwockyProbesConfig,
@@ -71,19 +68,16 @@ from probekit.experiments.part2_jabberwocky.representations import (
 )
 from probekit.experiments.part2_jabberwocky.results import (
     bars_figure,
+    jabberwocky_prose_values,
     jabberwocky_results,
     jabberwocky_summary,
+    relative_change,
     scores_table,
 )
 from probekit.experiments.part2_jabberwocky.test_sets import load_test_sets
-from probekit.experiments.part2_jabberwocky.verdicts import (
-    CLAIM_PHRASES,
-    jabberwocky_claim_values,
-    jabberwocky_verdict,
-    relative_change,
-)
 from probekit.io.treebanks import load_treebank, read_conllu
 from probekit.representations.positions import sinusoidal_positions, with_positions
+from probekit.stats.verdicts import VERDICTS
 from probekit.trees import baselines as tree_baselines
 from probekit.trees import distances, metrics
 from probekit.trees.evaluation import EvalSet, corpus_scores, edge_outcomes
@@ -310,7 +304,7 @@ def per_sentence(values, lengths, totals, metric):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000))
-def test_paired_difference_is_the_corpus_level_difference(seed):
+def test_interval_estimate_is_the_corpus_level_difference(seed):
     rng = np.random.default_rng(seed)
     n = 30
     lengths = rng.integers(2, 40, size=n)
@@ -319,25 +313,27 @@ def test_paired_difference_is_the_corpus_level_difference(seed):
     b_correct = rng.integers(0, totals + 1)
     a = per_sentence(a_correct / totals, lengths, totals, "uuas").assign(uuas_correct=a_correct)
     b = per_sentence(b_correct / totals, lengths, totals, "uuas").assign(uuas_correct=b_correct)
-    res = paired_difference(a, b, "uuas", "a", "b", n_boot=200, seed=0)
+    res = tree_metric_interval(a, b, "uuas", 0.90)
     expected = a_correct.sum() / totals.sum() - b_correct.sum() / totals.sum()
-    assert res.diff == pytest.approx(expected)
+    assert res.estimate == pytest.approx(expected)
     da, db = rng.random(n), rng.random(n)
     a = a.assign(dspr=da, dspr_pfw=da)
     b = b.assign(dspr=db, dspr_pfw=db)
-    res = paired_difference(a, b, "dspr", "a", "b", n_boot=200, seed=0)
-    assert res.diff == pytest.approx(corpus_scores(a)["dspr"] - corpus_scores(b)["dspr"])
+    res = tree_metric_interval(a, b, "dspr", 0.90)
+    assert res.estimate == pytest.approx(corpus_scores(a)["dspr"] - corpus_scores(b)["dspr"])
+    assert res.n_sentences == int(((lengths >= 5) & (lengths <= 50)).sum())
 
 
-def test_paired_difference_of_identical_rows_is_zero():
+def test_interval_of_identical_rows_is_zero():
     lengths = np.arange(5, 25)
     values = np.linspace(0.2, 0.9, lengths.size)
     a = per_sentence(values, lengths, lengths - 1, "dspr")
-    res = paired_difference(a, a.copy(), "dspr", "normal", "Jabberwocky", n_boot=100, seed=0)
-    assert res.diff == 0.0 and res.low == 0.0 and res.high == 0.0
-    assert res.supports("normal") == "not shown (the interval includes 0)"
-    with pytest.raises(ParameterError):
-        paired_difference(a, a, "accuracy", "a", "b", n_boot=10, seed=0)
+    res = tree_metric_interval(a, a.copy(), "dspr", 0.90, paired_seeds=True)
+    assert res.estimate == 0.0 and res.low == 0.0 and res.high == 0.0
+    with pytest.raises(ParameterError, match="metric"):
+        tree_metric_interval(a, a, "accuracy", 0.90)
+    with pytest.raises(ParameterError, match="seeds"):
+        tree_metric_interval(a, a.assign(seed=2), "dspr", 0.90, paired_seeds=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -476,23 +472,19 @@ def test_run_representation_tables(source_dir):
     scores = scores_table(df, baselines)
     base = scores[scores["representation"].isin(BASELINES)]
     assert (base.groupby(["representation", "probe"])["score"].nunique() == 1).all()
-    drops = drops_table(df, n_boot=50, seed=0)
-    leads = leads_table(df, baselines, n_boot=50, seed=0)
+    drops = drops_table(df)
+    leads = leads_table(df, baselines)
     assert len(drops) == 4 and len(leads) == 8
-    assert set(drops["claim"]) <= {"holds", "reversed", "not shown (the interval includes 0)"}
+    # Every interval has both seeds; a lead compares them with a baseline of one "seed".
+    assert set(drops["seeds"]) == {2} and set(leads["seeds"]) == {2}
+    assert all(iv.n_seeds == (2, 1) for iv in leads["interval"])
+    assert (drops["low"] <= drops["estimate"]).all() and (drops["estimate"] <= drops["high"]).all()
     summary = jabberwocky_summary(scores, drops, leads)
     assert summary.loc[("perceptron probe", "linear chain"), "layer"] == "–"
     order = ["toy · best layer", "toy · layer 0", *BASELINES]
     import matplotlib.pyplot as plt
 
     plt.close(bars_figure(scores, order))
-    test = {"normal": emb, "Jabberwocky": emb}
-    same = jabberwocky_edge_comparison(run, test, gold, seed=1)
-    assert same.verdict == "identical: both right on the same items"
-    with pytest.raises(ParameterError, match="seed"):
-        jabberwocky_edge_comparison(run, test, gold, seed=3)
-    with pytest.raises(ParameterError, match="kind"):
-        jabberwocky_edge_comparison(run, test, gold, seed=1, kind="biaffine")
 
 
 def test_relative_change_and_names():
@@ -502,35 +494,6 @@ def test_relative_change_and_names():
     assert "did not exist" in relative_change(-2.0, 1.0)
     assert short_model_name("sentence-transformers/all-MiniLM-L6-v2") == "all-MiniLM-L6-v2"
     assert short_model_name("bert-base-uncased") == "bert-base-uncased"
-
-
-def test_overall_verdict_words():
-    drops = pd.DataFrame(
-        {
-            "representation": ["m", "m"],
-            "probe": ["structural probe", "perceptron probe"],
-            "claim": ["holds", "not shown (the interval includes 0)"],
-        }
-    )
-    leads = pd.DataFrame(
-        {
-            "representation": ["m"] * 4,
-            "probe": ["structural probe", "perceptron probe"] * 2,
-            "dataset": ["normal", "normal", "Jabberwocky", "Jabberwocky"],
-            "low": [0.1, 0.1, -0.2, 0.3],
-        }
-    )
-    text = jabberwocky_verdict(drops, leads, "m")
-    assert text.startswith("only the structural probe does significantly worse")
-    assert "only the perceptron probe keeps a significant lead" in text
-    both = drops.assign(claim="holds")
-    assert jabberwocky_verdict(both, leads.assign(low=1.0), "m") == (
-        "both probes do significantly worse on Jabberwocky, as the paper found, "
-        "and both still beat the word-blind baselines there"
-    )
-    with pytest.raises(ParameterError):
-        jabberwocky_verdict(drops, leads, "other")
-    assert set(CLAIM_PHRASES) == {"holds", "reversed", "not shown (the interval includes 0)"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -577,8 +540,6 @@ CHAPTER22 = {
     "fasttext_epochs": 1,
     "position_dim": 4,
     "majority_min_count": 1,
-    "n_boot": 50,
-    "boot_seed": 0,
 }
 
 
@@ -670,11 +631,12 @@ def test_probe_representations_checks_its_parameters_first(chapter22):
             probe_representations(dataclasses.replace(config, **{name: value}), None, "x.json")
 
 
-def test_results_and_claim_values(chapter22):
+def test_results_claims_and_prose_values(chapter22):
     config, sets, runs, _ = chapter22
-    res = jabberwocky_results(runs.per_sentence, sets.baselines, n_boot=50, seed=0)
-    pd.testing.assert_frame_equal(res.drops, drops_table(runs.per_sentence, 50, 0))
-    pd.testing.assert_frame_equal(res.leads, leads_table(runs.per_sentence, sets.baselines, 50, 0))
+    res = jabberwocky_results(runs.per_sentence, sets.baselines)
+    pd.testing.assert_frame_equal(
+        res.drops.drop(columns="interval"), drops_table(runs.per_sentence).drop(columns="interval")
+    )
     assert set(res.summary.index.get_level_values("representation")) == {
         *runs.order[:3],
         *BASELINES,
@@ -682,29 +644,32 @@ def test_results_and_claim_values(chapter22):
     import matplotlib.pyplot as plt
 
     plt.close(bars_figure(res.scores, runs.order))
-    values = jabberwocky_claim_values(res.drops, res.leads, sets.baselines, runs.main_short)
+    values = jabberwocky_prose_values(res, sets.baselines, runs.main_short)
     per_probe = {
-        "normal", "jabberwocky", "estimate", "low", "high", "claim", "baseline", "lead_change",
-        "lead_n", "lead_n_low", "lead_n_high", "lead_n_verdict",
-        "lead_j", "lead_j_low", "lead_j_high", "lead_j_verdict",
-        "l0_drop", "l0_claim", "ft_drop", "ft_claim",
+        "normal", "jabberwocky", "baseline", "lead_change", "lead_n", "lead_j",
+        "lead_normal_text", "lead_jab_text", "l0_drop_text", "ft_drop_text",
     }  # fmt: skip
     shared = {
         "chain_uuas", "majority_uuas", "chain_dspr", "majority_dspr",
-        "n_model_probes", "n_drop_holds", "overall",
+        "n_model_probes", "n_drop_above_zero",
     }  # fmt: skip
     assert set(values) == {f"{k}_{v}" for k in ("st", "pc") for v in per_probe} | shared
     drop = res.drops.set_index(["representation", "probe"])
-    st = drop.loc[("toy · best layer", "structural probe")]
-    assert values["st_estimate"] == st["estimate"] and values["st_claim"] == st["claim"]
-    assert values["pc_ft_drop"] == drop.loc[(TYPE_LEVEL, "perceptron probe"), "estimate"]
     assert values["pc_baseline"] == best_baseline(sets.baselines, "uuas")
     chain = sets.baselines[sets.baselines["baseline"] == "linear chain"]
     assert values["chain_uuas"] == pytest.approx(100 * corpus_scores(chain)["uuas"])
     assert values["n_model_probes"] == 2
-    assert values["n_drop_holds"] == int((drop.loc["toy · best layer", "claim"] == "holds").sum())
-    assert values["overall"] == jabberwocky_verdict(res.drops, res.leads, "toy · best layer")
-    edges = jabberwocky_edge_comparison(
-        runs.main_run, runs.test_embs, sets.data.gold["test"], config.seeds[0]
-    )
-    assert edges.n == chain["uuas_total"].sum()
+    assert values["n_drop_above_zero"] == int((drop.loc["toy · best layer", "low"] > 0).sum())
+    assert values["st_l0_drop_text"].endswith(")") and "90% CI" in values["st_l0_drop_text"]
+    # The claims read the same intervals as the tables, at the chosen layer of the encoder.
+    intervals = jabberwocky_intervals(runs.per_sentence, sets.baselines, runs.main_short)
+    assert set(intervals) == {c.key for c in CLAIMS}
+    st = drop.loc[("toy · best layer", "structural probe")]
+    assert intervals["st_drop"].estimate == pytest.approx(st["estimate"])
+    pc = drop.loc[("toy · best layer", "perceptron probe")]
+    assert 100 * intervals["pc_drop"].estimate == pytest.approx(pc["estimate"])
+    lead = res.leads.set_index(["representation", "probe", "dataset"])
+    pc_lead = lead.loc[("toy · best layer", "perceptron probe", "Jabberwocky"), "estimate"]
+    assert 100 * intervals["pc_lead_j"].estimate == pytest.approx(pc_lead)
+    for claim in CLAIMS:
+        assert claim.judge(intervals[claim.key]).verdict in VERDICTS

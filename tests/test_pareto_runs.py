@@ -435,13 +435,11 @@ def test_frontier_leaders_lead_everywhere(points):
         assert mine["accuracy"].max() == pytest.approx(within["accuracy"].max())
 
 
-def test_simple_winner_and_pick_probe():
+def test_simple_winner():
     t = toy_table()
     winner, hv = frontiers.simple_winner(t, "complexity", 3.0)
     assert winner == "a" and hv["b"] == 0.0
     assert frontiers.simple_winner(t, "complexity", 0.5)[0] is None
-    assert frontiers.pick_probe(t, "complexity", 5.0) == 3  # best dev within the budget
-    assert frontiers.pick_probe(t, "complexity", 0.5) is None
 
 
 def test_simple_vs_best():

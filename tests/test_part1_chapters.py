@@ -1,6 +1,6 @@
 """Tests of Part I's chapter entry points: the typed configurations, the shared sentence samples,
-chapter 11's example tree and Prop. 1 check, chapter 12's search helpers, layer summary and
-claim values (probekit.experiments.part1_probe_parser)."""
+chapter 11's example tree and Prop. 1 check, chapter 12's search helpers and layer summary
+(probekit.experiments.part1_probe_parser). The claims are tested in ``test_part1_claims.py``."""
 
 from __future__ import annotations
 
@@ -14,11 +14,7 @@ import pytest
 from conftest import random_heads
 from probekit.errors import ParameterError
 from probekit.experiments.part1_probe_parser import samples as samples_module
-from probekit.experiments.part1_probe_parser.comparison import (
-    comparison_layer_rule,
-    probe_parser_claim_values,
-    seeds_for_claims,
-)
+from probekit.experiments.part1_probe_parser.comparison import comparison_layer_rule
 from probekit.experiments.part1_probe_parser.config import (
     ProbeParserConfig,
     SampleConfig,
@@ -67,8 +63,6 @@ PROBE_PARSER = SAMPLE | {
     "max_epochs": 3,
     "patience": 2,
     "compare_layer": None,
-    "n_boot": 1000,
-    "boot_seed": 0,
 }
 DISTANCE = {
     "treebank": "UD_English-EWT",
@@ -109,7 +103,7 @@ def test_configs_read_exactly_their_parameters():
     assert distance.split == "dev" and not hasattr(distance, "model")
 
 
-@pytest.mark.parametrize("missing", ["sample_seed", "compare_layer", "boot_seed"])
+@pytest.mark.parametrize("missing", ["sample_seed", "compare_layer", "patience"])
 def test_probe_parser_config_names_a_missing_parameter(missing):
     namespace = {k: v for k, v in PROBE_PARSER.items() if k != missing}
     with pytest.raises(ParameterError, match=missing) as info:
@@ -225,14 +219,14 @@ def test_proposition1_check_by_hand():
     counts = {"trees": 8, "round_trip": 8, "ordering_only": 6, "floyd_warshall": 7}
     check = Proposition1Check(counts, words=40)
     assert check.rate("ordering_only") == 75.0 and check.rate("floyd_warshall") == 87.5
-    assert check.failures == 2 and check.verdict == "fails on 2 trees"
+    assert check.failures == 2 and check.outcome == "at least 2 trees fail a check"
     table = check.table()
     assert table["trees passing"].tolist() == [8, 6, 7]
     assert table["share (%)"].tolist() == [100.0, 75.0, 87.5]
     with pytest.raises(ParameterError, match="check"):
         check.rate("trees")
     full = Proposition1Check({k: 8 for k in counts}, words=40)
-    assert full.failures == 0 and full.verdict == "holds on every tree"
+    assert full.failures == 0 and full.outcome == "every tree passes all three checks"
 
 
 def test_check_proposition1_holds_on_random_trees():
@@ -241,7 +235,7 @@ def test_check_proposition1_holds_on_random_trees():
     trees = [sentence(random_heads(rng, int(n))) for n in lengths]
     check = check_proposition1(trees, seed=2)
     assert check.counts["trees"] == 30 and check.words == int(lengths.sum())
-    assert check.verdict == "holds on every tree"
+    assert check.outcome == "every tree passes all three checks"
     with pytest.raises(ParameterError, match="sentences"):
         check_proposition1([], seed=0)
 
@@ -320,45 +314,3 @@ def test_summarise_layers_by_hand():
 def test_comparison_layer_rule():
     assert comparison_layer_rule(None) == "the best dev layer by mean UUAS"
     assert comparison_layer_rule(0) == "set by parameter"
-
-
-def test_seeds_for_claims_by_hand():
-    per_seed = pd.DataFrame(
-        {
-            "kind": ["perceptron", "structural"] * 3,
-            "seed": [1, 1, 2, 2, 3, 3],
-            "uuas": [0.5, 0.4, 0.3, 0.4, 0.6, 0.5],
-            "dspr": [0.5, 0.6, 0.7, 0.6, 0.4, 0.5],
-            "dspr_pfw": [0.5] * 6,
-        }
-    )
-    # Parser ahead on UUAS for seeds 1 and 3; probe ahead on DSpr for seeds 1 and 3.
-    assert seeds_for_claims(per_seed) == {"uuas": 2, "dspr": 2}
-
-
-def test_claim_values_by_hand():
-    verdicts = pd.DataFrame(
-        {
-            "metric": ["uuas", "dspr"],
-            "claim": ["a", "b"],
-            "estimate": [2.5, -0.1],
-            "low": [1.0, -0.2],
-            "high": [4.0, 0.05],
-            "sentences": [100, 80],
-            "p_value": [0.01, 0.2],
-            "verdict": ["holds", "not shown (the interval includes 0)"],
-        }
-    )
-    values = probe_parser_claim_values(verdicts)
-    assert values == {
-        "uuas_estimate": 2.5,
-        "uuas_low": 1.0,
-        "uuas_high": 4.0,
-        "uuas_sentences": 100,
-        "uuas_verdict": "holds",
-        "dspr_estimate": -0.1,
-        "dspr_low": -0.2,
-        "dspr_high": 0.05,
-        "dspr_sentences": 80,
-        "dspr_verdict": "not shown (the interval includes 0)",
-    }

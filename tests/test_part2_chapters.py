@@ -1,7 +1,7 @@
 """Tests of Part II's chapter entry points on hand-built inputs: the typed configurations,
-chapter 21's numbers and verdict, chapter 22's layer rules, labels and run container
+chapter 21's numbers and corpus check, chapter 22's layer rules, labels and run container
 (probekit.experiments.part2_jabberwocky). Runs on a real fixture corpus are in
-``test_jabberwocky_runs.py``."""
+``test_jabberwocky_runs.py``; the claims in ``test_part2_claims.py``."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from probekit.experiments.part2_jabberwocky.corpus_summary import (
     corpus_facts,
     coverage_facts,
     length_facts,
-    same_trees_verdict,
+    same_trees_check,
 )
 from probekit.experiments.part2_jabberwocky.corpus_tables import replaced_word_lengths, stem_table
 from probekit.experiments.part2_jabberwocky.layer_choice import check_layer_rules
@@ -80,8 +80,6 @@ PROBES = {
     "fasttext_epochs": 1,
     "position_dim": 32,
     "majority_min_count": 5,
-    "n_boot": 1000,
-    "boot_seed": 0,
 }
 
 
@@ -227,16 +225,18 @@ def test_coverage_facts_by_hand():
         coverage_facts(coverage.iloc[:0], by_upos, {"replaced": 0})
 
 
-def test_same_trees_verdict():
+def test_same_trees_check():
     same = [word_pair(["a", "dog"], ["a", "blick"]), word_pair(["it", "runs"], ["it", "frops"])]
-    assert same_trees_verdict(same) == "holds for all 2 sentences"
+    kept = "all 2 sentences keep the heads, relations, tags and features of their originals"
+    assert same_trees_check(same) == kept
     retagged = [same[0], word_pair(["it", "runs"], ["it", "frops"], xpos=["PRP", "VBZ"])]
-    assert same_trees_verdict(retagged) == "fails for 1 of 2 sentences"
+    differ = "1 of 2 sentences differ from their originals in heads, relations, tags or features"
+    assert same_trees_check(retagged) == differ
     o, j = word_pair(["a", "dog"], ["a", "blick"])
     j.heads = np.array([2, 0])
-    assert same_trees_verdict([(o, j)]) == "fails for 1 of 1 sentences"
+    assert same_trees_check([(o, j)]).startswith("1 of 1 sentences differ")
     with pytest.raises(ParameterError, match="pairs"):
-        same_trees_verdict([])
+        same_trees_check([])
 
 
 # --------------------------------------------------------------------------------------------

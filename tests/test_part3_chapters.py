@@ -5,6 +5,7 @@ answers."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 
 from probekit.experiments.part3_pareto import (
+    claims,
     experimental_setup,
     memorisation_experiment,
     parametric_experiment,
@@ -118,19 +120,6 @@ def test_parametric_leaders_numbers_and_table():
     assert table.columns.tolist() == ["simple-probe winner", "frontier held by"]
 
 
-def test_parametric_comparisons():
-    summaries, table = parametric_experiment.parametric_comparisons(parametric_runs(), 0.02, LABELS)
-    # The simple budget is 8: the contextual representation has no probe within it.
-    assert summaries["compare_posl_simple"] == (
-        "Not possible: one of the two has no probe within this budget."
-    )
-    assert summaries["compare_posl_cap"].startswith("ctx ")
-    assert summaries["compare_dal_cap"].startswith("Not run (")
-    assert table.index.tolist() == [("POSL", 400.0)]
-    assert table.loc[("POSL", 400.0), "contextual accuracy"] == pytest.approx(1.0)
-    assert table.loc[("POSL", 400.0), "one-hot accuracy"] == pytest.approx(0.75)
-
-
 def test_parametric_accuracy_numbers():
     numbers = parametric_experiment.parametric_accuracy_numbers(parametric_runs())
     assert numbers["best_posl_contextual"] == pytest.approx(100.0)
@@ -194,6 +183,8 @@ def memorisation_runs(controls=("label_shuffled", "fully_shuffled")):
 
 def test_memorisation_hypervolumes_and_numbers():
     runs = memorisation_runs()
+    assert runs.least_memorised("posl") == pytest.approx(0.1)
+    assert math.isnan(runs.least_memorised("dal"))
     hv = memorisation_experiment.memorisation_hypervolumes(runs)
     assert hv[["family", "representation"]].values.tolist() == [
         ["label_shuffled", "contextual"],
@@ -207,13 +198,15 @@ def test_memorisation_hypervolumes_and_numbers():
     full = frontier.hypervolume([0.3, 0.4], [0.5, 1.0], 1.0)
     assert numbers["hv_full_minus_label_posl"] == pytest.approx(full - 0.6)
     assert math.isnan(numbers["hv_full_minus_label_dal"])
-    gaps = memorisation_experiment.hypervolume_gap_numbers(hv, ["contextual", "onehot"])
-    onehot_hv = 0.9 * 0.75  # 0.75 from 0.1 to the cap
-    assert gaps["hv_gap_posl"] == pytest.approx(0.6 - onehot_hv)
-    assert math.isnan(gaps["hv_gap_dal"])
-    assert math.isnan(
-        memorisation_experiment.hypervolume_gap_numbers(hv, ["contextual"])["hv_gap_posl"]
+    # The contextual lead that chapter 34 reads (claim III.5), from the same frontiers.
+    lead = claims.contextual_lead_interval(
+        {name: runs.runs[("posl", name)] for name in ("contextual", "onehot")},
+        "label_shuffled",
+        n_boot=100,
+        seed=0,
     )
+    onehot_hv = 0.9 * 0.75  # 0.75 from 0.1 to the cap
+    assert lead.estimate == pytest.approx(0.6 - onehot_hv)
     shown = memorisation_experiment.memorisation_hypervolume_table(hv, LABELS)
     assert shown.index.names == ["task", "complexity", "representation"]
     assert shown.columns.tolist() == [
@@ -254,7 +247,7 @@ def test_simple_vs_best_numbers_and_table():
     assert table.loc[("POSL", "ctx"), "best of the simpler half (%)"] == pytest.approx(50.0)
 
 
-def test_memorisation_leaders_and_comparisons():
+def test_memorisation_leaders():
     runs = memorisation_runs()
     leaders = memorisation_experiment.memorisation_leaders(runs, 0.5, LABELS)
     assert leaders["task"].tolist() == ["posl"]
@@ -268,16 +261,6 @@ def test_memorisation_leaders_and_comparisons():
         "leaders_dal": "not run",
         "simple_dal": "not run",
     }
-    summaries = memorisation_experiment.memorisation_comparisons(runs, 0.5, LABELS)
-    # Within 0.5: the contextual MLP right on 2 of 4 items, one-hot's on 3 (one discordant).
-    assert summaries["compare_posl"].startswith(
-        "ctx and one-hot do not differ significantly (ctx - one-hot = -25.0 points"
-    )
-    assert summaries["compare_dal"] == (
-        "Not run (needs the contextual and one-hot representations)."
-    )
-    tight = memorisation_experiment.memorisation_comparisons(runs, 0.15, LABELS)
-    assert tight["compare_posl"].startswith("Not possible")
 
 
 # --------------------------------------------------------------------------------------------
@@ -342,7 +325,8 @@ def test_parsing_hypervolumes_and_numbers():
     assert math.isnan(numbers["hv_fasttext"]) and math.isnan(numbers["best_fasttext"])
     assert numbers["best_mlp_max"] == pytest.approx(100 * 5 / 6)
     onehot = frontier.hypervolume([0.1], [0.5], 1.0)
-    assert parsing_experiment.hypervolume_gap(hv, runs) == pytest.approx(contextual - onehot)
+    lead = claims.contextual_lead_interval(runs.mlp, runs.x, n_boot=100, seed=0)
+    assert lead.estimate == pytest.approx(contextual - onehot)
     shown = parsing_experiment.parsing_hypervolume_table(hv, LABELS)
     assert shown.index.tolist() == ["ctx", "one-hot", "random"]
 
@@ -371,40 +355,49 @@ def test_parsing_summaries_and_figures():
     assert "linear parsers were not run" in text.get_text()
 
 
-def test_contextual_against_the_best_type_level_rival():
-    runs = parsing_runs()
-    result = parsing_experiment.contextual_against_rival(runs, LABELS, n_boot=200, seed=0)
-    # The rival is random (dev 0.7 beats one-hot's 0.6); the contextual pick has dev 0.9.
-    assert result.rival == "random"
-    assert result.comparison.acc_a == pytest.approx(5 / 6)
-    assert result.comparison.acc_b == pytest.approx(2 / 6)
-    # Sentences weighted by their length: the bootstrap's statistic is the corpus UAS gap.
-    assert result.boot.diff == pytest.approx(3 / 6)
-    numbers = parsing_experiment.rival_numbers(result, LABELS)
-    assert numbers["rival"] == "random" and numbers["uas_gap"] == pytest.approx(50.0)
-    assert numbers["uas_gap_low"] <= numbers["uas_gap"] <= numbers["uas_gap_high"]
-    only_ctx = parsing_experiment.ParsingRuns(
-        {"contextual": runs.mlp["contextual"]}, runs.mlp_table, {}, None, runs.controls, runs.x
+def test_contextual_against_the_best_type_level_rival_over_seeds():
+    config = ParsingConfig.from_parameters(
+        parsing_params(n_configs=2, max_steps=4, eval_every=2, batch_size=2, claim_seeds=[5, 6])
     )
-    assert parsing_experiment.contextual_against_rival(only_ctx, LABELS, n_boot=10, seed=0) is None
+    setup = experimental_setup.build_pareto_setup(config)
+    # Random vectors stand in for the contextual representation on the tiny treebank.
+    reps = setup.representations
+    setup = dataclasses.replace(
+        setup, representations={"contextual": reps["random"], "onehot": reps["onehot"]}
+    )
+    groups = np.zeros(3, dtype=np.int64)
+    table = pd.DataFrame({"probe": [0, 1], "dev_accuracy": [0.2, 0.6]})
+    runs = parsing_experiment.ParsingRuns(
+        {
+            "contextual": ParetoRun(table, np.zeros((2, 3), bool), groups),
+            "onehot": ParetoRun(table.assign(dev_accuracy=[0.5, 0.1]), np.zeros((2, 3)), groups),
+        },
+        table,
+        {},
+        None,
+        ["label_shuffled"],
+        "label_shuffled",
+    )
+    result = parsing_experiment.contextual_against_rival(runs, setup, config)
+    # Each side's architecture is its best by development UAS; both train once per seed.
+    assert result.rival == "onehot" and result.architectures == {"contextual": 1, "onehot": 0}
+    n_words = setup.splits.n_words("test")
+    for name in ("contextual", "onehot"):
+        assert result.runs[name].table["seed"].tolist() == [5, 6]
+        assert result.runs[name].correct.shape == (2, n_words)
+    a, b, units = result.sentence_scores()
+    assert a.shape == b.shape == (2, len(setup.splits.test))
+    assert units.tolist() == [len(s) for s in setup.splits.test]
+    np.testing.assert_allclose(a.sum(1) / units.sum(), result.runs["contextual"].table["accuracy"])
+    numbers = parsing_experiment.rival_numbers(result, LABELS)
+    assert numbers["rival"] == "one-hot" and numbers["n_claim_seeds"] == 2
+    uas = 100 * result.runs["contextual"].table["accuracy"]
+    assert numbers["uas_contextual"] == pytest.approx(uas.mean())
+    assert numbers["uas_contextual_seeds"] == ", ".join(f"{u:.1f}" for u in uas)
+    only_ctx = dataclasses.replace(runs, mlp={"contextual": runs.mlp["contextual"]})
+    assert parsing_experiment.contextual_against_rival(only_ctx, setup, config) is None
     missing = parsing_experiment.rival_numbers(None, LABELS)
-    assert missing["rival"] == "not run" and math.isnan(missing["uas_gap"])
-
-
-def test_toy_task_gaps_only_from_a_matching_run():
-    config = ParsingConfig.from_parameters(parsing_params())
-    saved = {
-        "model": "default",
-        "layer": -1,
-        "pooling": "mean",
-        "treebank": "tiny",
-        "hv_gap_posl": -0.03,
-        "hv_gap_dal": float("nan"),
-    }
-    assert parsing_experiment.toy_task_gaps(saved, config, "tiny") == {"posl": -0.03}
-    assert parsing_experiment.toy_task_gaps(saved | {"layer": 3}, config, "tiny") == {}
-    assert parsing_experiment.toy_task_gaps(saved, config, "UD_English-EWT") == {}
-    assert parsing_experiment.toy_task_gaps(None, config, "tiny") == {}
+    assert missing["rival"] == "not run" and math.isnan(missing["uas_contextual"])
 
 
 def test_hypervolume_table_reads_the_parsing_control():

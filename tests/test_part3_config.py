@@ -57,6 +57,7 @@ def parametric_params(**changes):
         alpha_max=0.125,
         max_norm=400.0,
         simple_fraction=0.1,
+        n_boot=100,
     )
     return setup_params(**extra) | changes
 
@@ -70,6 +71,7 @@ def memorisation_params(**changes):
         n_memorise=16,
         memorise_steps=5,
         simple_budget=0.5,
+        n_boot=100,
     )
     return setup_params(**extra) | changes
 
@@ -87,7 +89,8 @@ def parsing_params(**changes):
         max_norm=700.0,
         simple_budget=0.5,
         simple_fraction=0.1,
-        n_boot=50,
+        n_boot=100,
+        claim_seeds=[1, 2],
     )
     return setup_params(**extra) | changes
 
@@ -125,6 +128,7 @@ def test_a_missing_parameter_is_named(cls, params):
         (MemorisationConfig, memorisation_params, "controls", "label_shuffled"),
         (ParsingConfig, parsing_params, "linear", 1),
         (ParsingConfig, parsing_params, "lr", True),
+        (ParsingConfig, parsing_params, "claim_seeds", 1),
     ],
 )
 def test_a_wrong_type_is_named(cls, params, name, value):
@@ -158,6 +162,10 @@ def test_a_wrong_type_is_named(cls, params, name, value):
         (MemorisationConfig, memorisation_params, "simple_budget", 0.0),
         (ParsingConfig, parsing_params, "n_probes", 1),
         (ParsingConfig, parsing_params, "n_boot", 0),
+        (ParametricConfig, parametric_params, "n_boot", 99),
+        (MemorisationConfig, memorisation_params, "n_boot", 10),
+        (ParsingConfig, parsing_params, "claim_seeds", [1]),
+        (ParsingConfig, parsing_params, "claim_seeds", [3, 3]),
         (ParsingConfig, parsing_params, "patience", 0),
     ],
 )

@@ -1,6 +1,6 @@
 """Tests for what Part III's chapters read out of their runs (Pimentel et al. 2020): frontier
-summaries and paired tests at a budget, the paper's numbers beside ours, the claims' verdicts,
-the toy tasks' tables and the figures. Inputs are built by hand, with known answers."""
+summaries, the paper's numbers beside ours, the toy tasks' tables and the figures. Inputs are
+built by hand, with known answers. The claims are tested in test_part3_claims.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from probekit.experiments.part3_pareto import (
-    claims,
     figures,
     frontiers,
     memorisation,
@@ -20,11 +19,7 @@ from probekit.experiments.part3_pareto import (
     toy_tasks,
 )
 from probekit.experiments.part3_pareto.memorisation import CONDITIONS
-from probekit.experiments.part3_pareto.parsing_experiment import RivalComparison
-from probekit.experiments.part3_pareto.runs import ParetoRun
 from probekit.methods.pareto import entropy, frontier
-from probekit.stats.bootstrap import paired_bootstrap
-from probekit.stats.comparison import compare
 
 
 def toy_table():
@@ -62,23 +57,6 @@ def test_summarise_frontier_drops_slivers_of_the_cap():
     t.loc[2, "complexity"] = 1.01  # b now takes the lead 0.01 after a: a sliver of the cap
     s = frontiers.summarise_frontier(t, "complexity", 10.0, 10.0, {}, "{:.0f}")
     assert s.leaders == "b (1 to 10)"
-
-
-def run_of(complexity, dev, correct):
-    table = pd.DataFrame({"complexity": complexity, "dev_accuracy": dev})
-    return ParetoRun(table, np.asarray(correct, dtype=bool))
-
-
-def test_compare_within_budget_takes_the_best_dev_probe_within_it():
-    a = run_of([1.0, 5.0], [0.9, 0.95], [[1, 1, 1, 0], [1, 1, 1, 1]])
-    b = run_of([2.0, 4.0], [0.4, 0.6], [[0, 0, 1, 0], [1, 0, 0, 0]])
-    c = frontiers.compare_within_budget(a, b, "complexity", 4.5, "A", "B")
-    # Within 4.5: a's probe 0 (its only one) and b's probe 1 (better dev than probe 0).
-    assert (c.name_a, c.name_b) == ("A", "B")
-    assert c.acc_a == pytest.approx(0.75) and c.acc_b == pytest.approx(0.25)
-    expected = compare(a.correct[0], b.correct[1], "A", "B")
-    assert c.p_value == pytest.approx(expected.p_value)
-    assert frontiers.compare_within_budget(a, b, "complexity", 1.5, "A", "B") is None
 
 
 def test_with_display_names():
@@ -123,118 +101,6 @@ def test_paper_gap_numbers_follow_tables_2_and_3():
     for task in representations.TASKS:
         t3 = paper.PAPER["table3"][(task, "label_shuffled")]
         assert gaps[f"paper_gap_{task}"] == pytest.approx(t3["contextual"] - t3["fasttext"])
-
-
-# --------------------------------------------------------------------------------------------
-# Claims
-# --------------------------------------------------------------------------------------------
-
-
-def test_verdict_words():
-    assert claims.verdict(True) == "holds"
-    assert claims.verdict(False, "x") == "does not hold (x)"
-    assert claims.verdict(None, "y") == "cannot be tested (y)"
-    assert claims.NO_PARSING_VERDICT.startswith("cannot be tested (")
-
-
-def leaders_frame(rows):
-    return pd.DataFrame(rows, columns=["task", "family", "winner"])
-
-
-def test_parametric_onehot_verdict():
-    reps = ["contextual", "onehot"]
-    both = leaders_frame(
-        [("posl", "nuclear", "onehot"), ("dal", "nuclear", "onehot"), ("posl", "rank", None)]
-    )
-    assert claims.parametric_onehot_verdict(both, reps) == (
-        "holds (under the nuclear norm one-hot wins the simple range in 2 of 2 tasks; "
-        "under the rank in 0 of 1)"
-    )
-    one = leaders_frame([("posl", "nuclear", "onehot"), ("dal", "nuclear", "contextual")])
-    assert claims.parametric_onehot_verdict(one, reps).startswith("does not hold (")
-    assert claims.parametric_onehot_verdict(one, ["contextual"]).startswith("cannot be tested")
-    rank_only = leaders_frame([("posl", "rank", "onehot")])
-    assert claims.parametric_onehot_verdict(rank_only, reps).startswith("cannot be tested")
-
-
-def test_simple_as_good_verdict():
-    gaps = pd.DataFrame({"gap": [0.0, 0.01, 0.005]})
-    assert claims.simple_as_good_verdict(gaps) == (
-        "holds (the simpler half of the architectures loses at most 1.0 points of accuracy, "
-        "0.5 on average)"
-    )
-    assert claims.simple_as_good_verdict(gaps.assign(gap=[0.0, 0.02, 0.01])).startswith(
-        "does not hold"
-    )
-
-
-def test_memorisation_onehot_verdict():
-    reps = ["onehot", "random"]
-    assert claims.memorisation_onehot_verdict(["onehot", "onehot"], reps, 0.5) == (
-        "holds (one-hot has the largest hypervolume below a memorisation of 0.50 in 2 of 2 tasks)"
-    )
-    assert claims.memorisation_onehot_verdict(["onehot", None], reps, 0.5).startswith(
-        "does not hold"
-    )
-    assert claims.memorisation_onehot_verdict(["random"], ["random"], 0.5).startswith(
-        "cannot be tested"
-    )
-
-
-def test_parsing_onehot_verdict():
-    labels = {"contextual": "ctx", "onehot": "one-hot"}
-    text = claims.parsing_onehot_verdict(
-        "contextual", labels, simple_budget=0.5, simple_norm=70.0, simple_nuclear="one-hot"
-    )
-    assert text == (
-        "does not hold (among MLP parsers that memorise at most 0.50 of the shuffled heads the "
-        "largest hypervolume goes to ctx; among linear parsers with a nuclear norm of at most "
-        "70, to one-hot)"
-    )
-    assert claims.parsing_onehot_verdict(
-        "onehot", labels, simple_budget=0.5, simple_norm=70.0, simple_nuclear="not run"
-    ).startswith("holds")
-    assert "goes to none" in claims.parsing_onehot_verdict(
-        None, labels, simple_budget=0.5, simple_norm=70.0, simple_nuclear="none"
-    )
-    assert claims.parsing_onehot_verdict(
-        None, {"contextual": "ctx"}, simple_budget=0.5, simple_norm=70.0, simple_nuclear="none"
-    ).startswith("cannot be tested")
-
-
-def rival(better: bool) -> RivalComparison:
-    """A contextual parser right on every word of 60 sentences of 4 words, against a rival
-    right on half of them (or the other way round)."""
-    a = np.ones(240)
-    b = np.tile([1.0, 0.0], 120)
-    if not better:
-        a, b = b, a
-    groups = np.repeat(np.arange(60), 4)
-    lengths = np.bincount(groups)
-    boot = paired_bootstrap(
-        np.bincount(groups, weights=a) / lengths,
-        np.bincount(groups, weights=b) / lengths,
-        n_boot=200,
-        seed=0,
-        weights=lengths,
-    )
-    return RivalComparison("onehot", compare(a, b, "ctx", "one-hot"), boot)
-
-
-def test_parsing_verdict():
-    win = rival(True)
-    assert claims.parsing_verdict(win, 0.1, {"posl": 0.0, "dal": 0.05}).startswith(
-        "holds (hypervolume gap on parsing +0.10, at most +0.05 on POSL and DAL; best contextual"
-    )
-    # The parsing gap must exceed both toy-task gaps, and be positive.
-    assert claims.parsing_verdict(win, 0.03, {"posl": 0.0, "dal": 0.05}).startswith("does not")
-    assert claims.parsing_verdict(win, -0.1, {}).startswith("does not hold")
-    no_toys = claims.parsing_verdict(win, 0.1, {})
-    assert no_toys.startswith("holds") and no_toys.endswith("were not available)")
-    assert claims.parsing_verdict(rival(False), 0.1, {"posl": 0.0}).startswith("does not hold")
-    assert claims.parsing_verdict(None, 0.1, {}) == (
-        "cannot be tested (needs the contextual and a type-level representation)"
-    )
 
 
 # --------------------------------------------------------------------------------------------

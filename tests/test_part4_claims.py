@@ -1,6 +1,8 @@
-"""The numbers and verdicts of chapters 42-44 (probekit.experiments.part4_extrapolation.claims),
-the gap ledger across Part IV and the per-layer points table, on hand-built runs whose answers
-are worked out by hand."""
+"""The claims Part IV judges (probekit.experiments.part4_extrapolation.claims) and the
+per-sentence comparisons they read (probekit.experiments.part4_extrapolation.comparisons), on
+hand-built runs whose answers are known: the counts, the intervals, the claims whose parts must
+all hold, and for every claim a single change to one realistic run that turns its verdict into
+each verdict it can reach."""
 
 from __future__ import annotations
 
@@ -8,333 +10,492 @@ import dataclasses
 import math
 from pathlib import Path
 
+import jupytext
 import numpy as np
 import pandas as pd
 import pytest
 
-from probekit.experiments.part4_extrapolation import claims, part_gaps, tables
-from probekit.experiments.part4_extrapolation.config import CriteriaConfig, LearningCriteriaConfig
+from probekit.errors import ParameterError
+from probekit.experiments.claims import NOT_TESTED, Claim
+from probekit.experiments.part4_extrapolation import claims, comparisons
+from probekit.experiments.part4_extrapolation.comparisons import HardCounts
+from probekit.experiments.part4_extrapolation.config import LearningCriteriaConfig
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
-from probekit.experiments.part4_extrapolation.runs import TaskRun
+from probekit.experiments.part4_extrapolation.runs import SplitRun, TaskRun
 from probekit.experiments.part4_extrapolation.sample import Sample
-from probekit.io.results import save_results
-from probekit.io.tasks import pos_examples
-from probekit.io.treebanks import Sentence
+from probekit.experiments.part4_extrapolation.splits import LOSS_REFERENCE_SPLITS
 from probekit.methods.extrapolation.splits import SplitPoints
+from probekit.probes.mlp import MLPTrainResult
+from probekit.stats.intervals import crossed_interval
+from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
 
-PARAMETERS = {
-    "treebank": "UD_English-EWT",
-    "model": "default",
-    "pooling": "last",
-    "layers": [],
-    "n_train": 0,
-    "n_eval": 0,
-    "sample_seed": 42,
-    "order_seed": -1,
-    "epochs": 3,
-    "seeds": [1, 2],
-    "compare_layer": -1,
+SEEDS = (1, 2, 3)
+POINTS = SplitPoints(1.0, 2.0, "train", "eval", "distributional")
+CONFIG = LearningCriteriaConfig.from_parameters(
+    {
+        "treebank": "UD_English-EWT",
+        "model": "default",
+        "pooling": "last",
+        "layers": [],
+        "n_train": 0,
+        "n_eval": 0,
+        "sample_seed": 42,
+        "order_seed": -1,
+        "epochs": 3,
+        "seeds": list(SEEDS),
+        "compare_layer": -1,
+        "ensemble_seeds": [11, 12, 13],
+    }
+)
+# Accuracy of each setup's probes on the hard items unless a test says otherwise.
+BASE = {"standard": 0.9, "control": 0.8, "extrapolation": 0.6}
+LEARNING = {
+    "pos": ("speed_of_learning", "sample_loss"),
+    "deprel": ("speed_of_learning", "sample_loss"),
 }
-# Accuracy values are exact in binary or compared with a tolerance of a few ulps of 100.
-TOL = 1e-9
 
 
-def gap_rows(split: str, task: str, layers, standard, control, extrapolation) -> list[dict]:
-    """Rows of a combined gap table: mean accuracy (%) per setup and layer, and both gaps."""
-    return [
-        {
-            "split": split,
-            "layer": layer,
-            "standard": float(s),
-            "control": float(c),
-            "extrapolation": float(e),
-            "difficulty": float(s - c),
-            "extrapolation_gap": float(c - e),
-            "task": task,
-        }
-        for layer, s, c, e in zip(layers, standard, control, extrapolation, strict=True)
-    ]
+def fake_chapter(splits, controls=None, accuracy=None, layers=(0, 6), n_sentences=300, items=9):
+    """A chapter whose probes get each hard item right with a set probability.
+
+    Every evaluation sentence has ``items`` items; split j of a task takes the items whose
+    position is j modulo 3, so the splits' hard sets differ. ``accuracy`` maps (task, split,
+    layer, setup, seed), (task, split, layer, setup) or (task, split, setup) to the probability
+    (most specific first, else :data:`BASE`). Draws are fixed in order, so changing one
+    probability changes only that probe's predictions.
+    """
+    controls, accuracy = controls or {}, accuracy or {}
+    rng = np.random.default_rng(0)
+    sent = np.repeat(np.arange(n_sentences), items)
+    m = len(sent)
+    tasks = {}
+    for task, names in splits.items():
+        masks, rows, preds = {}, [], []
+        for j, split in enumerate([*names, *controls.get(task, ())]):
+            hard = (np.arange(m) + j) % 3 == 0
+            setups = ("standard", "control", "extrapolation") if split in names else ("control",)
+            for layer in layers:
+                masks[(split, layer)] = hard
+                for seed in SEEDS:
+                    for setup in setups:
+                        p = accuracy.get(
+                            (task, split, layer, setup, seed),
+                            accuracy.get(
+                                (task, split, layer, setup),
+                                accuracy.get((task, split, setup), BASE[setup]),
+                            ),
+                        )
+                        right = rng.random(m) < p
+                        pred = np.full(m, -1, dtype=np.int16)
+                        pred[hard] = np.where(right[hard], 0, 1)
+                        rows.append((split, layer, seed, setup, 0, int(hard.sum())))
+                        preds.append(pred)
+        k = len(rows)
+        result = MLPTrainResult((), np.zeros((k, 1)), np.stack(preds), np.zeros(k, dtype=int))
+        index = pd.DataFrame(rows, columns=["split", "layer", "seed", "setup", "n_train", "n_eval"])
+        run = SplitRun(result, index, np.zeros(m, dtype=np.int64), masks, sent)
+        points = {name: POINTS for name in names}
+        reference = {name: POINTS for name in controls.get(task, ())}
+        tasks[task] = TaskRun(task, None, None, points, {}, run, reference)
+    sample = Sample([None] * n_sentences, [None] * n_sentences, None, None)
+    layers = list(layers)
+    return ChapterRun(CONFIG, sample, layers, layers[-1], tasks, pd.DataFrame(), pd.DataFrame())
 
 
-def chapter_run(config, layers, tasks, rows, n_sentences=(7, 5)) -> ChapterRun:
-    sample = Sample([None] * n_sentences[0], [None] * n_sentences[1], None, None)
-    gaps = pd.DataFrame([r for block in rows for r in block])
-    return ChapterRun(config, sample, list(layers), layers[-1], tasks, pd.DataFrame(), gaps)
+def per_seed(chapter, task, split, layer, setup) -> np.ndarray:
+    """A setup's accuracy on the hard items per seed, from the predictions directly."""
+    run = chapter.tasks[task].run
+    hard = run.eval_masks[(split, layer)]
+    idx = run.index
+    rows = idx[(idx["split"] == split) & (idx["layer"] == layer) & (idx["setup"] == setup)]
+    return np.array([np.mean(run.result.pred_best[i][hard] == 0) for i in rows.index])
 
 
-def points(m1, m2, top_ties=False) -> SplitPoints:
-    return SplitPoints(m1, m2, "train", "eval", "distributional", top_ties)
+def accuracy_of(chapter, task, split, layer, setup) -> float:
+    """Mean over seeds of a setup's accuracy on the hard items."""
+    return float(per_seed(chapter, task, split, layer, setup).mean())
 
 
-# --- chapter 42 -------------------------------------------------------------------------------
+def verdict(measured: claims.MeasuredClaim) -> str:
+    return measured.claim.judge(measured.intervals).verdict
 
 
-def length_run(with_arcmod: bool) -> ChapterRun:
-    layers = [0, 6]
-    rows = [
-        gap_rows("T1 sentence_length_linguistic", "pos", layers, [90, 92], [88, 90], [86, 87]),
-        gap_rows("T1 sentence_length_pos", "pos", layers, [90, 92], [89, 91], [88, 90]),
-        gap_rows("T2 sentence_length_linguistic", "deprel", layers, [80, 80], [70, 70], [60, 60]),
-        gap_rows("T2 sentence_length_deprel", "deprel", layers, [80, 80], [75, 75], [70, 70]),
-        gap_rows("T2 arc_length", "deprel", layers, [80, 80], [60, 62], [40, 42]),
-    ]
-    t2_points = {"sentence_length_deprel": points(23, 31), "arc_length": points(2, 3)}
-    t2_skipped = {}
-    if with_arcmod:
-        rows.append(
-            gap_rows("T2 arc_length_modified", "deprel", layers, [80, 80], [60, 62], [50, 45])
-        )
-        t2_points["arc_length_modified"] = points(3, 4)
-    else:
-        t2_skipped["arc_length_modified"] = "parameter 'points': the hard set is empty"
-    tasks = {
-        "pos": TaskRun("pos", None, None, {"sentence_length_pos": points(23, 33)}, {}, None),
-        "deprel": TaskRun("deprel", None, None, t2_points, t2_skipped, None),
-    }
-    return chapter_run(CriteriaConfig.from_parameters(PARAMETERS), layers, tasks, rows)
+# --- counts and the interval over sentences and seeds ------------------------------------------
 
 
-def test_length_values_summarise_the_gap_table():
-    v = claims.length_values(length_run(with_arcmod=True))
-    assert (v["n_train_sentences"], v["n_eval_sentences"], v["n_seeds"], v["n_layers"]) == (
-        7,
-        5,
-        2,
-        2,
-    )
-    assert (v["epochs"], v["n_skipped"], v["skipped"]) == (3, 0, "none")
-    # T1 linguistic: gaps 2 and 3, difficulty 2 and 2
-    assert v["t1_ling_gap_mean"] == pytest.approx(2.5, abs=TOL)
-    assert v["t1_ling_gap_max"] == pytest.approx(3, abs=TOL)
-    assert v["t1_ling_difficulty_mean"] == pytest.approx(2, abs=TOL)
-    assert v["t1_ling_std_extra_mean"] == pytest.approx(4.5, abs=TOL)
-    assert v["t1_ling_extra_max"] == 87 and v["t1_ling_control_max"] == 90
-    assert v["t2_arc_difficulty_mean"] == pytest.approx(19, abs=TOL)
-    assert v["t2_arcmod_extra_max"] == 50 and v["t2_arcmod_control_max"] == 62
-    assert (v["t1_m1"], v["t1_m2"], v["t2_m1"], v["t2_m2"]) == (23, 33, 23, 31)
-    assert (v["arc_m1"], v["arc_m2"], v["arcmod_m2"]) == (2, 3, 4)
-    assert v["claim_t1_small"] == "holds"  # largest T1 gap is 3, the bound itself
-    assert v["claim_ling_larger"] == "holds"  # 4.5 > 2 (T1), 20 > 10 (T2)
-    assert v["claim_arc_harder"] == "holds"  # difficulty 19 > 0, gap 20 > 5
-    assert v["claim_arcmod"] == "holds"  # 50 > 42 and 50 < 62
-    assert v["claim_t2_smallest"] == "holds"  # max(10, 5) < 20
-
-
-def test_length_values_of_a_skipped_split_are_nan_and_its_claim_fails():
-    v = claims.length_values(length_run(with_arcmod=False))
-    assert v["n_skipped"] == 1
-    assert v["skipped"] == "T2 arc_length_modified: parameter 'points': the hard set is empty"
-    assert all(math.isnan(v[f"t2_arcmod_{k}"]) for k in ("gap_mean", "gap_max", "extra_max"))
-    assert math.isnan(v["arcmod_m2"])
-    assert v["claim_arcmod"] == "does not hold"
-
-
-def test_length_claims_fail_when_the_numbers_say_so():
-    run = length_run(with_arcmod=True)
-    gaps = run.gaps.copy()
-    t1 = gaps["split"] == "T1 sentence_length_pos"
-    gaps.loc[t1, "extrapolation_gap"] = [1.0, 3.5]
-    v = claims.length_values(dataclasses.replace(run, gaps=gaps))
-    assert v["t1_dist_gap_max"] == 3.5 and v["claim_t1_small"] == "does not hold"
-
-
-# --- chapter 43 -------------------------------------------------------------------------------
-
-
-def sentence(words: list[tuple[str, str]], sent_id: str) -> Sentence:
-    """A sentence from (form, upos) pairs, every word headed by the first."""
-    forms, upos = (list(x) for x in zip(*words, strict=True))
-    n = len(words)
-    heads = [0] + [1] * (n - 1)
-    return Sentence(
-        sent_id=sent_id,
-        text=None,
-        forms=np.array(forms),
-        lemmas=np.array(forms),
-        upos=np.array(upos),
-        xpos=np.array(["_"] * n),
-        feats=tuple({} for _ in range(n)),
-        heads=np.array(heads, dtype=np.int64),
-        deprel=np.array(["root" if h == 0 else "dep" for h in heads]),
-        path=Path("hand-built"),
-        line=1,
-    )
-
-
-def tagged_examples():
-    """Train: 'run' VERB x3, NOUN x1; 'saw' NOUN then VERB; 'the' DET x2. Eval: run/NOUN,
-    run/VERB, saw/VERB, blorp/VERB, blorp/NOUN: MFT scores 1 0 1 0 1 (unseen 'blorp' against
-    the global VERB), tag-proportion scores 0.75 0.25 0.5 1 1."""
-    train = pos_examples(
+def test_hard_counts_count_correct_hard_items_per_seed_and_sentence():
+    # items:   0  1  2  3  4  5   (sentences 0 0 1 2 2 2); hard: items 0, 1, 3, 4, 5
+    sent = np.array([0, 0, 1, 2, 2, 2])
+    hard = np.array([True, True, False, True, True, True])
+    y = np.array([1, 2, 0, 1, 1, 0])
+    preds = np.array(
         [
-            sentence([("run", "VERB"), ("saw", "NOUN"), ("the", "DET")], "t1"),
-            sentence([("run", "VERB"), ("run", "NOUN"), ("saw", "VERB")], "t2"),
-            sentence([("run", "VERB"), ("the", "DET")], "t3"),
+            [1, 0, -1, 1, 1, 1],  # seed 7, control: right 0; wrong 1; right 3, 4; wrong 5
+            [1, 2, -1, 0, 1, 0],  # seed 8, control: right 0, 1; wrong 3; right 4, 5
         ]
     )
-    evaluation = pos_examples(
-        [
-            sentence(
-                [("run", "NOUN"), ("run", "VERB"), ("saw", "VERB"), ("blorp", "VERB")]
-                + [("blorp", "NOUN")],
-                "e1",
-            )
-        ]
+    index = pd.DataFrame(
+        [("s", 3, 7, "control", 6, 5), ("s", 3, 8, "control", 6, 5)],
+        columns=["split", "layer", "seed", "setup", "n_train", "n_eval"],
     )
-    return train, evaluation
+    result = MLPTrainResult((), np.zeros((2, 1)), preds, np.zeros(2, dtype=int))
+    run = SplitRun(result, index, y, {("s", 3): hard}, sent)
+    counts = comparisons.hard_counts(run, "s", 3, "control", n_sentences=4)
+    np.testing.assert_array_equal(counts.units, [2, 0, 3, 0])
+    np.testing.assert_array_equal(counts.correct, [[1, 0, 2, 0], [2, 0, 2, 0]])
+    assert counts.seeds == (7, 8)
+    assert counts.accuracy == pytest.approx((3 / 5 + 4 / 5) / 2)
+    np.testing.assert_array_equal(
+        comparisons.hard_correct(run, "s", 3, 8, "control"), [True, True, False, True, True]
+    )
+    with pytest.raises(ParameterError):
+        comparisons.hard_counts(run, "s", 3, "extrapolation", n_sentences=4)
 
 
-def tag_run(with_tp: bool) -> ChapterRun:
-    layers = [0, 3, 6]
-    train, evaluation = tagged_examples()
-    rows = [
-        gap_rows("T1 most_frequent_tag", "pos", layers, [90, 92, 94], [60, 70, 80], [50, 62, 75])
-    ]
-    pts = {"most_frequent_tag": SplitPoints(1.0, 0.0, "constant", "constant", "mft")}
-    skipped = {}
-    if with_tp:
-        rows.append(
-            gap_rows("T1 tag_proportion", "pos", layers, [90, 92, 94], [75, 80, 85], [72, 78, 84])
+def test_hard_difference_drops_empty_sentences_and_keeps_every_seed():
+    units = np.array([2.0, 0.0, 3.0, 1.0, 4.0])
+    a = HardCounts(np.array([[2, 0, 3, 1, 3], [1, 0, 2, 1, 4.0]]), units, (1, 2))
+    b = HardCounts(np.array([[1, 0, 1, 0, 2], [1, 0, 2, 1, 1.0]]), units, (1, 2))
+    out = comparisons.hard_difference(a, b)
+    # accuracies 9/10 and 8/10 against 4/10 and 5/10: 0.85 - 0.45
+    assert out.estimate == pytest.approx(0.40)
+    keep = units > 0
+    expected = crossed_interval(a.correct[:, keep], b.correct[:, keep], units[keep], 0.90)
+    assert (out.low, out.high, out.se) == pytest.approx((expected.low, expected.high, expected.se))
+    assert out.n_sentences == 4 and out.n_seeds == (2, 2) and out.se_seeds > 0
+    # B scored on other items of the same sentences: B keeps its own units
+    other = HardCounts(np.array([[0, 1, 0, 0, 2], [0, 1, 1, 0, 1.0]]), units[::-1], (1, 2))
+    out = comparisons.hard_difference(a, other, paired_seeds=True)
+    assert out.estimate == pytest.approx(0.85 - 3 / 10) and out.n_sentences == 5
+    paired = crossed_interval(a.correct, other.correct, units, 0.9, paired_seeds=True,
+                              units_b=units[::-1])  # fmt: skip
+    assert out.se == pytest.approx(paired.se)
+
+
+def test_hard_difference_refuses_what_would_hide_seed_or_sentence_variance():
+    units = np.array([2.0, 3.0, 1.0])
+    two = HardCounts(np.array([[1, 2, 1], [2, 2, 0.0]]), units, (1, 2))
+    one = HardCounts(np.array([[1, 2, 1.0]]), units, (1,))
+    with pytest.raises(ParameterError) as info:
+        comparisons.hard_difference(two, one)
+    assert info.value.name == "seeds"
+    with pytest.raises(ParameterError, match="paired_seeds"):
+        comparisons.hard_difference(two, dataclasses.replace(two, seeds=(3, 4)), paired_seeds=True)
+    lonely = np.array([0.0, 3.0, 0.0])
+    few = HardCounts(np.array([[0, 2, 0], [0, 3, 0.0]]), lonely, (1, 2))
+    with pytest.raises(ParameterError, match="units"):
+        comparisons.hard_difference(few, few)
+    with pytest.raises(ParameterError, match="correct"):
+        HardCounts(np.array([[3, 2, 1.0]]), units, (1,))  # 3 right of 2 items
+
+
+def test_gap_intervals_show_every_split_at_the_compared_layer():
+    chapter = fake_chapter({"pos": ("most_frequent_tag", "tag_proportion")})
+    table = comparisons.gap_intervals(chapter)
+    assert list(table.index) == ["T1 most_frequent_tag", "T1 tag_proportion"]
+    row = table.loc["T1 most_frequent_tag"]
+    control = accuracy_of(chapter, "pos", "most_frequent_tag", 6, "control")
+    extrapolation = accuracy_of(chapter, "pos", "most_frequent_tag", 6, "extrapolation")
+    assert row["control (%)"] == pytest.approx(100 * control)
+    assert row["control − extrapolation (points)"] == pytest.approx(100 * (control - extrapolation))
+    assert row["90% CI low"] < row["control − extrapolation (points)"] < row["90% CI high"]
+    assert row["sentences"] == 300 and row["hard items"] == 900
+
+
+# --- each claim's interval, on hand-built runs ------------------------------------------------
+
+
+def test_claim_intervals_are_the_differences_of_the_setups_accuracies():
+    length = fake_chapter(
+        {"pos": ("sentence_length_linguistic", "sentence_length_pos"), "deprel": ("arc_length",)}
+    )
+    parts = claims.t1_length_intervals(length)
+    assert list(parts) == ["ling_L0", "ling_L6", "dist_L0", "dist_L6"]
+    for part, split in (
+        ("ling_L0", "sentence_length_linguistic"),
+        ("dist_L6", "sentence_length_pos"),
+    ):
+        layer = int(part[-1])
+        gap = accuracy_of(length, "pos", split, layer, "control") - accuracy_of(
+            length, "pos", split, layer, "extrapolation"
         )
-        pts["tag_proportion"] = SplitPoints(0.3, 0.6, "eval", "eval", "distributional", True)
-    else:
-        skipped["tag_proportion"] = "parameter 'points': the easy set is empty"
-    tasks = {"pos": TaskRun("pos", train, evaluation, pts, skipped, None)}
-    return chapter_run(CriteriaConfig.from_parameters(PARAMETERS), layers, tasks, rows)
+        assert parts[part].estimate == pytest.approx(gap)
+    arc = claims.arc_gap_interval(length)
+    assert arc.estimate == pytest.approx(
+        accuracy_of(length, "deprel", "arc_length", 6, "control")
+        - accuracy_of(length, "deprel", "arc_length", 6, "extrapolation")
+    )
+    assert arc.n_seeds == (3, 3)  # every seed, not the first only
+
+    tag = fake_chapter({"pos": ("most_frequent_tag",)}, layers=(0, 3, 6))
+    layers = claims.mft_layers_interval(tag)
+    assert layers.estimate == pytest.approx(
+        accuracy_of(tag, "pos", "most_frequent_tag", 6, "extrapolation")
+        - accuracy_of(tag, "pos", "most_frequent_tag", 0, "extrapolation")
+    )
+    assert claims.mft_gap_interval(tag).estimate == pytest.approx(
+        accuracy_of(tag, "pos", "most_frequent_tag", 6, "control")
+        - accuracy_of(tag, "pos", "most_frequent_tag", 6, "extrapolation")
+    )
+
+    learning = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS)
+    assert claims.speed_gap_interval(learning).estimate == pytest.approx(
+        accuracy_of(learning, "pos", "speed_of_learning", 6, "control")
+        - accuracy_of(learning, "pos", "speed_of_learning", 6, "extrapolation")
+    )
+    loss = claims.loss_control_intervals(learning)
+    assert list(loss) == list(claims.LOSS_PARTS)
+    assert loss["t2_arc"].estimate == pytest.approx(
+        accuracy_of(learning, "deprel", "arc_length", 6, "control")
+        - accuracy_of(learning, "deprel", "sample_loss", 6, "control")
+    )
+    # the same control probe per seed on both hard sets: the seed part is that of the differences
+    arc = per_seed(learning, "deprel", "arc_length", 6, "control")
+    lossy = per_seed(learning, "deprel", "sample_loss", 6, "control")
+    assert loss["t2_arc"].se_seeds == pytest.approx(math.sqrt(np.var(arc - lossy, ddof=1) / 3))
 
 
-def test_tag_values_read_the_tag_statistics_and_the_gaps():
-    v = claims.tag_values(tag_run(with_tp=True))
-    assert v["skipped"] == "none" and v["widened"] == "tag_proportion"
-    assert v["mft_hard_share"] == pytest.approx(60)  # 3 of 5 words carry another tag
-    assert v["tp_hard_share"] == pytest.approx(60)  # scores 0.75, 1, 1 lie above m2 = 0.6
-    assert v["tp_hard_is_mft"] == pytest.approx(100 / 3)  # of those, blorp/VERB is the mft
-    assert (v["tp_m1"], v["tp_m2"]) == (0.3, 0.6)
-    # difficulty 30, 22, 14; standard - extrapolation 40, 30, 19
-    assert (v["mft_std_ctrl_min"], v["mft_std_ctrl_max"]) == (14, 30)
-    assert (v["mft_std_extra_min"], v["mft_std_extra_max"]) == (19, 40)
-    assert (v["mft_extra_first"], v["mft_extra_last"], v["mft_extra_best"]) == (50, 75, 75)
-    assert (v["first_layer"], v["last_layer"]) == (0, 6)
-    assert v["mft_rel_first"] == pytest.approx(100 * 10 / 60)
-    assert v["mft_rel_last"] == pytest.approx(100 * 5 / 80)
-    assert v["mft_gap_mean"] == pytest.approx(23 / 3) and v["mft_ctrl_mean"] == pytest.approx(70)
-    assert v["tp_gap_mean"] == pytest.approx(2) and v["tp_ctrl_mean"] == pytest.approx(80)
-    for claim in ("mft_below", "mft_layers", "mft_relative", "tp_easier", "tp_shrinks"):
-        assert v[f"claim_{claim}"] == "holds", claim
+def test_claims_that_a_run_cannot_measure_are_not_tested():
+    one_layer = fake_chapter({"pos": ("most_frequent_tag",)}, layers=(6,))
+    mft, layers = claims.tag_claims(one_layer)
+    assert mft.intervals is not None and layers.intervals is None
+    assert "two probed layers" in layers.reason
+    # the chapter glues it as not tested (Glue.untested), with the reason in place of the interval
+    phrases = layers.claim.untested_values(layers.reason)
+    assert phrases["claim_mft_layers_verdict"] == NOT_TESTED
+    assert math.isnan(phrases["claim_mft_layers_power"])
+    assert "two probed layers" in phrases["claim_mft_layers_text"]
+    assert len(claims.claim_parts_table(layers)) == 0
+
+    chapter = fake_chapter({"pos": ("sentence_length_pos",), "deprel": ("arc_length",)})
+    empty = {"skipped": {"sentence_length_linguistic": "the hard set is empty"}}
+    pos = dataclasses.replace(chapter.tasks["pos"], **empty)
+    arc = {"points": {}, "skipped": {"arc_length": "the easy set is empty"}}
+    deprel = dataclasses.replace(chapter.tasks["deprel"], **arc)
+    chapter = dataclasses.replace(chapter, tasks={"pos": pos, "deprel": deprel})
+    t1, arc = claims.length_claims(chapter)
+    assert arc.intervals is None and arc.reason == "T2 arc_length: the easy set is empty"
+    # the linguistic split was not made: IV.1 is judged on the parts the run measured
+    assert t1.claim is claims.T1_LENGTH and list(t1.intervals) == ["dist_L0", "dist_L6"]
+    assert "2 parts" in t1.claim.prose_values(t1.intervals)["claim_t1_length_reading"]
+    # none of its parts measured: IV.1 is not tested
+    pos = dataclasses.replace(
+        pos, points={}, skipped={s: "empty" for s in claims.LENGTH_PARTS.values()}
+    )
+    t1 = claims.length_claims(dataclasses.replace(chapter, tasks={"pos": pos, "deprel": deprel}))[0]
+    assert t1.intervals is None and t1.reason == (
+        "T1 sentence_length_linguistic: empty; T1 sentence_length_pos: empty"
+    )
 
 
-def test_tag_values_of_a_skipped_tag_proportion_split_keep_their_keys():
-    v = claims.tag_values(tag_run(with_tp=False))
-    assert v["skipped"] == "tag_proportion: parameter 'points': the easy set is empty"
-    assert v["widened"] == "none"
-    for key in ("tp_hard_share", "tp_hard_is_mft", "tp_m1", "tp_m2", "tp_gap_mean", "tp_ctrl_mean"):
-        assert math.isnan(v[key]), key
-    assert v["claim_tp_easier"] == v["claim_tp_shrinks"] == "cannot be tested (split skipped)"
-    assert v["claim_mft_layers"] == "holds"
+# --- claims whose parts must all hold ---------------------------------------------------------
 
 
-# --- chapter 44 -------------------------------------------------------------------------------
-
-
-def learning_run() -> ChapterRun:
-    layers = [0, 3, 6]
-    rows = [
-        gap_rows("T1 speed_of_learning", "pos", layers, [90] * 3, [88, 89, 90], [40, 30, 20]),
-        gap_rows("T2 speed_of_learning", "deprel", layers, [80] * 3, [82, 81, 79], [50, 45, 40]),
-        gap_rows("T1 sample_loss", "pos", layers, [90] * 3, [50, 55, 60], [48, 53, 59]),
-        gap_rows("T2 sample_loss", "deprel", layers, [80] * 3, [40, 45, 50], [30, 38, 47]),
-    ]
-    p, tied = points(0.2, 0.5), points(0.2, 0.4, top_ties=True)
-    tasks = {
-        "pos": TaskRun(
-            "pos", None, None, {"speed_of_learning": [p, tied, p], "sample_loss": [p] * 3}, {}, None
-        ),
-        "deprel": TaskRun(
-            "deprel", None, None, {"speed_of_learning": [p] * 3, "sample_loss": [p] * 3}, {}, None
-        ),
-    }
-    config = LearningCriteriaConfig.from_parameters(PARAMETERS | {"ensemble_seeds": [1, 2, 3]})
-    return chapter_run(config, layers, tasks, rows)
-
-
-def test_learning_values_summarise_both_scores_per_task():
-    v = claims.learning_values(learning_run())
-    assert v["n_ensemble"] == 3 and v["skipped"] == "none"
-    assert v["widened"] == "T1 speed_of_learning layer 3"
-    assert v["t1_speed_gap_mean"] == pytest.approx(59)  # gaps 48, 59, 70
-    assert v["t1_speed_difficulty_mean"] == pytest.approx(1)
-    assert v["t1_speed_control_mean"] == pytest.approx(89)
-    assert (v["t1_speed_extra_mid"], v["t1_speed_extra_last"]) == (30, 20)
-    assert v["t1_speed_extra_best_layer"] == 0 and v["t1_loss_extra_best_layer"] == 6
-    assert v["t2_speed_difficulty_mean"] == pytest.approx(-2 / 3)
-    assert v["t2_speed_above_layers"] == 2  # control above standard at layers 0 and 3
-    assert (v["mid_layer"], v["last_layer"]) == (3, 6)
-    assert v["t1_loss_gap_mean"] == pytest.approx(5 / 3)
-    assert v["t2_loss_gap_mean"] == pytest.approx(20 / 3)
-    expected = {
-        "speed_not_harder": "holds",  # |1| and |-2/3| within 3
-        "t2_exceeds": "does not hold",  # layer 6: control 79 < standard 80
-        "speed_largest": "holds",  # 59 > 5/3 and 107/3 > 20/3
-        "speed_decreases": "holds",  # 20 < 30 and 40 < 45
-        "loss_control_lowest": "holds",  # 55 < 89 and 45 < 242/3
-        "t1_close": "holds",  # 5/3 < 3
-        "t2_wider": "holds",  # 20/3 > 5/3
-    }
-    assert {k: v[f"claim_{k}"] for k in expected} == expected
-
-
-def test_ranking_values_name_the_smallest_and_largest_gap():
-    table = pd.DataFrame(
+def test_a_claim_of_several_parts_needs_every_part():
+    chapter = fake_chapter(
+        LEARNING,
+        LOSS_REFERENCE_SPLITS,
+        {("pos", "sample_loss", "control"): 0.4, ("deprel", "sample_loss", "control"): 0.4},
+    )
+    measured = claims.learning_claims(chapter)[1]
+    assert verdict(measured) == REPRODUCED
+    table = claims.claim_parts_table(measured)
+    assert len(table) == 9 and set(table["verdict"]) == {REPRODUCED}
+    assert table.index[0] == "T1 sentence length (linguistic)"  # the parts' labels
+    phrases = measured.claim.prose_values(measured.intervals)
+    assert phrases["claim_loss_control_reading"] == "all 9 parts reproduced"
+    # one function's hard set as hard as sample loss's: that part fails, so the claim does
+    worse = fake_chapter(
+        LEARNING,
+        LOSS_REFERENCE_SPLITS,
         {
-            "task": ["T1", "T1", "T1", "T2"],
-            "scoring function": [
-                "speed of learning",
-                "sentence length",
-                "most frequent tag",
-                "arc length",
-            ],
-            "gap": [40.0, 1.0, 5.0, 20.0],
-            "chapter": ["44", "42", "43", "42"],
-        }
+            ("pos", "sample_loss", "control"): 0.4,
+            ("deprel", "sample_loss", "control"): 0.4,
+            ("deprel", "sentence_length_deprel", "control"): 0.35,
+        },
     )
-    v = claims.ranking_values(table, ["43_tag_criteria"])
-    assert v["stale"] == "43_tag_criteria"
-    assert (v["t1_smallest"], v["t1_largest"], v["t1_n_functions"]) == (
-        "sentence length",
-        "speed of learning",
-        3,
-    )
-    assert v["claim_t1_length_smallest"] == "holds"
-    # one function only: nothing to rank, so the claim is not shown to hold
-    assert (v["t2_smallest"], v["t2_n_functions"]) == ("arc length", 1)
-    assert v["claim_t2_length_smallest"] == "does not hold"
-    v = claims.ranking_values(table[table["task"] == "T1"], [])
-    assert (v["stale"], v["t2_smallest"], v["t2_largest"], v["t2_n_functions"]) == (
-        "none",
-        "none",
-        "none",
-        0,
+    measured = claims.learning_claims(worse)[1]
+    judged = {p: judge(claims.LOSS_CONTROL_RULE, iv) for p, iv in measured.intervals.items()}
+    assert [p for p, j in judged.items() if j.verdict != REPRODUCED] == ["t2_dist"]
+    assert verdict(measured) == NOT_REPRODUCED
+    phrases = measured.claim.prose_values(measured.intervals)
+    assert phrases["claim_loss_control_text"].startswith("T2 sentence length (distributional): ")
+    assert phrases["claim_loss_control_worst_reading"].startswith("the interval ends below")
+    assert phrases["claim_loss_control_reading"] == (
+        "of its 9 parts, 8 reproduced, 1 not reproduced"
     )
 
 
-def test_collect_gaps_reads_the_earlier_chapters(tmp_path):
-    same = {"n_train_sentences": 10, "n_eval_sentences": 10, "n_seeds": 2, "epochs": 1}
-    own = {**same, "t1_speed_gap_mean": 30.0, "t2_speed_gap_mean": 12.0}
-    table, stale = part_gaps.collect_gaps(own, tmp_path)  # nothing saved yet
-    assert stale == [] and set(table["chapter"]) == {"44_learning_criteria"}
-    save_results(tmp_path / "42_length_criteria.json", {**same, "t1_dist_gap_mean": 1.5})
-    save_results(tmp_path / "43_tag_criteria.json", {**same, "epochs": 5, "mft_gap_mean": 2.0})
-    table, stale = part_gaps.collect_gaps(own, tmp_path)
-    assert stale == ["43_tag_criteria"]
-    t1 = table[table["task"] == "T1"].set_index("scoring function")["gap"]
-    assert t1.to_dict() == {"sentence length": 1.5, "speed of learning": 30.0}
+def test_run_dependent_parts_are_saved_and_read_back():
+    chapter = fake_chapter({"pos": ("sentence_length_pos",)}, layers=(0, 3))
+    measured = claims.length_claims(chapter)[0]
+    assert measured.claim is claims.T1_LENGTH and list(measured.intervals) == ["dist_L0", "dist_L3"]
+    values = measured.claim.saved_values(measured.intervals)
+    assert values["claim_t1_length_parts"] == "dist_L0,dist_L3"
+    # the ledger holds the declared claim (the default model's layers) and reads the run's parts
+    declared = claims.T1_LENGTH
+    assert len(declared.parts) == 14 and "ling_L6" in declared.parts
+    read = declared.read(values)
+    assert set(read) == {"dist_L0", "dist_L3"}
+    assert declared.judge(read) == declared.judge(measured.intervals)
+    assert declared.judge(read).verdict == values["claim_t1_length_verdict"]
+    assert read["dist_L3"].estimate == pytest.approx(measured.intervals["dist_L3"].estimate)
 
 
-def test_layer_points_table_names_task_split_and_layer():
-    p, tied = points(0.2, 0.5), points(0.2, 0.4, top_ties=True)
-    tasks = {"deprel": TaskRun("deprel", None, None, {"sample_loss": [p, tied]}, {}, None)}
-    table = tables.layer_points_table(tasks, [0, 6])
-    assert list(table.index) == ["T2 sample_loss L0", "T2 sample_loss L6"]
-    assert list(table["rule"]) == ["distributional", "distributional + ties at m2"]
-    assert list(table["m2"]) == [0.5, 0.4]
-    assert len(tables.points_table({})) == 0 and "m2 from" in tables.points_table({}).columns
+def test_the_claims_are_declared_once_with_their_rules():
+    ids = [c.id for c in claims.CLAIMS]
+    assert ids == ["IV.1", "IV.2", "IV.3", "IV.4", "IV.5", "IV.6"]
+    assert len({c.key for c in claims.CLAIMS}) == 6
+    sesoi = {c.id: round(c.rule.sesoi * c.rule.scale, 3) for c in claims.CLAIMS}
+    assert sesoi == {"IV.1": 3, "IV.2": 11.5, "IV.3": 6, "IV.4": 5, "IV.5": 10, "IV.6": 2}
+    kinds = {c.id: c.rule.kind for c in claims.CLAIMS}
+    assert kinds["IV.1"] == "equivalence" and {kinds[i] for i in ids[1:]} == {"directional"}
+    for c in claims.CLAIMS:
+        assert isinstance(c, Claim) and c.paper == "kunz2021test"
+        assert c.chapter in ("42_length_criteria", "43_tag_criteria", "44_learning_criteria")
+        assert c.rule.level == pytest.approx(0.90) and c.rule.units == "points"
+        assert c.rule.sesoi_reason and "sentences" in c.rule.unit and "seeds" in c.rule.unit
+    assert claims.ARC.sesoi_text() == "11.5 points" and claims.T1_LENGTH.sesoi_text() == "±3 points"
+    assert claims.T1_LENGTH.label("ling_L3") == "linguistic split, layer 3"
+    assert claims.T1_LENGTH.label("dist_L24") == "distributional split, layer 24"
+    assert set(claims.T1_LENGTH.parts) <= set(claims.T1_LENGTH.labels)
+    assert claims.LOSS_CONTROL.label("t1_mft") == "T1 most frequent tag"
+    assert set(claims.LOSS_CONTROL.labels) == set(claims.LOSS_PARTS)
+    # every reference control of chapter 44 and speed of learning are parts of IV.6
+    for task in ("pos", "deprel"):
+        own = {s for t, s in claims.LOSS_PARTS.values() if t == task}
+        assert own == {*LOSS_REFERENCE_SPLITS[task], "speed_of_learning"}
+
+
+# --- a single change to one realistic run reaches every verdict -------------------------------
+
+T1_LENGTH = {"pos": ("sentence_length_linguistic", "sentence_length_pos")}
+T1_SAME = {("pos", s, setup): p for s in T1_LENGTH["pos"] for setup, p in
+           (("control", 0.90), ("extrapolation", 0.89))}  # fmt: skip
+LOSS_LOW = {("pos", "sample_loss", "control"): 0.4, ("deprel", "sample_loss", "control"): 0.4}
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({}, REPRODUCED),
+        ({("pos", "sentence_length_pos", 6, "extrapolation"): 0.80}, NOT_REPRODUCED),
+        ({("pos", "sentence_length_pos", 6, "extrapolation"): 0.87}, INCONCLUSIVE),
+    ],
+)
+def test_iv1_reaches_every_verdict(change, expected):
+    """Control 90 %, extrapolation 89 % everywhere; then a 10-point or 3-point gap at one layer."""
+    chapter = fake_chapter(T1_LENGTH, accuracy=T1_SAME | change, n_sentences=1500)
+    assert verdict(claims.length_claims(chapter)[0]) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({}, REPRODUCED),
+        ({("deprel", "arc_length", 6, "extrapolation"): 0.78}, NOT_REPRODUCED),
+        ({("deprel", "arc_length", 6, "extrapolation", 3): 0.99}, INCONCLUSIVE),
+    ],
+)
+def test_iv2_reaches_every_verdict(change, expected):
+    """A 25-point gap; then a 2-point one, or one extrapolation seed far off the others."""
+    base = {("deprel", "arc_length", "extrapolation"): 0.55}
+    chapter = fake_chapter({"deprel": ("arc_length",)}, accuracy=base | change)
+    assert verdict(claims.length_claims(chapter)[1]) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({}, REPRODUCED),
+        ({("pos", "most_frequent_tag", 6, "extrapolation"): 0.79}, NOT_REPRODUCED),
+        ({("pos", "most_frequent_tag", 6, "extrapolation", 3): 0.95}, INCONCLUSIVE),
+    ],
+)
+def test_iv3_reaches_every_verdict(change, expected):
+    chapter = fake_chapter({"pos": ("most_frequent_tag",)}, accuracy=change)
+    assert verdict(claims.tag_claims(chapter)[0]) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({}, REPRODUCED),
+        ({("pos", "most_frequent_tag", 6, "extrapolation"): 0.38}, NOT_REPRODUCED),
+        ({("pos", "most_frequent_tag", 6, "extrapolation", 3): 0.30}, INCONCLUSIVE),
+    ],
+)
+def test_iv4_reaches_every_verdict(change, expected):
+    """Extrapolation 40 % at layer 0 and 70 % at layer 6; then 38 %, or one seed at 30 %."""
+    base = {
+        ("pos", "most_frequent_tag", 0, "extrapolation"): 0.40,
+        ("pos", "most_frequent_tag", 6, "extrapolation"): 0.70,
+    }
+    chapter = fake_chapter({"pos": ("most_frequent_tag",)}, accuracy=base | change)
+    assert verdict(claims.tag_claims(chapter)[1]) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({}, REPRODUCED),
+        ({("pos", "speed_of_learning", 6, "extrapolation"): 0.75}, NOT_REPRODUCED),
+        ({("pos", "speed_of_learning", 6, "extrapolation", 3): 0.99}, INCONCLUSIVE),
+    ],
+)
+def test_iv5_reaches_every_verdict(change, expected):
+    base = {("pos", "speed_of_learning", "extrapolation"): 0.5}
+    chapter = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS, LOSS_LOW | base | change)
+    assert verdict(claims.learning_claims(chapter)[0]) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({}, REPRODUCED),
+        ({("pos", "most_frequent_tag", 6, "control"): 0.35}, NOT_REPRODUCED),
+        ({("pos", "most_frequent_tag", 6, "control"): 0.41}, INCONCLUSIVE),
+    ],
+)
+def test_iv6_reaches_every_verdict(change, expected):
+    """Sample loss's control at 40 %, the others' at 80 %; then one function's near 40 %."""
+    chapter = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS, LOSS_LOW | change)
+    assert verdict(claims.learning_claims(chapter)[1]) == expected
+
+
+def test_the_verdict_paragraphs_read_the_rule():
+    chapter = fake_chapter({"pos": ("most_frequent_tag",)})
+    mft = claims.tag_claims(chapter)[0]
+    phrases = mft.claim.prose_values(mft.intervals)
+    assert phrases["claim_mft_reading"].startswith("the interval lies above 0 and reaches")
+    assert phrases["claim_mft_sesoi"] == "6 points"
+    assert phrases["claim_mft_sesoi_reason"].startswith("half the 12 points")
+    flat = fake_chapter(
+        {"pos": ("most_frequent_tag",)},
+        accuracy={("pos", "most_frequent_tag", 6, "extrapolation", 3): 0.95},
+    )
+    mft = claims.tag_claims(flat)[0]
+    assert mft.claim.prose_values(mft.intervals)["claim_mft_reading"] == (
+        "the interval includes 0 and reaches the SESOI of 6 points (underpowered)"
+    )
+
+
+# --- the chapters -----------------------------------------------------------------------------
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+@pytest.mark.parametrize("claim", claims.CLAIMS, ids=lambda c: c.id)
+def test_every_claim_is_judged_and_shown_in_its_chapter(claim):
+    """The verdict paragraph quotes Glue.claim's values; a claim not measured is glued untested."""
+    nb = jupytext.read(NOTEBOOKS / f"{claim.chapter}.py")
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "g.claim(item.claim, item.intervals)" in code
+    assert "g.untested(item.claim, item.reason)" in code
+    verdicts = " ".join(prose.split("## Verdicts")[-1].split())
+    prefix = f"ch{claim.chapter[:2]}_{claim.key}"
+    assert f"**{claim.text}: {{glue:text}}`{prefix}_verdict`.**" in verdicts
+    fields = ["text", "power:.2f", "sesoi", "sesoi_reason", "reading"]
+    for field in fields + (["worst_reading"] if claim.parts else []):
+        assert f"{{glue:text}}`{prefix}_{field}`" in verdicts, field

@@ -87,7 +87,14 @@ def test_a_wrong_type_is_named(name, value):
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("epochs", 0), ("n_train", -1), ("n_eval", -5), ("seeds", [])],
+    [
+        ("epochs", 0),
+        ("n_train", -1),
+        ("n_eval", -5),
+        ("seeds", []),
+        ("seeds", [1]),
+        ("seeds", [3, 3]),
+    ],
 )
 def test_a_bad_value_is_named_before_anything_runs(name, value):
     with pytest.raises(ParameterError) as info:
@@ -113,3 +120,21 @@ def test_order_seed_minus_one_means_corpus_order():
     config = CriteriaConfig.from_parameters(CRITERIA | {"other_global": object()})
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.epochs = 5  # type: ignore[misc]
+
+
+def test_claims_of_trained_probes_need_two_seeds():
+    """One seed hides the seed variance the claims' intervals need, so it is refused by name."""
+    with pytest.raises(ParameterError, match="at least 2") as info:
+        CriteriaConfig.from_parameters(CRITERIA | {"seeds": [1]})
+    assert info.value.name == "seeds"
+    assert CriteriaConfig.from_parameters(CRITERIA | {"seeds": [4, 9]}).seeds == [4, 9]
+
+
+def test_the_scoring_ensemble_shares_no_seed_with_the_probes():
+    """An ensemble probe with a probe's seed would be that probe: it would pick its own hard set."""
+    learning = CRITERIA | {"seeds": [1, 2]}
+    with pytest.raises(ParameterError, match=r"\[2\]") as info:
+        LearningCriteriaConfig.from_parameters(learning | {"ensemble_seeds": [2, 3]})
+    assert info.value.name == "ensemble_seeds"
+    ok = LearningCriteriaConfig.from_parameters(learning | {"ensemble_seeds": [11, 12]})
+    assert ok.ensemble_seeds == [11, 12]

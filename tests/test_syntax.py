@@ -14,18 +14,15 @@ from hypothesis import strategies as st
 
 from conftest import random_heads
 from probekit.errors import ParameterError
+from probekit.experiments.part1_probe_parser.claims import CLAIMS, probe_parser_intervals
 from probekit.experiments.part1_probe_parser.comparison import (
     best_layer,
-    check_claims,
-    compare_models,
     comparison_layer,
-    edge_comparison,
     held_out_scores,
-    probe_edge_outcomes,
-    probe_parser_verdict,
     results_table,
-    seed_differences,
     seed_scores,
+    tree_metric_arrays,
+    tree_metric_interval,
 )
 from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
 from probekit.experiments.part1_probe_parser.distance_figures import (
@@ -363,9 +360,9 @@ def test_tune_searches_on_the_middle_layer(trained):
     gold = {"train": EvalSet.build(train_s), "dev": EvalSet.build(dev_s)}
     config = ProbeParserConfig(
         treebank="t", n_train=0, n_dev=0, n_test=0, sample_seed=0, exclude_punct=True,
-        model="m", pooling="mean", layers=[], seeds=[1], n_trials=2, search_layer=None,
+        model="m", pooling="mean", layers=[], seeds=[1, 2], n_trials=2, search_layer=None,
         search_seed=0, ranks=[4, 0], lr_min=1e-2, lr_max=5e-2, dropout_max=0.1, max_epochs=4,
-        patience=2, compare_layer=None, n_boot=10, boot_seed=0,
+        patience=2, compare_layer=None,
     )  # fmt: skip
     tuning = tune(config, {"train": train_emb, "dev": dev_emb}, gold)
     # Two layers: the middle one is layer 1, the layer the fixture searched on by hand.
@@ -389,59 +386,29 @@ def test_held_out_scores_at_the_best_dev_layer(trained):
         held_out_scores(probes, scores, test_emb, test, 5)
 
 
-def test_per_sentence_and_comparison(trained):
+def test_per_sentence_scores_and_claim_intervals(trained):
     *_, probes, test_emb, test = trained
     per_sentence = per_sentence_scores(probes, test_emb, test, layer=1)
     assert len(per_sentence) == 2 * 2 * len(test)
     per_seed = seed_scores(per_sentence)
     mean = per_seed.groupby("kind")[list(METRICS)].mean()
-    for metric in METRICS:
-        res = compare_models(per_sentence, metric, "perceptron", "structural", n_boot=200)
-        # Seeds share the sentences, so the seed-averaged weighted difference is the difference
-        # of the seed-averaged corpus metrics.
-        expected = mean.loc["perceptron", metric] - mean.loc["structural", metric]
-        assert res.diff == pytest.approx(expected)
-        assert (res.name_a, res.name_b) == ("parser", "probe")
-    verdicts = check_claims(per_sentence, n_boot=200, seed=0)
-    assert verdicts["metric"].tolist() == ["uuas", "dspr", "dspr_pfw"]
-    assert verdicts.loc[0, "estimate"] == pytest.approx(
-        100 * (mean.loc["perceptron", "uuas"] - mean.loc["structural", "uuas"])
-    )
+    intervals = probe_parser_intervals(per_sentence)
+    assert list(intervals) == [c.key for c in CLAIMS] == ["uuas", "dspr", "dspr_pfw"]
+    # Seeds share the sentences, so the estimate is the difference of the seed-averaged corpus
+    # metrics, in the claimed direction.
+    for metric, sign in (("uuas", 1), ("dspr", -1), ("dspr_pfw", 1)):
+        expected = sign * (mean.loc["perceptron", metric] - mean.loc["structural", metric])
+        assert intervals[metric].estimate == pytest.approx(expected)
+        assert intervals[metric].n_seeds == (2, 2) and intervals[metric].level == 0.90
     table = results_table(per_seed, linear_baselines(test))
     assert table.index.tolist() == ["parser", "probe", "linear-chain baseline"]
     assert table.loc["probe", "UUAS (%)"] == pytest.approx(100 * mean.loc["structural", "uuas"])
-    diffs = seed_differences(per_seed)
-    assert diffs.index.tolist() == [1, 2]
     with pytest.raises(ParameterError):
         per_sentence_scores(probes, test_emb, test, layer=5)
-    with pytest.raises(ParameterError, match="metric"):
-        compare_models(per_sentence, "las", "perceptron", "structural")
 
 
-def test_edge_comparison_counts_the_uuas_edges(trained):
-    *_, probes, test_emb, test = trained
-    result = edge_comparison(probes, test_emb, test, layer=1, seed=2)
-    per_sentence = per_sentence_scores(probes, test_emb, test, layer=1)
-    rows = per_sentence[per_sentence["seed"] == 2].set_index("kind")
-    for kind, acc in (("perceptron", result.acc_a), ("structural", result.acc_b)):
-        one = rows.loc[kind]
-        assert acc == pytest.approx(one["uuas_correct"].sum() / one["uuas_total"].sum())
-    assert result.n == per_sentence[per_sentence["seed"] == 2]["uuas_total"].sum() / 2
-    assert 0.0 <= result.p_value <= 1.0 and 0.0 <= result.power <= 1.0
-
-
-def test_probe_edge_outcomes_count_the_uuas_edges(trained):
-    *_, probes, test_emb, test = trained
-    rows = per_sentence_scores(probes, test_emb, test, layer=1).query("seed == 1")
-    for kind in KINDS:
-        outcomes = probe_edge_outcomes(probes[(kind, 1, 1)], test_emb, 1, test)
-        one = rows[rows["kind"] == kind]
-        assert outcomes.dtype == bool and outcomes.size == one["uuas_total"].sum()
-        assert outcomes.sum() == one["uuas_correct"].sum()
-
-
-def test_compare_models_weights_by_hand():
-    """Two sentences, one seed: UUAS weighted by edges; DSpr by length bins in 5..50."""
+def test_tree_metric_intervals_weight_by_hand():
+    """Three sentences, one seed: UUAS weighted by edges; DSpr by length bins in 5..50."""
     rows = [
         # kind, seed, sentence, length, correct, total, dspr
         ("perceptron", 1, 0, 5, 4, 4, 0.9),
@@ -454,19 +421,12 @@ def test_compare_models_weights_by_hand():
     df = pd.DataFrame(
         rows, columns=["kind", "seed", "sentence", "length", "uuas_correct", "uuas_total", "dspr"]
     )
-    df["uuas"] = df["uuas_correct"] / df["uuas_total"]
-    res = compare_models(df, "uuas", "perceptron", "structural", n_boot=50)
-    assert res.diff == pytest.approx(10 / 20 - 9 / 20)
-    res = compare_models(df, "dspr", "perceptron", "structural", n_boot=50)
+    a, b = (df[df["kind"] == k] for k in ("perceptron", "structural"))
+    assert tree_metric_interval(a, b, "uuas", 0.9).estimate == pytest.approx(10 / 20 - 9 / 20)
     # Length 5: 0.9 vs 0.8; length 9: mean 0.6 vs 0.6; mean over lengths: 0.75 vs 0.7.
-    assert res.diff == pytest.approx(0.05)
-
-
-def test_overall_verdict():
-    def frame(uuas: str, dspr: str) -> pd.DataFrame:
-        return pd.DataFrame({"metric": ["uuas", "dspr", "dspr_pfw"], "verdict": [uuas, dspr, "x"]})
-
-    assert probe_parser_verdict(frame("holds", "holds")).startswith("both claims hold")
-    assert probe_parser_verdict(frame("reversed", "not shown")).startswith("neither claim")
-    assert "UUAS claim" in probe_parser_verdict(frame("holds", "reversed"))
-    assert "DSpr claim" in probe_parser_verdict(frame("not shown", "holds"))
+    assert tree_metric_interval(a, b, "dspr", 0.9).estimate == pytest.approx(0.05)
+    arrays = tree_metric_arrays([a, b], "dspr")
+    assert arrays.units.tolist() == [1.0, 0.5, 0.5]
+    assert arrays.scores[0].tolist() == [[0.9, 0.25, 0.35]]
+    with pytest.raises(ParameterError, match="metric"):
+        tree_metric_interval(a, b, "las", 0.9)

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Image
 from myst_nb import glue
 
-from probekit.experiments.claims import Claim, format_interval
+from probekit.experiments.claims import Claim
 from probekit.io.results import save_results
 from probekit.stats.intervals import Interval
 from probekit.stats.verdicts import Judgement
@@ -60,23 +60,27 @@ class Glue:
         return value
 
     def claim(self, claim: Claim, intervals: Interval | Mapping[str, Interval]) -> Judgement:
-        """Judge ``claim`` on its interval(s) and glue everything the ledger reads.
+        """Judge ``claim`` on its interval(s) and glue everything its paragraph and the ledger read.
 
         Glues (and saves) the interval of every part, the verdict, the design power, the
         deciding p-value and the note under the claim's key (:meth:`Claim.saved_values`), and
-        ``<key>_text`` (and ``<key>_<part>_text``), the estimates and intervals in words. The
-        prose reads the verdict as ``{glue:text}`<prefix>_<key>_verdict```.
+        the phrases of its verdict paragraph (:meth:`Claim.prose_values`: the SESOI and its
+        reason, the interval in words, why the rule decided). The prose reads the verdict as
+        ``{glue:text}`<prefix>_<key>_verdict```.
         """
         for name, value in claim.saved_values(intervals).items():
             self(name, value)
-        parts = (
-            {claim.key: intervals}
-            if not claim.parts
-            else {f"{claim.key}_{p}": intervals[p] for p in claim.parts}
-        )
-        for prefix, interval in parts.items():
-            self(f"{prefix}_text", format_interval(interval, claim.rule))
+        for name, value in claim.prose_values(intervals).items():
+            self(name, value)
         return claim.judge(intervals)
+
+    def untested(self, claim: Claim, reason: str) -> None:
+        """Glue a claim the run could not measure as "not tested".
+
+        ``reason`` stands in place of its interval and readings (:meth:`Claim.untested_values`).
+        """
+        for name, value in claim.untested_values(reason).items():
+            self(name, value)
 
     def comparison(self, name: str, cmp: Any) -> Any:
         """Glue a :class:`probekit.stats.comparison.Comparison` under ``name``.

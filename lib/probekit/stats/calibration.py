@@ -26,8 +26,13 @@ import pandas as pd
 from scipy import optimize, special
 
 from probekit.errors import ParameterError
-from probekit.stats.intervals import Interval
-from probekit.stats.verdicts import VERDICTS, Rule, judge
+from probekit.stats.intervals import (
+    Interval,
+    cluster_bootstrap,
+    crossed_interval,
+    seed_interval,
+)
+from probekit.stats.verdicts import NOT_REPRODUCED, REPRODUCED, VERDICTS, Rule, judge
 
 
 @dataclass(frozen=True)
@@ -149,3 +154,99 @@ def calibrate(
 def with_seeds(design: Design, k_a: int, k_b: int) -> Design:
     """``design`` with other seed counts."""
     return replace(design, k_a=k_a, k_b=k_b)
+
+
+@dataclass(frozen=True)
+class ClaimType:
+    """A kind of claim in the book, with its simulated design and interval method.
+
+    ``effects`` are the true effects simulated; the rule must rarely say "reproduced" at the
+    ``null_effects`` and rarely "not reproduced" at ``true_effect``.
+    """
+
+    name: str
+    rule: Rule
+    design: Design
+    method: Method
+    effects: tuple[float, ...]
+    null_effects: tuple[float, ...]
+    true_effect: float
+
+
+def claim_types() -> list[ClaimType]:
+    """The claim types of the book's ledger, each on a realistic simulated design.
+
+    Sentences of varying length with correlated unit errors, three seeds per trained probe
+    (deterministic predictors have none), SESOI 2 points: "bootstrap" (the variance-components
+    interval over sentences and seeds of a difference of two trained probes), "equivalence"
+    (TOST on the same interval), "clustered McNemar" (two deterministic predictors, the
+    cluster-robust interval), "per-seed" (Welch over per-seed scores, on a design where the probes
+    do not differ sentence by sentence), "threshold" (one deterministic predictor against a fixed
+    reference value, logit-scale interval) and "sentence bootstrap" (percentile bootstrap of a
+    statistic over sentences).
+    """
+    sesoi = 0.02
+    trained = Design(n_sentences=400, k_a=3, k_b=3)
+    fixed = Design(n_sentences=400, k_a=1, k_b=1, sd_seed=0.0, sd_seed_sentence=0.0)
+    per_seed = Design(n_sentences=400, k_a=10, k_b=10, sd_seed=0.2, sd_probe_sentence=0.0,
+                      sd_seed_sentence=0.05)  # fmt: skip
+    reference = accuracy_of(fixed, 0.0)
+
+    def rule(kind: str, test: str) -> Rule:
+        return Rule(kind, "A − B accuracy", "sentences and seeds", sesoi, "simulation", test,
+                    scale=100, units="points", digits=1)  # fmt: skip
+
+    def crossed(a, b, m):
+        return crossed_interval(a, b, m, 0.90)
+
+    def welch(a, b, m):
+        return seed_interval(a.sum(-1) / m.sum(), b.sum(-1) / m.sum(), 0.90)
+
+    def one_sample(a, b, m):
+        return crossed_interval(a, None, m, 0.90, reference=reference, logit=True)
+
+    def boot(a, b, m):
+        def stat(x, y, u, axis=-1):
+            return (x.sum(axis) - y.sum(axis)) / u.sum(axis)
+
+        return cluster_bootstrap(stat, (a[0], b[0], m), 0.90, n_resamples=299, seed=1)
+
+    directional = (0.0, sesoi, 2 * sesoi)
+    return [
+        ClaimType("bootstrap", rule("directional", "variance components"), trained, crossed,
+                  directional, (0.0,), 2 * sesoi),
+        ClaimType("equivalence", rule("equivalence", "TOST, variance components"),
+                  replace(trained, n_sentences=1500, k_a=5, k_b=5, sd_seed=0.05), crossed,
+                  (-sesoi, 0.0, sesoi, 2 * sesoi), (-sesoi, sesoi), 0.0),
+        ClaimType("clustered McNemar", rule("directional", "cluster-robust"), fixed, crossed,
+                  directional, (0.0,), 2 * sesoi),
+        ClaimType("per-seed", rule("directional", "Welch over seeds"), per_seed, welch,
+                  directional, (0.0,), 2 * sesoi),
+        ClaimType("threshold", rule("equivalence", "one-sample, logit"),
+                  replace(fixed, n_sentences=800), one_sample, (-sesoi, 0.0, sesoi, 2 * sesoi),
+                  (-sesoi, sesoi), 0.0),
+        ClaimType("sentence bootstrap", rule("directional", "percentile bootstrap"),
+                  replace(fixed, n_sentences=300), boot, (0.0, 2 * sesoi), (0.0,), 2 * sesoi),
+    ]  # fmt: skip
+
+
+def calibration_table(n_datasets: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Verdict rates of every claim type (:func:`claim_types`) at its true effects.
+
+    One row per (claim type, true effect in points) with the share of each verdict, and
+    ``error``: the share of wrong verdicts where the claim is false ("reproduced" at a null
+    effect) or clearly true ("not reproduced" at the effect it must reach), empty elsewhere.
+    """
+    tables = []
+    for k, ct in enumerate(claim_types()):
+        t = calibrate(ct.rule, ct.method, ct.design, ct.effects, n_datasets, seed + 104729 * k)
+        t.insert(0, "claim type", ct.name)
+        t["error"] = [
+            t.loc[i, REPRODUCED] if e in ct.null_effects
+            else t.loc[i, NOT_REPRODUCED] if e == ct.true_effect else float("nan")
+            for i, e in enumerate(t["effect"])
+        ]  # fmt: skip
+        tables.append(t)
+    out = pd.concat(tables, ignore_index=True)
+    out["effect"] = 100 * out["effect"]
+    return out.drop(columns=["beta"])

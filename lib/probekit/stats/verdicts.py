@@ -78,9 +78,15 @@ class Rule:
         """Coverage of the interval the rule reads: 1 - 2 alpha."""
         return 1.0 - 2.0 * self.alpha
 
+    def sesoi_text(self) -> str:
+        """The SESOI in display units, e.g. "5.55 points" or "1 point"."""
+        value = self.sesoi * self.scale
+        units = self.units[:-1] if value == 1 and self.units.endswith("s") else self.units
+        return f"{value:g} {units}".strip()
+
     def describe(self) -> str:
         """The rule in one line, for the ledger."""
-        sesoi = f"{self.sesoi * self.scale:g}{(' ' + self.units) if self.units else ''}"
+        sesoi = self.sesoi_text()
         if self.kind == "directional":
             shape = f"{self.level:.0%} interval above 0 and reaching the SESOI {sesoi}"
         else:
@@ -182,7 +188,9 @@ def judge_all(parts: Sequence[Judgement]) -> Judgement:
     if all(v == REPRODUCED for v in verdicts):
         return Judgement(REPRODUCED, power, p_value)
     if any(v == NOT_REPRODUCED for v in verdicts):
-        notes = "; ".join(p.note for p in parts if p.verdict == NOT_REPRODUCED and p.note)
+        notes = "; ".join(
+            dict.fromkeys(p.note for p in parts if p.verdict == NOT_REPRODUCED and p.note)
+        )
         return Judgement(NOT_REPRODUCED, power, p_value, notes)
     return Judgement(
         INCONCLUSIVE, power, p_value, "underpowered" if power < POWER_THRESHOLD else ""

@@ -17,8 +17,9 @@ One module per job, in the paper's order:
   layer and seed (§3-4);
 - :mod:`.dev_layers`: the layer-by-layer dev scores in numbers (§5, Figs. 2 and 3);
 - :mod:`.figures`: the per-layer figures (Figs. 2 and 3);
-- :mod:`.comparison`: the test scores, the paired comparison of the two models and the
-  paper's claims (§5).
+- :mod:`.comparison`: the test scores and the per-sentence, per-seed arrays behind the
+  intervals of differences (§5);
+- :mod:`.claims`: the paper's claims I.2 to I.4 with their rules and intervals (§5).
 
 Sentences are :class:`probekit.io.treebanks.Sentence`; embeddings are anything with ``offsets``
 (S + 1,), ``n_layers``, ``dim`` and ``layer(k)`` (N_words, d), such as

@@ -1,13 +1,15 @@
-"""Probe against parser (Hall Maudslay et al. 2020, §5).
+"""Probe against parser on test sentences (Hall Maudslay et al. 2020, §5).
 
-The layer the two are compared on, their test scores, the paired bootstrap over test sentences
-of each metric, McNemar's test on gold edges, tables over seeds, and the paper's claims with
-their verdicts.
+The layer the two are compared on, their test scores and tables over seeds, and the per-sentence
+arrays behind every interval of Parts I and II: what each model scores in each test sentence
+under each seed, with the sentence's units (gold edges for UUAS, length weights for DSpr), so
+that sentences and seeds both enter the interval of a difference
+(:func:`probekit.stats.intervals.crossed_interval`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,15 +17,13 @@ import pandas as pd
 
 from probekit.errors import ParameterError
 from probekit.experiments.part1_probe_parser.training import LABELS, per_sentence_scores
-from probekit.probes.structural import DistanceProbe, predict_distances
-from probekit.representations.layers import layer_vectors, resolve_layer
-from probekit.stats.bootstrap import PairedBootstrap, paired_bootstrap
-from probekit.stats.comparison import compare
+from probekit.probes.structural import DistanceProbe
+from probekit.representations.layers import resolve_layer
+from probekit.stats.intervals import Interval, crossed_interval
 from probekit.trees.evaluation import (
     METRICS,
     EvalSet,
     corpus_scores,
-    edge_outcomes,
     length_weights,
     linear_baselines,
 )
@@ -63,113 +63,122 @@ def comparison_layer_rule(compare_layer: int | None) -> str:
     return "the best dev layer by mean UUAS" if compare_layer is None else "set by parameter"
 
 
-def paired_difference(
+# --------------------------------------------------------------------------------------------
+# Per-sentence arrays and the intervals of differences
+
+
+@dataclass(frozen=True, eq=False)
+class TreeMetricArrays:
+    """What several models score in each of the same test sentences, seed by seed.
+
+    ``scores`` holds one (k, n) array per model (k its seeds, n the sentences kept); ``units``
+    (n,) the sentences' units; ``seeds`` each model's seeds in the order of its rows;
+    ``sentences`` (n,) the sentence indices kept. For ``"uuas"`` a score is the number of gold
+    edges the model's tree recovers and the units are the gold edges UUAS counts; for DSpr
+    (``"dspr"``, ``"dspr_pfw"``) a score is ``w_i * dspr_i`` and the units are the length
+    weights ``w_i`` (:func:`probekit.trees.evaluation.length_weights`), so that the ratio of
+    sums is DSpr as Hewitt & Manning 2019 (§3.1) average it: per length, then over lengths.
+    """
+
+    scores: tuple[np.ndarray, ...]
+    units: np.ndarray
+    seeds: tuple[tuple[int, ...], ...]
+    sentences: np.ndarray
+
+
+def _by_seed(rows: pd.DataFrame, column: str, name: str) -> pd.DataFrame:
+    """(seeds × sentences) table of one column; rows without a ``seed`` are one 'seed' (0)."""
+    if rows.empty:
+        raise ParameterError(name, "has no rows")
+    rows = rows if "seed" in rows.columns else rows.assign(seed=0)
+    if rows.duplicated(["seed", "sentence"]).any():
+        raise ParameterError(name, "has more than one row per (seed, sentence)")
+    return rows.pivot(index="seed", columns="sentence", values=column).sort_index()
+
+
+def tree_metric_arrays(models: Sequence[pd.DataFrame], metric: str) -> TreeMetricArrays:
+    """Per-sentence scores and units of ``models`` on their shared test sentences.
+
+    Each model is given by its rows of
+    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` (``seed``,
+    ``sentence``, ``length``, ``uuas_correct``, ``uuas_total`` and the metric), all on the same
+    trees; rows without a ``seed`` column (a deterministic baseline) are one seed. A sentence
+    is kept when every model has it under every seed, it has units (gold edges for UUAS, 5 to
+    50 words for DSpr) and every value is finite; the length weights are those of the kept
+    sentences, so the ratio of sums is each model's corpus metric
+    (:func:`probekit.trees.evaluation.corpus_scores`) averaged over its seeds.
+    """
+    if metric not in METRICS:
+        raise ParameterError("metric", f"must be one of {METRICS}, got {metric!r}")
+    if not models:
+        raise ParameterError("models", "needs at least one model's rows")
+    column = "uuas_correct" if metric == "uuas" else metric
+    tables = [_by_seed(m, column, f"models[{i}]") for i, m in enumerate(models)]
+    info = models[0].groupby("sentence")[["length", "uuas_total"]].first()
+    shared = info.index
+    for table in tables:
+        shared = shared.intersection(table.columns)
+    for i, m in enumerate(models[1:], start=1):
+        other = m.groupby("sentence")[["length", "uuas_total"]].first().reindex(shared)
+        if not np.array_equal(other.to_numpy(np.float64), info.loc[shared].to_numpy(np.float64)):
+            raise ParameterError(f"models[{i}]", "is not scored on the same trees")
+    info = info.loc[shared]
+    values = [t[shared].to_numpy(dtype=np.float64) for t in tables]
+    if metric == "uuas":
+        keep = info["uuas_total"].to_numpy() > 0
+    else:
+        keep = length_weights(info["length"].to_numpy()) > 0
+    for v in values:
+        keep &= np.isfinite(v).all(axis=0)
+    if keep.sum() < 2:
+        raise ParameterError("models", f"fewer than 2 test sentences can be scored on {metric}")
+    if metric == "uuas":
+        units = info["uuas_total"].to_numpy(dtype=np.float64)[keep]
+        scores = tuple(v[:, keep] for v in values)
+    else:
+        units = length_weights(info["length"].to_numpy()[keep])
+        scores = tuple(units * v[:, keep] for v in values)
+    seeds = tuple(tuple(int(s) for s in t.index) for t in tables)
+    return TreeMetricArrays(scores, units, seeds, np.asarray(shared)[keep])
+
+
+def tree_metric_interval(
     a: pd.DataFrame,
     b: pd.DataFrame,
     metric: str,
-    name_a: str,
-    name_b: str,
-    n_boot: int = 10_000,
-    seed: int = 0,
-    ci: float = 0.95,
-) -> PairedBootstrap:
-    """Paired bootstrap over test sentences of corpus-level ``metric``(a) − ``metric``(b).
+    level: float,
+    *,
+    paired_seeds: bool = False,
+) -> Interval:
+    """Interval of ``metric``(a) − ``metric``(b) over test sentences and seeds.
 
-    Hall Maudslay et al. 2020, §5 compare models by corpus-level UUAS and DSpr; we attach a CI
-    at level ``ci`` by resampling sentences (:func:`probekit.stats.bootstrap.paired_bootstrap`).
-    ``a`` and ``b``: per-sentence rows (``sentence``, ``length``, ``uuas_total``, ``metric``;
-    any number of seeds) on the same sentences and trees, e.g. of
-    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`. Each
-    sentence's score is first averaged over the seeds (so seed noise shrinks and sentences stay
-    the unit). Weights make the statistic the corpus-level metric: gold-edge counts for
-    ``"uuas"`` (micro average); 1 / #(sentences of that length) within 5..50 words for
-    ``"dspr"`` and ``"dspr_pfw"``. Sentences undefined for either side (NaN) are left out.
-    UUAS differences are fractions (× 100 for points).
+    :func:`probekit.stats.intervals.crossed_interval` on the :func:`tree_metric_arrays` of the two
+    models (fractions for UUAS, correlation units for DSpr). ``paired_seeds``: ``a``'s seed s
+    and ``b``'s seed s are one trained probe scored twice (on the normal and the Jabberwocky
+    version of the same sentences); both must have the same seeds. A model whose rows have no
+    ``seed`` column is deterministic: one "seed", no seed variance.
     """
-    if metric not in METRICS:
-        raise ParameterError("metric", f"must be one of {METRICS}, got {metric!r}")
-    x = a.groupby("sentence")[metric].mean()
-    y = b.groupby("sentence")[metric].mean()
-    shared = x.index.intersection(y.index)
-    info = a.groupby("sentence")[["length", "uuas_total"]].first().loc[shared]
-    xv, yv = x.loc[shared].to_numpy(), y.loc[shared].to_numpy()
-    ok = np.isfinite(xv) & np.isfinite(yv)
-    if metric == "uuas":
-        w = info["uuas_total"].to_numpy(dtype=np.float64)
-    else:
-        # Length weights over the sentences kept (0 = out of range), as corpus_scores() counts them.
-        w = length_weights(np.where(ok, info["length"].to_numpy(), 0))
-    ok &= w > 0
-    return paired_bootstrap(
-        xv[ok],
-        yv[ok],
-        n_boot=n_boot,
-        seed=seed,
-        ci=ci,
-        weights=w[ok],
-        name_a=name_a,
-        name_b=name_b,
+    arrays = tree_metric_arrays([a, b], metric)
+    if paired_seeds and arrays.seeds[0] != arrays.seeds[1]:
+        raise ParameterError(
+            "seeds", f"paired seeds differ: {list(arrays.seeds[0])} and {list(arrays.seeds[1])}"
+        )
+    return crossed_interval(
+        arrays.scores[0], arrays.scores[1], arrays.units, level, paired_seeds=paired_seeds
     )
 
 
-def compare_models(
-    per_sentence: pd.DataFrame,
-    metric: str,
-    a: str,
-    b: str,
-    n_boot: int = 10_000,
-    seed: int = 0,
-    ci: float = 0.95,
-) -> PairedBootstrap:
-    """:func:`paired_difference` of two kinds of probe, ``metric``(a) − ``metric``(b).
+def interval_seed_share(interval: Interval) -> float:
+    """The share (%) of an interval's variance that comes from training seeds.
 
-    The kinds are named by their book names
-    (:data:`~probekit.experiments.part1_probe_parser.training.LABELS`). ``per_sentence``: rows
-    of :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores`; ``a``,
-    ``b``: kinds.
+    ``se_seeds² / se²`` of :class:`~probekit.stats.intervals.Interval`; 0 for an interval
+    without seed variance.
     """
-    if metric not in METRICS:
-        raise ParameterError("metric", f"must be one of {METRICS}, got {metric!r}")
-    rows = {}
-    for name, kind in (("a", a), ("b", b)):
-        rows[name] = per_sentence[per_sentence["kind"] == kind]
-        if rows[name].empty:
-            raise ParameterError(name, f"no rows for kind {kind!r}")
-    return paired_difference(
-        rows["a"], rows["b"], metric, LABELS.get(a, a), LABELS.get(b, b), n_boot, seed, ci
-    )
+    return 100.0 * interval.se_seeds**2 / interval.se**2 if interval.se > 0 else 0.0
 
 
-def probe_edge_outcomes(probe: DistanceProbe, emb, layer: int, gold: EvalSet) -> np.ndarray:
-    """Bool (n_edges,): which gold edges ``probe`` recovers from ``layer`` of ``emb``.
-
-    The gold edges are those of :func:`~probekit.trees.evaluation.edge_outcomes` on the ``gold``
-    sentences; ``emb`` holds the embeddings of those sentences.
-    """
-    return edge_outcomes(predict_distances(probe, layer_vectors(emb, layer)), gold)
-
-
-def edge_comparison(
-    probes: Mapping[tuple[str, int, int], DistanceProbe],
-    test_emb,
-    test: EvalSet,
-    layer: int,
-    seed: int,
-):
-    """McNemar's test with its power of the parser's against the probe's gold-edge outcomes.
-
-    The test is :func:`probekit.stats.comparison.compare`, on the outcomes of
-    :func:`~probekit.trees.evaluation.edge_outcomes` on the same test trees, one seed.
-
-    The book's common comparison tool (Zhu et al. 2022, §3.5). Edges of one sentence are not
-    independent, so the p-value and the power are optimistic; the sentence bootstrap of
-    :func:`compare_models` is the primary evidence.
-    """
-    outcomes = [
-        probe_edge_outcomes(probes[(kind, layer, seed)], test_emb, layer, test)
-        for kind in ("perceptron", "structural")
-    ]
-    return compare(*outcomes, "parser", "probe")
+# --------------------------------------------------------------------------------------------
+# Tables of test scores
 
 
 def seed_scores(per_sentence: pd.DataFrame) -> pd.DataFrame:
@@ -209,24 +218,6 @@ def results_table(per_seed: pd.DataFrame, baseline: Mapping[str, float]) -> pd.D
     return pd.DataFrame(rows).set_index("model")
 
 
-def seed_differences(per_seed: pd.DataFrame, a: str = "perceptron", b: str = "structural"):
-    """Per seed, ``a`` minus ``b`` for every metric (UUAS in points); index ``seed``."""
-    wide = per_seed.pivot(index="seed", columns="kind", values=list(METRICS))
-    out = pd.DataFrame({m: wide[m][a] - wide[m][b] for m in METRICS})
-    out["uuas"] *= 100.0
-    return out
-
-
-def seeds_for_claims(per_seed: pd.DataFrame) -> dict[str, int]:
-    """How many seeds, taken one at a time, fall on the claimed side.
-
-    ``"uuas"``: the seeds on which the parser's UUAS is higher; ``"dspr"``: those on which the
-    probe's DSpr is higher. ``per_seed``: :func:`seed_scores`.
-    """
-    by_seed = seed_differences(per_seed)
-    return {"uuas": int((by_seed["uuas"] > 0).sum()), "dspr": int((by_seed["dspr"] < 0).sum())}
-
-
 @dataclass(frozen=True, eq=False)
 class HeldOutScores:
     """Both models on the test sentences at the comparison ``layer``.
@@ -261,68 +252,3 @@ def held_out_scores(
     per_seed = seed_scores(per_sentence)
     table = results_table(per_seed, linear_baselines(test))
     return HeldOutScores(layer, per_sentence, per_seed, table)
-
-
-# The claims of Hall Maudslay et al. 2020, §5, as (metric, a, b, claim, expected winner);
-# the comparison is a − b and an empty winner means "no difference" (their DSpr_P+FW finding).
-CLAIMS = (
-    ("uuas", "perceptron", "structural", "the parser beats the probe on UUAS", "parser"),
-    ("dspr", "structural", "perceptron", "the probe beats the parser on DSpr", "probe"),
-    ("dspr_pfw", "perceptron", "structural", "the two do not differ on DSpr P+FW", ""),
-)
-
-
-def check_claims(
-    per_sentence: pd.DataFrame, n_boot: int, seed: int, ci: float = 0.95
-) -> pd.DataFrame:
-    """Test the claims of Hall Maudslay et al. 2020, §5 (:data:`CLAIMS`) on test sentences.
-
-    Each is a :func:`compare_models` paired bootstrap; UUAS differences are in points (× 100),
-    DSpr differences in correlation units. One row per claim: ``metric``, ``claim``,
-    ``difference`` ("parser − probe" or "probe − parser"), ``estimate``, ``low``, ``high``,
-    ``sentences``, ``p_value`` and ``verdict`` ("holds", "reversed", "not shown (...)",
-    "consistent (...)" or "not consistent (...)").
-    """
-    rows = []
-    for metric, a, b, claim, winner in CLAIMS:
-        res = compare_models(per_sentence, metric, a, b, n_boot=n_boot, seed=seed, ci=ci)
-        scale = 100.0 if metric == "uuas" else 1.0
-        rows.append(
-            {
-                "metric": metric,
-                "claim": claim,
-                "difference": f"{res.name_a} − {res.name_b}",
-                "estimate": scale * res.diff,
-                "low": scale * res.low,
-                "high": scale * res.high,
-                "sentences": res.n,
-                "p_value": res.p_value,
-                "verdict": res.supports(winner) if winner else res.supports_no_difference(),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def probe_parser_claim_values(verdicts: pd.DataFrame) -> dict[str, object]:
-    """The numbers of :func:`check_claims` the prose quotes.
-
-    Keyed ``<metric>_<column>`` for the columns ``estimate``, ``low``, ``high``, ``sentences``
-    and ``verdict`` (e.g. ``uuas_verdict``).
-    """
-    columns = ("estimate", "low", "high", "sentences", "verdict")
-    return {f"{row['metric']}_{col}": row[col] for _, row in verdicts.iterrows() for col in columns}
-
-
-def probe_parser_verdict(verdicts: pd.DataFrame) -> str:
-    """One sentence on the paper's main point from :func:`check_claims`.
-
-    Do both directional claims (parser ahead on UUAS, probe ahead on DSpr) hold?
-    """
-    directional = verdicts[verdicts["metric"].isin(["uuas", "dspr"])].set_index("metric")
-    held = directional["verdict"] == "holds"
-    if held.all():
-        return "both claims hold, so the choice of metric decides which model looks better"
-    if not held.any():
-        return "neither claim holds, so the paper's opposite trends do not appear here"
-    which = "the UUAS claim" if held.get("uuas", False) else "the DSpr claim"
-    return f"only {which} holds, so the paper's opposite trends appear only in part here"

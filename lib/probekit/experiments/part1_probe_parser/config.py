@@ -9,9 +9,32 @@ Hall Maudslay & Cotterell 2021, §5.1); chapter 12's :class:`ProbeParserConfig` 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from probekit.errors import ParameterError
 from probekit.experiments.config import ChapterConfig
+
+# Trained probes compared with an interval over sentences and seeds need this many seeds: with
+# one, the variation between training runs is invisible and the interval too narrow (Reimers &
+# Gurevych 2017).
+MIN_SEEDS = 2
+
+
+def require_seeds(seeds: Sequence[int], claims: str) -> None:
+    """Check that ``seeds`` holds at least :data:`MIN_SEEDS` distinct training seeds.
+
+    ``claims`` names the claims that compare trained probes, for the message. Raises
+    :class:`~probekit.errors.ParameterError` naming the parameter ``seeds``.
+    """
+    if len(set(seeds)) < MIN_SEEDS:
+        raise ParameterError(
+            "seeds",
+            f"needs at least {MIN_SEEDS} distinct seeds, got {list(seeds)}: {claims} compare "
+            "trained probes, and with one seed the variation between training runs is "
+            "invisible to their intervals",
+            "e.g. [1, 2, 3]",
+        )
 
 
 @dataclass(frozen=True)
@@ -50,9 +73,9 @@ class SampleConfig(ChapterConfig):
 class ProbeParserConfig(SampleConfig):
     """Chapter 12 (§3-5 and App. A of the paper): encoder, layers, seeds, search and budget.
 
-    The encoder, the layers and seeds trained, the random search of (rank, lr, dropout), the
-    training budget, the layer of the test comparison (``None``: the best dev layer by UUAS) and
-    the bootstrap.
+    The encoder, the layers and seeds trained (at least two distinct seeds: the claims compare
+    trained models), the random search of (rank, lr, dropout), the training budget and the layer
+    of the test comparison (``None``: the best dev layer by UUAS).
     """
 
     model: str
@@ -69,5 +92,7 @@ class ProbeParserConfig(SampleConfig):
     max_epochs: int
     patience: int
     compare_layer: int | None
-    n_boot: int
-    boot_seed: int
+
+    def __post_init__(self) -> None:
+        """Check the values the types do not (``ParameterError`` naming the parameter)."""
+        require_seeds(self.seeds, "claims I.2 to I.4")

@@ -11,7 +11,7 @@ One module per job, in the paper's order:
   with the originals (§3);
 - :mod:`.corpus_tables`: examples, pseudoword stems, word lengths and coverage per feature set
   and per UPOS (§3, footnote 4);
-- :mod:`.corpus_summary`: the numbers chapter 21 quotes and its verdict on the corpus (§3);
+- :mod:`.corpus_summary`: the numbers chapter 21 quotes and its check of the corpus (§3);
 - :mod:`.corpus_figures`: coverage, word lengths and one tree over both word rows (cf. Fig. 2);
 - :mod:`.baselines`: the word-blind linear chain and majority tree (§5.1);
 - :mod:`.test_sets`: the samples, their Jabberwocky versions and the baselines' scores that
@@ -24,10 +24,10 @@ One module per job, in the paper's order:
 - :mod:`.layer_choice`: the dev scores per layer under the paper's and our layer rule
   (App. B);
 - :mod:`.comparisons`: the drop from normal to Jabberwocky and the lead over the baselines,
-  paired over sentences, and McNemar's test on gold edges (§5.2);
-- :mod:`.results`: the score, drop and lead tables, the summary and the bar figure (cf. Fig. 3,
-  §5.2);
-- :mod:`.verdicts`: the two claims in words and every number the verdicts quote (§5.2).
+  with intervals over test sentences and seeds (§5.2);
+- :mod:`.claims`: the paper's claims II.1 to II.3 with their rules and intervals (§5.2);
+- :mod:`.results`: the score, drop and lead tables, the summary, the bar figure (cf. Fig. 3,
+  §5.2) and the numbers the prose quotes.
 
 Sentences are :class:`probekit.io.treebanks.Sentence`; "embeddings" are anything with
 ``offsets`` (S + 1,), ``n_layers``, ``dim`` and ``layer(k)`` (N_words, d), such as

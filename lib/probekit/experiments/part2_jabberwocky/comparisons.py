@@ -1,84 +1,106 @@
 """The paired comparisons of chapter 22 (Hall Maudslay & Cotterell 2021, §5.2).
 
-The drop of each probe from normal to Jabberwocky sentences and its lead over the best
-word-blind baseline, each a bootstrap over test sentences, plus McNemar's test on gold edges.
+The drop of each probe from normal to Jabberwocky sentences and its lead over the better
+word-blind baseline, each an interval over test sentences and seeds
+(:func:`~probekit.experiments.part1_probe_parser.comparison.tree_metric_interval`). A drop pairs
+seeds: each trained probe is scored on both versions of the same sentences. A lead compares a
+trained probe (every seed) with a baseline that predicts from the sentence length alone: one
+"seed", without seed variance.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
+import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part1_probe_parser.comparison import (
-    paired_difference,
-    probe_edge_outcomes,
-)
+from probekit.experiments.part1_probe_parser.comparison import tree_metric_interval
 from probekit.experiments.part2_jabberwocky.baselines import best_baseline
 from probekit.experiments.part2_jabberwocky.corpus import DATASETS
-from probekit.experiments.part2_jabberwocky.probes import (
-    METRIC,
-    METRIC_LABELS,
-    PROBE_LABELS,
-    RepresentationRun,
-)
-from probekit.stats.bootstrap import PairedBootstrap
-from probekit.stats.comparison import compare
-from probekit.trees.evaluation import EvalSet, corpus_scores
+from probekit.experiments.part2_jabberwocky.probes import METRIC, METRIC_LABELS, PROBE_LABELS
+from probekit.stats.intervals import Interval
+from probekit.trees.evaluation import corpus_scores
+
+# Coverage of the intervals of the tables: the rules' (1 - 2 alpha) at alpha = 0.05.
+LEVEL = 0.90
 
 
-def _verdict_row(res: PairedBootstrap, scale: float) -> dict[str, object]:
+def jabberwocky_drop_interval(rows: pd.DataFrame, metric: str, level: float = LEVEL) -> Interval:
+    """Normal − Jabberwocky ``metric`` of one probe, over test sentences and paired seeds.
+
+    ``rows``: one probe's per-sentence test scores on both ``dataset`` values ("normal",
+    "Jabberwocky"), every seed; the same trained probe (seed) is scored on both versions of
+    each sentence, so the seeds pair up (``paired_seeds``). UUAS as fractions.
+    """
+    normal, jab = (rows[rows["dataset"] == d] for d in DATASETS)
+    return tree_metric_interval(normal, jab, metric, level, paired_seeds=True)
+
+
+def baseline_lead_interval(
+    rows: pd.DataFrame, baseline_rows: pd.DataFrame, metric: str, level: float = LEVEL
+) -> Interval:
+    """Probe − baseline ``metric`` on one test set, over test sentences and the probe's seeds.
+
+    ``rows``: one probe's per-sentence scores on one dataset, every seed; ``baseline_rows``:
+    one word-blind baseline's rows of
+    :func:`~probekit.experiments.part2_jabberwocky.baselines.baseline_scores` (no ``seed``:
+    deterministic). UUAS as fractions.
+    """
+    return tree_metric_interval(rows, baseline_rows, metric, level)
+
+
+def _seed_mean(rows: pd.DataFrame, metric: str) -> float:
+    """The corpus ``metric`` of each seed's rows, averaged over the seeds."""
+    return float(np.mean([corpus_scores(df)[metric] for _, df in rows.groupby("seed")]))
+
+
+def _row(interval: Interval, scale: float) -> dict[str, object]:
     return {
-        "estimate": scale * res.diff,
-        "low": scale * res.low,
-        "high": scale * res.high,
-        "sentences": res.n,
-        "p_value": res.p_value,
-        "verdict": res.verdict,
+        "estimate": scale * interval.estimate,
+        "low": scale * interval.low,
+        "high": scale * interval.high,
+        "sentences": interval.n_sentences,
+        "seeds": interval.n_seeds[0],
+        "interval": interval,
     }
 
 
-def drops_table(per_sentence: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+def drops_table(per_sentence: pd.DataFrame, level: float = LEVEL) -> pd.DataFrame:
     """The drop from normal to Jabberwocky per (representation, probe), §5.2.
 
-    For each probe on its own metric: normal − Jabberwocky, paired over test sentences
-    (:func:`~probekit.experiments.part1_probe_parser.comparison.paired_difference`); UUAS in
-    points. Columns: representation, probe, metric, normal, Jabberwocky, estimate (the drop),
-    low, high, sentences, p_value, verdict, claim (the paper's claim "the probe does worse on
-    Jabberwocky": holds, reversed or not shown).
+    For each probe on its own metric, :func:`jabberwocky_drop_interval` at ``level``; UUAS in
+    points. Columns: representation, probe, metric, normal, Jabberwocky (corpus scores, means
+    over seeds), estimate (the drop), low, high, sentences, seeds and ``interval`` (the
+    :class:`~probekit.stats.intervals.Interval`, in the metric's own units).
     """
     rows = []
     for (rep, kind), df in per_sentence.groupby(["representation", "kind"], sort=False):
         metric = METRIC[kind]
         scale = 100.0 if metric == "uuas" else 1.0
-        normal, jab = (df[df["dataset"] == d] for d in DATASETS)
-        res = paired_difference(normal, jab, metric, "normal", "Jabberwocky", n_boot, seed)
+        means = {d: _seed_mean(df[df["dataset"] == d], metric) for d in DATASETS}
         rows.append(
             {
                 "representation": rep,
                 "probe": PROBE_LABELS[kind],
                 "metric": METRIC_LABELS[metric],
-                "normal": scale * corpus_scores(normal)[metric],
-                "Jabberwocky": scale * corpus_scores(jab)[metric],
-                **_verdict_row(res, scale),
-                "claim": res.supports("normal"),
+                "normal": scale * means["normal"],
+                "Jabberwocky": scale * means["Jabberwocky"],
+                **_row(jabberwocky_drop_interval(df, metric, level), scale),
             }
         )
     return pd.DataFrame(rows)
 
 
 def leads_table(
-    per_sentence: pd.DataFrame, baselines: pd.DataFrame, n_boot: int, seed: int
+    per_sentence: pd.DataFrame, baselines: pd.DataFrame, level: float = LEVEL
 ) -> pd.DataFrame:
-    """The lead of each probe over the best simple baseline, on each dataset (§5.2).
+    """The lead of each probe over the better word-blind baseline, on each dataset (§5.2).
 
     The baseline is the better of linear chain and majority tree on the probe's metric
     (:func:`~probekit.experiments.part2_jabberwocky.baselines.best_baseline`; the same on both
-    datasets). Lead = probe − baseline, paired over test sentences
-    (:func:`~probekit.experiments.part1_probe_parser.comparison.paired_difference`); UUAS in
+    datasets). Lead = probe − baseline (:func:`baseline_lead_interval` at ``level``); UUAS in
     points. Columns: representation, probe, metric, dataset, baseline, estimate, low, high,
-    sentences, p_value, verdict.
+    sentences, seeds and ``interval``.
     """
     rows = []
     for (rep, kind, dataset), df in per_sentence.groupby(
@@ -87,8 +109,8 @@ def leads_table(
         metric = METRIC[kind]
         scale = 100.0 if metric == "uuas" else 1.0
         base = best_baseline(baselines, metric)
-        res = paired_difference(
-            df, baselines[baselines["baseline"] == base], metric, rep, base, n_boot, seed
+        interval = baseline_lead_interval(
+            df, baselines[baselines["baseline"] == base], metric, level
         )
         rows.append(
             {
@@ -97,36 +119,20 @@ def leads_table(
                 "metric": METRIC_LABELS[metric],
                 "dataset": dataset,
                 "baseline": base,
-                **_verdict_row(res, scale),
+                **_row(interval, scale),
             }
         )
     return pd.DataFrame(rows)
 
 
-def jabberwocky_edge_comparison(
-    run: RepresentationRun,
-    test_embs: Mapping[str, object],
-    gold: EvalSet,
-    seed: int,
-    kind: str = "perceptron",
-):
-    """McNemar's test of one probe's gold-edge outcomes, normal against Jabberwocky test set.
+def probe_rows(per_sentence: pd.DataFrame, representation: str, kind: str) -> pd.DataFrame:
+    """The per-sentence rows of one probe (``kind``) on one ``representation``, both datasets.
 
-    The test is :func:`probekit.stats.comparison.compare`, on the outcomes of
-    :func:`probekit.trees.evaluation.edge_outcomes` (same trees, so the edges pair up).
-
-    The probe is ``run``'s ``kind`` trained with ``seed`` on its dev-chosen layer;
-    ``test_embs`` maps "normal" and "Jabberwocky" to that representation's embeddings. Edges of
-    one sentence are not independent, so read the p-value as optimistic; the sentence bootstrap
-    of :func:`drops_table` is the primary evidence.
+    ``ParameterError`` naming ``representation`` when there are none.
     """
-    if kind not in run.chosen:
-        raise ParameterError("kind", f"must be one of {sorted(run.chosen)}, got {kind!r}")
-    layer = run.chosen[kind]
-    if (kind, layer, seed) not in run.probes:
-        raise ParameterError(
-            "seed", f"no {kind} probe was trained with seed {seed} on layer {layer}"
-        )
-    probe = run.probes[(kind, layer, seed)]
-    outcomes = {d: probe_edge_outcomes(probe, test_embs[d], layer, gold) for d in DATASETS}
-    return compare(outcomes["normal"], outcomes["Jabberwocky"], "normal", "Jabberwocky")
+    rows = per_sentence[
+        (per_sentence["representation"] == representation) & (per_sentence["kind"] == kind)
+    ]
+    if rows.empty:
+        raise ParameterError("representation", f"no {kind} rows for {representation!r}")
+    return rows

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from probekit.experiments.config import ChapterConfig
-from probekit.experiments.part1_probe_parser.config import SampleConfig
+from probekit.experiments.part1_probe_parser.config import SampleConfig, require_seeds
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,8 @@ class JabberwockyProbesConfig(SampleConfig):
     ``models``), the layers and the rule that chooses one on dev, the seeds, the Jabberwocky
     corpus (``jabberwocky_seed``, ``rate``, ``pseudowords``), where the probes' (rank, lr,
     dropout) come from (``hyperparameters``: "chapter12" or "search", with the search's
-    settings), the training budget, the fastText + position baseline, the majority-tree
-    baseline and the bootstrap.
+    settings), the training budget, the fastText + position baseline and the majority-tree
+    baseline. At least two distinct ``seeds``: the claims compare trained probes.
     """
 
     model: str
@@ -68,5 +68,7 @@ class JabberwockyProbesConfig(SampleConfig):
     fasttext_epochs: int
     position_dim: int
     majority_min_count: int
-    n_boot: int
-    boot_seed: int
+
+    def __post_init__(self) -> None:
+        """Check the values the types do not (``ParameterError`` naming the parameter)."""
+        require_seeds(self.seeds, "claims II.1 to II.3")

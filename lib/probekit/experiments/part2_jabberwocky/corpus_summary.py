@@ -1,6 +1,6 @@
-"""The numbers chapter 21's prose quotes about its Jabberwocky corpus, and the verdict on it.
+"""The numbers chapter 21's prose quotes about its Jabberwocky corpus, and its check.
 
-Hall Maudslay & Cotterell 2021, §3 and footnote 4. The verdict is on the corpus's one promise:
+Hall Maudslay & Cotterell 2021, §3 and footnote 4. The check is of the corpus's one promise:
 every sentence keeps its tree and only its words change.
 
 Each function returns a dict keyed by the name the chapter glues the number under.
@@ -110,12 +110,14 @@ def coverage_facts(
     return out
 
 
-def same_trees_verdict(pairs: Sequence[tuple[Sentence, Sentence]]) -> str:
-    """Verdict on §3's construction, that a Jabberwocky sentence changes only words.
+def same_trees_check(pairs: Sequence[tuple[Sentence, Sentence]]) -> str:
+    """§3's construction checked: a Jabberwocky sentence changes only words.
 
-    The construction: a Jabberwocky sentence keeps its original's tree and annotation and
-    changes only words. "holds for all N sentences" when every pair has the same heads,
-    relations, UPOS, XPOS and features, else "fails for K of N sentences".
+    A Jabberwocky sentence keeps its original's tree and annotation. Returns "all N sentences
+    keep the heads, relations, tags and features of their originals" when every pair has the
+    same heads, relations, UPOS, XPOS and features, else "K of N sentences differ from their
+    originals in heads, relations, tags or features". A check of the corpus, not a claim of
+    the paper.
     """
     if not pairs:
         raise ParameterError("pairs", "no sentences to compare")
@@ -128,8 +130,11 @@ def same_trees_verdict(pairs: Sequence[tuple[Sentence, Sentence]]) -> str:
         for o, j in pairs
     )
     n = len(pairs)
+    if same == n:
+        return (
+            f"all {n:,} sentences keep the heads, relations, tags and features of their originals"
+        )
     return (
-        f"holds for all {n:,} sentences"
-        if same == n
-        else f"fails for {n - same:,} of {n:,} sentences"
+        f"{n - same:,} of {n:,} sentences differ from their originals in heads, relations, tags "
+        "or features"
     )

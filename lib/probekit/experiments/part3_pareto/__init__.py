@@ -9,8 +9,9 @@ One module per job, in the paper's order:
 - :mod:`.config`: the chapters' typed configurations, checked before anything runs.
 - :mod:`.representations`: splits, POSL/DAL examples and the four representations (§6).
 - :mod:`.experimental_setup`: the set-up chapters 32 to 34 share, built from a configuration (§6).
-- :mod:`.runs`: :class:`~.runs.ParetoRun`, the (complexity, accuracy) points of one run (§3).
-- :mod:`.frontiers`: hypervolumes, frontier leaders and paired tests at a budget (§3).
+- :mod:`.runs`: :class:`~.runs.ParetoRun`, the (complexity, accuracy) points of one run and
+  which test items each probe got right (§3).
+- :mod:`.frontiers`: hypervolumes, frontier leaders and simple probes against the best (§3).
 - :mod:`.parametric`: linear probes under the nuclear norm and the rank (§4.1, §6.1).
 - :mod:`.parametric_experiment`: chapter 32, every setting of those probes and its readings.
 - :mod:`.memorisation`: random MLPs with label- and fully-shuffled controls (§5, §6.2).
@@ -18,7 +19,10 @@ One module per job, in the paper's order:
 - :mod:`.toy_tasks`: lookup baselines and label entropies (§7.1, appendix B).
 - :mod:`.parsing`: biaffine parsing probes (§7.2, appendices A and C).
 - :mod:`.parsing_experiment`: chapter 34, the parsers and the contrast with the toy tasks.
-- :mod:`.claims`: the verdict on each of the paper's claims the chapters check.
+- :mod:`.resampling`: sentence bootstraps of frontier statistics (hypervolume leads, best
+  accuracies), resampling all probes' per-sentence scores together.
+- :mod:`.claims`: the paper's claims (III.1 to III.6), each with its rule and the function that
+  computes its interval from the runs; the chapters and the claims ledger judge them alike.
 - :mod:`.figures`: Pareto curves (Figs. 1 to 9) and the toy tasks' figures.
 - :mod:`.paper`: the paper's reported numbers.
 

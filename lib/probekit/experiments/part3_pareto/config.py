@@ -44,6 +44,17 @@ def _share(name: str, value: float) -> None:
         raise ParameterError(name, f"must lie in (0, 1], got {value}")
 
 
+# Fewest bootstrap resamples of test sentences for a claim's 90 % percentile interval.
+MIN_BOOT = 100
+
+
+def _resamples(value: int) -> None:
+    if value < MIN_BOOT:
+        raise ParameterError(
+            "n_boot", f"must be >= {MIN_BOOT}, got {value}", "a claim's interval needs resamples"
+        )
+
+
 @dataclass(frozen=True)
 class ToyTasksConfig(ChapterConfig):
     """The lookup and entropy chapter (Pimentel et al. 2020, §7.1 and appendix B).
@@ -128,8 +139,9 @@ class ParametricConfig(ParetoSetupConfig):
     """Linear probes under the nuclear norm and the rank (Pimentel et al. 2020, §4.1 and §6.1).
 
     The ``tasks`` and probe ``families``, ``n_probes`` per setting with nuclear-norm weights up to
-    ``alpha_max``, the hypervolume's cap ``max_norm`` and the share of the cap (``simple_fraction``)
-    up to which a probe counts as simple.
+    ``alpha_max``, the hypervolume's cap ``max_norm``, the share of the cap (``simple_fraction``)
+    up to which a probe counts as simple, and ``n_boot`` resamples of test sentences for the
+    interval of claim III.3.
     """
 
     tasks: list[str]
@@ -138,6 +150,7 @@ class ParametricConfig(ParetoSetupConfig):
     alpha_max: float
     max_norm: float
     simple_fraction: float
+    n_boot: int
 
     def __post_init__(self) -> None:
         """Check the parameters before anything is loaded (ParameterError naming the one)."""
@@ -150,6 +163,7 @@ class ParametricConfig(ParetoSetupConfig):
         if not self.max_norm > 0:
             raise ParameterError("max_norm", f"must be > 0, got {self.max_norm}")
         _share("simple_fraction", self.simple_fraction)
+        _resamples(self.n_boot)
 
 
 @dataclass(frozen=True)
@@ -202,15 +216,18 @@ class MemorisationSetupConfig(ParetoSetupConfig):
 class MemorisationConfig(MemorisationSetupConfig):
     """Random MLPs on POSL and DAL under memorisation complexity (Pimentel et al. 2020).
 
-    §5 and §6.2: the controls' set-up and the ``tasks``.
+    §5 and §6.2: the controls' set-up, the ``tasks`` and ``n_boot`` resamples of test sentences
+    for the intervals of claims III.4 and III.5.
     """
 
     tasks: list[str]
+    n_boot: int
 
     def __post_init__(self) -> None:
         """Check the parameters before anything is loaded (ParameterError naming the one)."""
         super().__post_init__()
         check_names("tasks", self.tasks, TASKS)
+        _resamples(self.n_boot)
 
 
 @dataclass(frozen=True)
@@ -219,7 +236,10 @@ class ParsingConfig(MemorisationSetupConfig):
 
     MLP parsers under memorisation complexity, and, when ``linear``, ``n_probes`` linear parsers
     with nuclear-norm weights up to ``alpha_max``, capped at ``max_norm`` and simple up to
-    ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the paired bootstrap.
+    ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the interval of claim
+    III.5, and the ``claim_seeds`` with which the two parsers that claim III.6 compares are
+    trained again (at least two: with one seed per parser the seed variance would be invisible
+    and the interval too narrow, Reimers & Gurevych 2017).
     """
 
     linear: bool
@@ -228,6 +248,7 @@ class ParsingConfig(MemorisationSetupConfig):
     max_norm: float
     simple_fraction: float
     n_boot: int
+    claim_seeds: list[int]
 
     def __post_init__(self) -> None:
         """Check the parameters before anything is loaded (ParameterError naming the one)."""
@@ -237,7 +258,14 @@ class ParsingConfig(MemorisationSetupConfig):
         if not self.max_norm > 0:
             raise ParameterError("max_norm", f"must be > 0, got {self.max_norm}")
         _share("simple_fraction", self.simple_fraction)
-        _at_least("n_boot", self.n_boot, 1)
+        _resamples(self.n_boot)
+        if len(set(self.claim_seeds)) < 2:
+            raise ParameterError(
+                "claim_seeds",
+                f"got {self.claim_seeds}",
+                "at least two distinct seeds: claim III.6 compares trained parsers, whose seed "
+                "variance one seed each cannot show",
+            )
 
     def train_options(self) -> TrainOptions:
         """The training options, scoring whole sentences in the parsers' smaller eval batches.

@@ -1,7 +1,6 @@
 """Reading Part III's results (Pimentel et al. 2020, §3).
 
-Pareto frontiers, hypervolumes, who holds the frontier where, and paired tests of two frontiers'
-probes.
+Pareto frontiers, hypervolumes, and which representation leads the frontier where.
 
 Inputs are the tables of :class:`~probekit.experiments.part3_pareto.runs.ParetoRun` (one row
 per probe with a complexity column and an accuracy column).
@@ -10,8 +9,10 @@ per probe with a complexity column and an accuracy column).
 - Pareto-dominance over budgets (§3): :func:`frontier_leaders`, :func:`main_leaders`,
   :func:`describe_leaders`; simple probes (§2.3, §6.1): :func:`simple_winner`,
   :func:`simple_vs_best`; both for one frontier: :func:`summarise_frontier`.
-- Paired tests at a budget: :func:`pick_probe`, :func:`compare_within_budget`.
 - Display: :func:`with_display_names`.
+
+The intervals of the claims that read these frontiers are in :mod:`.claims` (sentence
+bootstraps, :mod:`.resampling`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,7 @@ from scipy.stats import spearmanr
 
 from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto.representations import TASK_TITLES
-from probekit.experiments.part3_pareto.runs import ParetoRun
 from probekit.methods.pareto import frontier
-from probekit.stats.comparison import Comparison, compare
 
 # Lead intervals narrower than this share of the cap are left out of a frontier's description:
 # near complexity 0 every probe sits at the majority baseline and the lead flips on noise.
@@ -188,24 +187,6 @@ def simple_winner(
     return str(hv.idxmax()), hv
 
 
-def pick_probe(
-    table: pd.DataFrame, x: str, budget: float, *, by: str = "dev_accuracy"
-) -> int | None:
-    """Row position (in ``table``) of the best probe by ``by`` within a complexity budget.
-
-    The probe with the best ``by`` (dev accuracy, so the test set stays untouched by the choice)
-    among those with complexity ``x`` <= budget: one point of a frontier (Pimentel et al. 2020, §3)
-    whose test items ``ParetoRun.correct[k]`` (N_test,) feed a paired test. None when no probe fits
-    the budget.
-    """
-    c = table[x].to_numpy(dtype=float)
-    ok = np.flatnonzero(np.isfinite(c) & (c <= budget))
-    if not ok.size:
-        return None
-    scores = table[by].to_numpy(dtype=float)[ok]
-    return int(ok[np.argmax(scores)])
-
-
 def simple_vs_best(
     table: pd.DataFrame,
     x: str,
@@ -316,21 +297,6 @@ def summarise_frontier(
         winner,
         labels.get(winner, "none") if winner else "none",
     )
-
-
-def compare_within_budget(
-    run_a: ParetoRun, run_b: ParetoRun, x: str, budget: float, name_a: str, name_b: str
-) -> Comparison | None:
-    """McNemar's test of two frontiers' probes at one complexity budget.
-
-    With :func:`probekit.stats.comparison.compare`: from each run the probe with the best dev
-    accuracy among those with ``x`` <= budget (:func:`pick_probe`), compared on the same test items.
-    None when one of the runs has no probe within the budget.
-    """
-    picks = [pick_probe(run.table, x, budget) for run in (run_a, run_b)]
-    if picks[0] is None or picks[1] is None:
-        return None
-    return compare(run_a.correct[picks[0]], run_b.correct[picks[1]], name_a, name_b)
 
 
 def with_display_names(table: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:

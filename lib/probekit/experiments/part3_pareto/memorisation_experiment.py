@@ -9,10 +9,10 @@ frontiers show.
   :func:`memorisation_hypervolume_table`;
 - :func:`plot_memorisation_controls` and :func:`control_numbers`: the two controls side by side;
 - :func:`simple_vs_best_numbers` with :func:`simple_vs_best_table`: are simple probes enough;
-- :func:`memorisation_leaders` with :func:`memorisation_leader_numbers`: who holds each
-  frontier, and who wins the simple range;
-- :func:`memorisation_comparisons`: the contextual against the one-hot representation among
-  simple probes; :func:`hypervolume_gap_numbers`: the contextual lead, for chapter 34.
+- :func:`memorisation_leaders` with :func:`memorisation_leader_numbers`: who leads each
+  frontier, and who wins the simple range.
+
+The intervals of claims III.4 and III.5 (the toy tasks' side) are in :mod:`.claims`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from probekit.experiments.part3_pareto.figures import (
     plot_frontiers,
 )
 from probekit.experiments.part3_pareto.frontiers import (
-    compare_within_budget,
     hypervolume_of,
     hypervolume_table,
     summarise_frontier,
@@ -44,7 +43,6 @@ from probekit.experiments.part3_pareto.memorisation import (
 )
 from probekit.experiments.part3_pareto.paper import paper_comparison
 from probekit.experiments.part3_pareto.representations import (
-    NON_CONTEXTUAL,
     REPRESENTATIONS,
     TASKS,
     task_data,
@@ -77,6 +75,12 @@ class MemorisationRuns:
     def n_memorise(self) -> int:
         """How many training examples each control memorised."""
         return int(self.table["n_memorise"].iloc[0])
+
+    def least_memorised(self, task: str) -> float:
+        """The smallest memorisation (share of shuffled labels) of ``task``'s MLPs, NaN if none."""
+        values = self.table.loc[self.table["task"] == task, self.x].to_numpy(dtype=float)
+        values = values[np.isfinite(values)]
+        return float(values.min()) if values.size else float("nan")
 
     def majority_share(self, task: str) -> float:
         """The share of ``task``'s most frequent training label, NaN when not run.
@@ -286,52 +290,4 @@ def memorisation_leader_numbers(leaders: pd.DataFrame) -> dict[str, str]:
         row = found.get(task)
         numbers[f"leaders_{task}"] = row.leaders if row else "not run"
         numbers[f"simple_{task}"] = row.simple if row else "not run"
-    return numbers
-
-
-def memorisation_comparisons(
-    runs: MemorisationRuns, simple_budget: float, labels: Mapping[str, str]
-) -> dict[str, str]:
-    """The contextual against the one-hot representation among simple MLPs, on each task.
-
-    With :func:`~.frontiers.compare_within_budget` (McNemar's test of the best-dev architectures
-    that memorise at most ``simple_budget``), by glue name ``compare_<task>``; a sentence says why
-    where no test was possible.
-    """
-    summaries = {}
-    for task in TASKS:
-        key = f"compare_{task}"
-        if (task, "contextual") not in runs.runs or (task, "onehot") not in runs.runs:
-            summaries[key] = "Not run (needs the contextual and one-hot representations)."
-            continue
-        c = compare_within_budget(
-            runs.runs[(task, "contextual")],
-            runs.runs[(task, "onehot")],
-            runs.x,
-            simple_budget,
-            labels["contextual"],
-            labels["onehot"],
-        )
-        if c is None:
-            summaries[key] = "Not possible: one of the two has no architecture within the budget."
-        else:
-            summaries[key] = c.summary()
-    return summaries
-
-
-def hypervolume_gap_numbers(hv: pd.DataFrame, representations: Sequence[str]) -> dict[str, float]:
-    """The contextual label-shuffled hypervolume minus the best type-level one, per task.
-
-    The contextual representation's label-shuffled hypervolume minus the best type-level one among
-    ``representations``, per task (``hv_gap_<task>``; Pimentel et al. 2020, Table 3, the toy-task
-    side of §7.2's argument; NaN where not run).
-    """
-    numbers = {}
-    for task in TASKS:
-        label_hv = {
-            name: hypervolume_of(hv, task=task, family="label_shuffled", representation=name)
-            for name in REPRESENTATIONS
-        }
-        others = [label_hv[n] for n in NON_CONTEXTUAL if n in representations]
-        numbers[f"hv_gap_{task}"] = label_hv["contextual"] - max(others) if others else np.nan
     return numbers

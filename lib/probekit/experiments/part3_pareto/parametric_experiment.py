@@ -7,9 +7,10 @@ Linear probes of every task, representation and family, and what their Pareto fr
   :func:`plot_parametric` (Fig. 2, left);
 - :func:`parametric_leaders` with :func:`parametric_leader_numbers` and
   :func:`parametric_leader_table`: who holds each frontier, and who wins the simple range;
-- :func:`parametric_comparisons`: the contextual against the one-hot representation at two
-  nuclear-norm budgets;
 - :func:`parametric_accuracy_numbers`: the best accuracies, without a budget.
+
+Claim III.3's interval (one-hot against the best other representation over the simple range) is
+:func:`~.claims.onehot_simple_intervals`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from probekit.experiments.part3_pareto.config import ParametricConfig
 from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
 from probekit.experiments.part3_pareto.figures import placeholder_figure, plot_frontiers
 from probekit.experiments.part3_pareto.frontiers import (
-    compare_within_budget,
     hypervolume_table,
     summarise_frontier,
     with_display_names,
@@ -208,60 +208,6 @@ def parametric_leader_table(leaders: pd.DataFrame) -> pd.DataFrame:
         .drop(columns="winner")
         .set_index(["task", "family"])
     )
-
-
-def parametric_comparisons(
-    runs: ParametricRuns, simple_fraction: float, labels: Mapping[str, str]
-) -> tuple[dict[str, str], pd.DataFrame]:
-    """The contextual against the one-hot representation under the nuclear norm, at two budgets.
-
-    At the simple budget (``simple_fraction`` of the cap) and at the cap, on each task
-    (:func:`~.frontiers.compare_within_budget`: McNemar's test of the best-dev probes within the
-    budget).
-
-    Returns:
-        The summaries by glue name ``compare_<task>_<simple|cap>`` (a sentence saying why where
-        no test was possible), and a table of the tests made, indexed by task and budget.
-    """
-    summaries, rows = {}, []
-    budgets = (("simple", simple_fraction * runs.max_norm), ("cap", runs.max_norm))
-    for task in TASKS:
-        for budget_name, budget in budgets:
-            key = f"compare_{task}_{budget_name}"
-            pair = [(task, name, "nuclear") for name in ("contextual", "onehot")]
-            if not all(p in runs.runs for p in pair):
-                summaries[key] = (
-                    "Not run (needs the contextual and one-hot representations and the "
-                    "nuclear norm)."
-                )
-                continue
-            c = compare_within_budget(
-                runs.runs[pair[0]],
-                runs.runs[pair[1]],
-                "complexity",
-                budget,
-                labels["contextual"],
-                labels["onehot"],
-            )
-            if c is None:
-                summaries[key] = "Not possible: one of the two has no probe within this budget."
-                continue
-            summaries[key] = c.summary()
-            rows.append(
-                {
-                    "task": TASK_TITLES[task],
-                    "budget (nuclear norm)": budget,
-                    "contextual accuracy": c.acc_a,
-                    "one-hot accuracy": c.acc_b,
-                    "McNemar p": c.p_value,
-                    "power": c.power,
-                    "verdict": c.verdict,
-                }
-            )
-    columns = ["task", "budget (nuclear norm)", "contextual accuracy", "one-hot accuracy"]
-    columns += ["McNemar p", "power", "verdict"]
-    table = pd.DataFrame(rows, columns=columns).set_index(["task", "budget (nuclear norm)"])
-    return summaries, table
 
 
 def parametric_accuracy_numbers(runs: ParametricRuns) -> dict[str, float]:

@@ -3,7 +3,9 @@
 Biaffine parsing probes read one sentence at a time and pick every word's head
 (:mod:`probekit.probes.biaffine`). :func:`parse_linear_pareto` trains linear parsers under the
 nuclear norm (Figs. 7 and 8); :func:`parse_mlp_pareto` trains MLP parsers under memorisation
-complexity (Figs. 1, 5 and 6, Table 2). Items are test words; accuracy is UAS.
+complexity (Figs. 1, 5 and 6, Table 2); :func:`parse_mlp_seeds` trains one MLP parser again under
+several seeds, for a comparison that must include training variance. Items are test words;
+accuracy is UAS.
 """
 
 from __future__ import annotations
@@ -179,3 +181,63 @@ def parse_mlp_pareto(
         n_memorise=len(rows),
     )
     return ParetoRun(table, correct, _sentence_index(splits.test))
+
+
+def parse_mlp_seeds(
+    rep: Representation,
+    splits: Splits,
+    config: mlp_stack.MLPConfig,
+    index: int,
+    seeds: Sequence[int],
+    *,
+    options: TrainOptions = biaffine.PARSE_OPTIONS,
+    threads: int | None = 1,
+) -> ParetoRun:
+    """One MLP parser architecture trained on the gold heads once per seed (§7.2).
+
+    The seed drives initialisation, batch order and dropout; data, representation and
+    architecture (``config``, number ``index`` of the chapter's architectures) stay fixed, so the
+    runs differ by training randomness alone, which a comparison of two parsers must include
+    (Reimers & Gurevych 2017).
+
+    Returns:
+        :class:`~.runs.ParetoRun` with one row per seed (columns representation, task
+        ("parse"), family ("mlp"), probe (``index``), seed, dev_accuracy, accuracy (UAS),
+        best_step) and ``correct`` (k, N_test_words).
+    """
+    heads = {k: _heads(splits[k]) for k in SPLITS}
+    common = dict(
+        onehot_dim=rep.onehot_dim,
+        vocab_size=rep.vocab_size,
+        onehot_trainable=rep.n_trainable,
+        options=options,
+    )
+    correct, dev, steps = [], [], []
+    with torch_threads(threads):
+        for seed in seeds:
+            res = biaffine.train_biaffine_probes(
+                [biaffine.BiaffineConfig(mlp=config)],
+                rep.sentences("train"),
+                heads["train"],
+                rep.sentences("dev"),
+                heads["dev"],
+                seed=int(seed),
+                **common,
+            )
+            correct.append(_parse_correct(res.predict(rep.sentences("test")), heads["test"])[0])
+            dev.append(float(res.dev_uas[0]))
+            steps.append(int(res.best_step[0]))
+    hits = np.stack(correct)
+    table = pd.DataFrame(
+        {
+            "representation": rep.name,
+            "task": "parse",
+            "family": "mlp",
+            "probe": index,
+            "seed": [int(s) for s in seeds],
+            "dev_accuracy": dev,
+            "accuracy": hits.mean(axis=1),
+            "best_step": steps,
+        }
+    )
+    return ParetoRun(table, hits, _sentence_index(splits.test))

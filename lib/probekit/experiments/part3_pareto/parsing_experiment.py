@@ -9,10 +9,10 @@ representations better than POSL and DAL.
 - :func:`plot_parsing_controls`: the two controls side by side (Fig. 6);
 - :func:`plot_linear_parsing` and :func:`linear_parsing_numbers`: linear parsers under the
   nuclear norm (Figs. 7 and 8);
-- :func:`contextual_against_rival` with :func:`rival_numbers`: the best contextual parser
-  against the best type-level one;
-- :func:`hypervolume_gap`, :func:`toy_task_gaps`: the contextual lead on parsing and on the
-  toy tasks (the latter from chapter 33's saved results).
+- :func:`contextual_against_rival` with :func:`rival_numbers`: the best contextual parser and
+  the best type-level one, trained again under several seeds for claim III.6.
+
+The claims' intervals are in :mod:`.claims`.
 """
 
 from __future__ import annotations
@@ -40,11 +40,13 @@ from probekit.experiments.part3_pareto.frontiers import (
 )
 from probekit.experiments.part3_pareto.memorisation import compares_controls, control_shift
 from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
-from probekit.experiments.part3_pareto.parsing import parse_linear_pareto, parse_mlp_pareto
-from probekit.experiments.part3_pareto.representations import REPRESENTATIONS, TASKS
+from probekit.experiments.part3_pareto.parsing import (
+    parse_linear_pareto,
+    parse_mlp_pareto,
+    parse_mlp_seeds,
+)
+from probekit.experiments.part3_pareto.representations import REPRESENTATIONS
 from probekit.experiments.part3_pareto.runs import ParetoRun, combine
-from probekit.stats.bootstrap import PairedBootstrap, paired_bootstrap
-from probekit.stats.comparison import Comparison, compare
 
 MEMORISATION_AXIS = "memorisation: training UAS on shuffled heads"
 
@@ -255,110 +257,83 @@ def mlp_parsing_summary(
 
 
 @dataclass(frozen=True, eq=False)
-class RivalComparison:
-    """The best contextual MLP parser against the best type-level one (``rival``, by dev UAS).
+class SeededRivals:
+    """The best contextual MLP parser and its best non-contextual rival, trained once per seed.
 
-    McNemar's test on test words (``comparison``) and a paired bootstrap of corpus UAS over test
-    sentences (``boot``).
+    Both architectures are chosen by development UAS in the chapter's runs (Pimentel et al. 2020,
+    §7.2), then trained again under each of ``seeds`` (:func:`~.parsing.parse_mlp_seeds`):
+    ``runs`` by representation ("contextual" and ``rival``), each with one row per seed and
+    ``correct`` (k, N_test_words). ``architectures`` gives each one's index among the chapter's
+    architectures.
     """
 
     rival: str
-    comparison: Comparison
-    boot: PairedBootstrap
+    seeds: list[int]
+    runs: dict[str, ParetoRun]
+    architectures: dict[str, int]
+
+    def sentence_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Words attached right per seed and test sentence, contextual (k, n) and rival (k, n).
+
+        And the words of each test sentence (n,): the data of claim III.6's interval.
+        """
+        a, units = self.runs["contextual"].sentence_scores()
+        b, _ = self.runs[self.rival].sentence_scores(len(units))
+        return a, b, units
 
 
 def contextual_against_rival(
-    runs: ParsingRuns, labels: Mapping[str, str], *, n_boot: int, seed: int
-) -> RivalComparison | None:
-    """Compare the best contextual MLP parser with the best type-level one (by development UAS).
+    runs: ParsingRuns, setup: ParetoSetup, config: ParsingConfig
+) -> SeededRivals | None:
+    """Train the best contextual MLP parser and its best non-contextual rival once per seed.
 
-    The contextual MLP parser with the best development UAS against the best type-level one by the
-    same criterion (Pimentel et al. 2020, §7.2): McNemar's exact test on the same test words, and a
-    paired bootstrap (``n_boot`` resamples, ``seed``) of test sentences weighted by their length, so
-    that the statistic is the corpus UAS (words of one sentence are not independent, which McNemar's
-    test assumes). None without the contextual or any type-level representation.
+    The contextual architecture with the best development UAS, and the non-contextual
+    representation whose best architecture has the best development UAS (Pimentel et al. 2020,
+    §7.2; the test set plays no part in the choice), each trained again on the gold heads under
+    every one of ``config.claim_seeds`` (:func:`~.parsing.parse_mlp_seeds`). None without the
+    contextual or any non-contextual representation.
     """
     others = [name for name in runs.mlp if name != "contextual"]
     if "contextual" not in runs.mlp or not others:
         return None
     dev_best = {name: float(runs.mlp[name].table["dev_accuracy"].max()) for name in others}
     rival = max(dev_best, key=dev_best.get)
-    picks = {}
+    seeded, chosen = {}, {}
     for name in ("contextual", rival):
-        run = runs.mlp[name]
-        picks[name] = run.correct[int(run.table["dev_accuracy"].idxmax())]
-    a, b = picks["contextual"], picks[rival]
-    comparison = compare(a, b, labels["contextual"], labels[rival])
-    groups = runs.mlp["contextual"].groups
-    lengths = np.bincount(groups)
-    boot = paired_bootstrap(
-        np.bincount(groups, weights=a) / lengths,
-        np.bincount(groups, weights=b) / lengths,
-        n_boot=n_boot,
-        seed=seed,
-        weights=lengths,
-        name_a=labels["contextual"],
-        name_b=labels[rival],
-    )
-    return RivalComparison(rival, comparison, boot)
+        table = runs.mlp[name].table
+        index = int(table["probe"].iloc[int(np.argmax(table["dev_accuracy"].to_numpy()))])
+        chosen[name] = index
+        seeded[name] = parse_mlp_seeds(
+            setup.representations[name],
+            setup.splits,
+            setup.architectures[index],
+            index,
+            config.claim_seeds,
+            options=setup.options,
+        )
+    return SeededRivals(rival, list(config.claim_seeds), seeded, chosen)
 
 
-def rival_numbers(result: RivalComparison | None, labels: Mapping[str, str]) -> dict[str, Any]:
+def rival_numbers(result: SeededRivals | None, labels: Mapping[str, str]) -> dict[str, Any]:
     """:func:`contextual_against_rival` by glue name.
 
-    The ``rival``'s display name, McNemar's summary (``compare``) and the bootstrap's UAS difference
-    with its 95 % interval in points (``uas_gap``, ``uas_gap_low``, ``uas_gap_high``); "not run" and
-    NaN without a comparison.
+    The ``rival``'s display name, the number of seeds (``n_claim_seeds``), each parser's mean
+    test UAS over the seeds in % (``uas_contextual``, ``uas_rival``) and its per-seed UAS as
+    text (``uas_contextual_seeds``, ``uas_rival_seeds``); "not run" and NaN without a
+    comparison.
     """
     if result is None:
         return {
             "rival": "not run",
-            "compare": "Not run (needs the contextual and a type-level representation).",
-            "uas_gap": np.nan,
-            "uas_gap_low": np.nan,
-            "uas_gap_high": np.nan,
+            "n_claim_seeds": 0,
+            "uas_contextual": np.nan,
+            "uas_rival": np.nan,
+            "uas_contextual_seeds": "not run",
+            "uas_rival_seeds": "not run",
         }
-    return {
-        "rival": labels[result.rival],
-        "compare": result.comparison.summary(),
-        "uas_gap": 100 * result.boot.diff,
-        "uas_gap_low": 100 * result.boot.low,
-        "uas_gap_high": 100 * result.boot.high,
-    }
-
-
-def hypervolume_gap(hv: pd.DataFrame, runs: ParsingRuns) -> float:
-    """The contextual MLP parsers' hypervolume minus the best type-level one.
-
-    Pimentel et al. 2020, Table 2 and §7.2; NaN without the contextual or any type-level
-    representation.
-    """
-    others = [hypervolume_of(hv, representation=n) for n in runs.mlp if n != "contextual"]
-    contextual = hypervolume_of(hv, representation="contextual")
-    return contextual - max(others) if others else float("nan")
-
-
-def toy_task_gaps(
-    saved: Mapping[str, Any] | None, config: ParsingConfig, treebank: str
-) -> dict[str, float]:
-    """The contextual lead in label-shuffled hypervolume on POSL and DAL that chapter 33 saved.
-
-    ``hv_gap_<task>``, by task: only when ``saved`` (that chapter's saved results, or None) was run
-    with this chapter's model, layer, pooling and ``treebank`` (its name), and only the finite ones.
-    """
-    if saved is None:
-        return {}
-    settings = {
-        "model": config.model,
-        "layer": config.layer,
-        "pooling": config.pooling,
-        "treebank": treebank,
-    }
-    if not all(saved.get(key) == value for key, value in settings.items()):
-        return {}
-    gaps = {}
-    for task in TASKS:
-        value = saved.get(f"hv_gap_{task}")
-        if isinstance(value, int | float) and np.isfinite(value):
-            gaps[task] = float(value)
-    return gaps
+    numbers: dict[str, Any] = {"rival": labels[result.rival], "n_claim_seeds": len(result.seeds)}
+    for key, name in (("contextual", "contextual"), ("rival", result.rival)):
+        uas = 100 * result.runs[name].table["accuracy"].to_numpy()
+        numbers[f"uas_{key}"] = float(uas.mean())
+        numbers[f"uas_{key}_seeds"] = ", ".join(f"{u:.1f}" for u in uas)
+    return numbers

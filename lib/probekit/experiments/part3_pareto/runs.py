@@ -3,7 +3,8 @@
 Every run (:mod:`.parametric`, :mod:`.memorisation`, :mod:`.parsing`) returns a
 :class:`ParetoRun`: one (complexity, accuracy) point per probe, the points that
 :mod:`.frontiers` turns into Pareto frontiers, plus which test items each probe got right, for
-paired tests. :func:`combine` stacks the tables of several runs.
+the sentence-level intervals of the claims (:meth:`ParetoRun.sentence_scores`). :func:`combine`
+stacks the tables of several runs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from probekit.errors import ParameterError
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +35,32 @@ class ParetoRun:
     table: pd.DataFrame
     correct: np.ndarray
     groups: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def sentence_scores(self, n_sentences: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Each probe's correct items per test sentence, and each sentence's items.
+
+        Items (words, arcs) of one sentence stand or fall together, so the test sentence is the
+        unit of every interval of Part III's claims. ``n_sentences`` counts sentences without
+        items too (e.g. one-word sentences have no DAL arc); default: up to the last sentence
+        with an item.
+
+        Returns:
+            ``counts`` (P, n) float, correct items of each probe in each sentence, and ``units``
+            (n,) float, the sentence's items; ``counts.sum(1) / units.sum()`` is each probe's
+            accuracy.
+        """
+        groups = np.asarray(self.groups, dtype=np.int64)
+        if groups.size == 0 or groups.shape != (self.correct.shape[1],):
+            raise ParameterError(
+                "groups", f"needs one sentence per test item ({self.correct.shape[1]}), "
+                f"got shape {groups.shape}"
+            )  # fmt: skip
+        n = int(groups.max()) + 1 if n_sentences is None else int(n_sentences)
+        if groups.size and n <= groups.max():
+            raise ParameterError("n_sentences", f"must exceed the largest sentence index, got {n}")
+        units = np.bincount(groups, minlength=n).astype(np.float64)
+        counts = np.stack([np.bincount(groups, weights=c, minlength=n) for c in self.correct])
+        return counts.astype(np.float64), units
 
 
 def combine(runs: Sequence[ParetoRun]) -> pd.DataFrame:

@@ -4,7 +4,7 @@ How much of POSL and DAL a dictionary lookup, or the word alone, already settles
 
 - Lookup baselines (appendix B, Table 1): :func:`lookup_baselines`, shown by
   :func:`lookup_table` and :func:`backoff_table`, and fitted on samples of the training split
-  by :func:`lookup_by_size`.
+  by :func:`lookup_by_size`; :func:`share_phrase` puts a share of the errors into words.
 - Label entropies (§7.1): :func:`label_entropies`, beside the paper's by
   :func:`entropy_numbers`.
 """
@@ -23,14 +23,30 @@ from probekit.io import treebanks as pkdata
 from probekit.methods.pareto import entropy, lookups
 
 
+def _word_sentences(sentences: Sequence[pkdata.Sentence]) -> np.ndarray:
+    """Each word's sentence index, int64 (N_words,)."""
+    return np.repeat(np.arange(len(sentences)), [len(s) for s in sentences])
+
+
+def _non_root(sentences: Sequence[pkdata.Sentence]) -> np.ndarray:
+    """Which words attach to another word rather than to the root, bool (N_words,)."""
+    return pkdata.flat(sentences, "heads") > 0
+
+
 def _arcs(sentences: Sequence[pkdata.Sentence]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """DAL's non-root arcs (§7.1): dependent forms, head forms and relations, each (N_arcs,)."""
     forms = pkdata.flat(sentences, "forms")
     heads = pkdata.flat(sentences, "heads")
     rel = pkdata.flat(sentences, "deprel")
     first = np.repeat(pkdata.offsets(sentences)[:-1], [len(s) for s in sentences])
-    arc = heads > 0
+    arc = _non_root(sentences)
     return forms[arc], forms[(first + heads - 1)[arc]], rel[arc]
+
+
+def _per_sentence(hit: np.ndarray, sentence: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Correct items and items per sentence, float (n,) each."""
+    counts = np.bincount(sentence, weights=hit.astype(np.float64), minlength=n)
+    return counts, np.bincount(sentence, minlength=n).astype(np.float64)
 
 
 def lookup_baselines(
@@ -44,8 +60,12 @@ def lookup_baselines(
 
     Returns:
         ``posl`` and ``dal`` (test accuracy), ``posl_oov_share`` (test words unseen in
-        training), ``posl_iv_accuracy`` / ``posl_oov_accuracy``, and ``dal_levels``: a DataFrame
-        with one row per back-off level 1..4 (``share`` of test arcs, ``accuracy`` there).
+        training), ``posl_iv_accuracy`` / ``posl_oov_accuracy``, ``posl_oov_error_share`` (the
+        share of the POSL errors made on unseen words), ``dal_levels``: a DataFrame with one
+        row per back-off level 1..4 (``share`` of test arcs, ``accuracy`` there), and per test
+        sentence, float (n,) each, the correct items and the items of each task
+        (``posl_counts``, ``posl_units``, ``dal_counts``, ``dal_units``; words for POSL,
+        non-root arcs for DAL), the data of the claims' intervals.
     """
     words, tags = pkdata.flat(train, "forms"), pkdata.flat(train, "upos")
     t_words, t_tags = pkdata.flat(test, "forms"), pkdata.flat(test, "upos")
@@ -56,6 +76,10 @@ def lookup_baselines(
     dep, head, rel = _arcs(test)
     dal_hit = lookups.predict_dal_lookup(dal, dep, head) == rel
     level = lookups.dal_backoff_level(dal, dep, head)
+    sentence = _word_sentences(test)
+    posl_counts, posl_units = _per_sentence(hit, sentence, len(test))
+    dal_counts, dal_units = _per_sentence(dal_hit, sentence[_non_root(test)], len(test))
+    errors = ~hit
     levels = pd.DataFrame(
         {
             "level": [1, 2, 3, 4],
@@ -73,8 +97,32 @@ def lookup_baselines(
         "posl_oov_share": float(oov.mean()),
         "posl_iv_accuracy": float(hit[~oov].mean()) if (~oov).any() else np.nan,
         "posl_oov_accuracy": float(hit[oov].mean()) if oov.any() else np.nan,
+        "posl_oov_error_share": float(oov[errors].mean()) if errors.any() else np.nan,
         "dal_levels": levels,
+        "posl_counts": posl_counts,
+        "posl_units": posl_units,
+        "dal_counts": dal_counts,
+        "dal_units": dal_units,
     }
+
+
+# Shares in words, from the largest: the lower bound of each phrase.
+SHARE_PHRASES = ((0.9, "almost all"), (0.6, "most"), (0.4, "about half"), (0.1, "a minority"))
+
+
+def share_phrase(share: float) -> str:
+    """A share in [0, 1] in words, for prose that reads a computed number.
+
+    "almost all" (>= 0.9), "most" (>= 0.6), "about half" (>= 0.4), "a minority" (>= 0.1),
+    else "very few"; "none" for NaN (no errors to share). Used as
+    "<phrase> of the errors".
+    """
+    if not np.isfinite(share):
+        return "none"
+    for low, phrase in SHARE_PHRASES:
+        if share >= low:
+            return phrase
+    return "very few"
 
 
 def lookup_table(lookup: dict[str, Any]) -> pd.DataFrame:

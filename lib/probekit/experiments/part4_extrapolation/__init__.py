@@ -14,8 +14,9 @@ One module per job, in the paper's order:
 - :mod:`.figures`: score distributions and accuracy per layer and setup (Figs. 1-5);
 - :mod:`.survey`: chapter 41, every scoring function and its split on one sample (§3.3-3.5);
 - :mod:`.criteria`: chapters 42-44, from a configuration to the probes and tables (§3-4);
-- :mod:`.comparisons`: control against extrapolation on the same hard items (McNemar);
-- :mod:`.claims`: the numbers and verdicts on the paper's claims of chapters 42-44 (§4-5);
+- :mod:`.comparisons`: setups compared on the same hard items, per sentence and seed;
+- :mod:`.summaries`: the descriptive numbers of chapters 42-44 (§4);
+- :mod:`.claims`: the paper's claims that chapters 42-44 judge, their rules and intervals (§4);
 - :mod:`.part_gaps`: the gap of every scoring function across the chapters (§5.1).
 
 Nothing is re-exported here: chapters and tests import the module they use.

@@ -1,272 +1,415 @@
-"""The numbers and claims of chapters 42-44, from a chapter's run (Kunz & Kuhlmann 2021, §4).
+"""The claims of Kunz & Kuhlmann 2021 that Part IV judges, their rules, and their intervals.
 
-Each function returns the chapter's glue values: the set-up, summaries of the gap table and the
-verdict on each of the paper's claims ("holds" or "does not hold"), keyed as the chapter's prose
-and the claims ledger read them. Gaps are in points: ``difficulty`` = standard - control,
-``extrapolation_gap`` = control - extrapolation, averaged over seeds per layer.
+Each claim (:class:`~probekit.experiments.claims.Claim`) has one rule
+(:class:`~probekit.stats.verdicts.Rule`), declared here before any result is read, and one
+function that computes its interval from a chapter's run. Accuracies are corpus accuracies on
+a split's hard evaluation items; the evaluation sentence is the unit of every interval (the
+items of one sentence are not independent) and every probe seed enters it
+(:func:`~probekit.experiments.part4_extrapolation.comparisons.hard_difference`). Chapters judge a
+claim with :meth:`Glue.claim <probekit.book.glue.Glue.claim>`; the claims ledger reads the saved
+intervals back and judges them with the same rule (:data:`CLAIMS`).
+
+- IV.1 (§4.1, chapter 42): for T1 the control - extrapolation gap of both sentence-length splits
+  stays within 3 points at every layer: :func:`t1_length_intervals`.
+- IV.2 (§4.2, chapter 42): arc length gives a clear gap for T2: :func:`arc_gap_interval`.
+- IV.3 (§4.3, chapter 43): the most-frequent-tag split gives a clear gap: :func:`mft_gap_interval`.
+- IV.4 (§4.3, chapter 43): under that split the last layer extrapolates better than the first:
+  :func:`mft_layers_interval`.
+- IV.5 (§4.4, chapter 44): speed of learning leaves a large gap for T1:
+  :func:`speed_gap_interval`.
+- IV.6 (§4.5, chapter 44): sample loss gives the lowest control accuracy of all scoring
+  functions, for T1 and T2: :func:`loss_control_intervals`.
+
+The parts of IV.1 (splits x layers) and IV.6 (scoring functions x tasks) depend on the run (the
+probed layers, the splits a sample allows): a chapter judges the parts its run measured, and
+:class:`~probekit.experiments.claims.Claim` saves their names so that the ledger reads them
+back. :func:`length_claims`, :func:`tag_claims` and :func:`learning_claims` give each chapter its
+claims as measured (:class:`MeasuredClaim`), with the reason when the run could not measure one.
+The chapters' other conclusions of the paper are shown as numbers
+(:mod:`~probekit.experiments.part4_extrapolation.summaries`), not judged; each chapter says why
+in one sentence.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
 import pandas as pd
 
+from probekit.experiments.claims import Claim
+from probekit.experiments.part4_extrapolation.comparisons import hard_counts, hard_difference
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.sample import TASK_LABEL
-from probekit.experiments.part4_extrapolation.scoring import split_scores
-from probekit.methods.extrapolation import splits as extrapolation_splits
+from probekit.stats.intervals import Interval
+from probekit.stats.verdicts import Kind, Rule, judge
 
-NAN = float("nan")
-# Glue key prefix -> split of the length criteria (§4.1-4.2).
-LENGTH_KEYS: dict[str, str] = {
-    "t1_ling": "T1 sentence_length_linguistic",
-    "t2_ling": "T2 sentence_length_linguistic",
-    "t1_dist": "T1 sentence_length_pos",
-    "t2_dist": "T2 sentence_length_deprel",
-    "t2_arc": "T2 arc_length",
-    "t2_arcmod": "T2 arc_length_modified",
+PAPER_KEY = "kunz2021test"
+UNIT = "evaluation sentences (their hard items together) and probe seeds"
+TEST = "variance components over sentences and seeds, Welch-Satterthwaite degrees of freedom"
+# The layers the book's default model (all-MiniLM-L6-v2) has: the embeddings and 6 layers.
+DEFAULT_LAYERS: tuple[int, ...] = tuple(range(7))
+# The layers IV.1's parts have readable names for: the embeddings and up to 48 layers (a deeper
+# model's parts are shown by their names, e.g. "ling_L60").
+LABELLED_LAYERS: tuple[int, ...] = tuple(range(49))
+# Short names of IV.1's splits, and of IV.6's scoring functions per task (task, split).
+LENGTH_PARTS: dict[str, str] = {
+    "ling": "sentence_length_linguistic",
+    "dist": "sentence_length_pos",
 }
-# Glue key prefix -> split of the learning criteria (§4.4-4.5).
-LEARNING_KEYS: dict[str, str] = {
-    "t1_speed": "T1 speed_of_learning",
-    "t2_speed": "T2 speed_of_learning",
-    "t1_loss": "T1 sample_loss",
-    "t2_loss": "T2 sample_loss",
+LOSS_PARTS: dict[str, tuple[str, str]] = {
+    "t1_ling": ("pos", "sentence_length_linguistic"),
+    "t1_dist": ("pos", "sentence_length_pos"),
+    "t1_mft": ("pos", "most_frequent_tag"),
+    "t1_tp": ("pos", "tag_proportion"),
+    "t1_speed": ("pos", "speed_of_learning"),
+    "t2_ling": ("deprel", "sentence_length_linguistic"),
+    "t2_dist": ("deprel", "sentence_length_deprel"),
+    "t2_arc": ("deprel", "arc_length"),
+    "t2_speed": ("deprel", "speed_of_learning"),
+}
+_SPLIT_LABELS = {"ling": "linguistic split", "dist": "distributional split"}
+# The parts in the prose and the ledger: "ling_L3" -> "linguistic split, layer 3".
+LENGTH_LABELS: dict[str, str] = {
+    f"{short}_L{layer}": f"{_SPLIT_LABELS[short]}, layer {layer}"
+    for short in LENGTH_PARTS
+    for layer in LABELLED_LAYERS
+}
+LOSS_LABELS: dict[str, str] = {
+    "t1_ling": "T1 sentence length (linguistic)",
+    "t1_dist": "T1 sentence length (distributional)",
+    "t1_mft": "T1 most frequent tag",
+    "t1_tp": "T1 tag proportion",
+    "t1_speed": "T1 speed of learning",
+    "t2_ling": "T2 sentence length (linguistic)",
+    "t2_dist": "T2 sentence length (distributional)",
+    "t2_arc": "T2 arc length",
+    "t2_speed": "T2 speed of learning",
 }
 
 
-def _holds(ok: bool) -> str:
-    return "holds" if ok else "does not hold"
+# --------------------------------------------------------------------------------------------
+# The rules, fixed before any result is read
+# --------------------------------------------------------------------------------------------
 
 
-def _setup_values(chapter: ChapterRun, skipped: dict[str, str]) -> dict[str, object]:
-    """Sample sizes, seeds, layers and epochs of a run, and the splits it skipped."""
-    return {
-        "n_train_sentences": len(chapter.sample.train),
-        "n_eval_sentences": len(chapter.sample.eval),
-        "n_seeds": len(chapter.config.seeds),
-        "n_layers": len(chapter.layers),
-        "epochs": chapter.config.epochs,
-        "skipped": "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "none",
-    }
+def _rule(kind: Kind, quantity: str, sesoi: float, reason: str, unit: str = UNIT) -> Rule:
+    """A rule on a difference of accuracies stored as fractions, shown in points."""
+    return Rule(kind, quantity, unit, sesoi, reason, TEST, scale=100, units="points", digits=1)
 
 
-def _labelled_skips(chapter: ChapterRun) -> dict[str, str]:
-    """Skipped splits of every task, named e.g. "T2 arc_length", with the reason."""
-    return {
-        f"{TASK_LABEL[task]} {name}": reason
-        for task, run in chapter.tasks.items()
-        for name, reason in run.skipped.items()
-    }
+T1_LENGTH_RULE = _rule(
+    "equivalence",
+    "control − extrapolation accuracy of T1 (part of speech) on a sentence-length split's hard "
+    "words, at one layer",
+    0.03,
+    "the paper's own bound, for T1 the difference 'never exceeds 3 points' (§4.1)",
+)
+ARC_RULE = _rule(
+    "directional",
+    "control − extrapolation accuracy of T2 (dependency labels) on the hard arcs of the "
+    "arc-length split, at the compared layer",
+    0.115,
+    "half the smallest arc-length gap the paper reports, 23 points between the control's 85 % "
+    "and the extrapolation's 62 % with m1 = 3 (§4.2)",
+)
+MFT_RULE = _rule(
+    "directional",
+    "control − extrapolation accuracy of T1 on the words whose gold tag is not their most "
+    "frequent training tag, at the compared layer",
+    0.06,
+    "half the 12 points between the lower ends of the paper's gaps to the standard setup, "
+    "23–42 points for extrapolation and 11–35 for the control (§4.3)",
+)
+MFT_LAYERS_RULE = _rule(
+    "directional",
+    "extrapolation accuracy of T1 under the most-frequent-tag split at the last probed layer − "
+    "at the first, on the same hard words",
+    0.05,
+    "a convention, the threshold the book used before it had rules; the paper gives no number "
+    "for 'significantly more predictive' (§4.3)",
+)
+SPEED_RULE = _rule(
+    "directional",
+    "control − extrapolation accuracy of T1 on the speed-of-learning hard words, at the "
+    "compared layer",
+    0.10,
+    "a convention, since a gap 'the largest among all settings' (§4.4) must at least reach "
+    "the order of the arc-length SESOI of 11.5 points",
+)
+LOSS_CONTROL_RULE = _rule(
+    "directional",
+    "control accuracy of another scoring function on its own hard set − control accuracy of "
+    "sample loss on its hard set, at the compared layer",
+    0.02,
+    "a convention; the paper reads 'lowest' off its figures (§4.5) and gives no number",
+    UNIT + "; seeds paired: one control probe per seed is scored on both hard sets",
+)
+
+T1_LENGTH = Claim(
+    "IV.1",
+    PAPER_KEY,
+    "§4.1",
+    "42_length_criteria",
+    "sec-ch42",
+    "For part of speech (T1), sentence-length splits hardly hurt: the control − extrapolation "
+    "gap stays small",
+    T1_LENGTH_RULE,
+    "claim_t1_length",
+    tuple(f"{short}_L{layer}" for short in LENGTH_PARTS for layer in DEFAULT_LAYERS),
+    LENGTH_LABELS,
+)
+ARC = Claim(
+    "IV.2",
+    PAPER_KEY,
+    "§4.2",
+    "42_length_criteria",
+    "sec-ch42",
+    "Arc length gives a clear extrapolation gap for dependency labels (T2)",
+    ARC_RULE,
+    "claim_arc",
+)
+MFT = Claim(
+    "IV.3",
+    PAPER_KEY,
+    "§4.3",
+    "43_tag_criteria",
+    "sec-ch43",
+    "Training only on words with their most frequent tag makes the other words clearly harder",
+    MFT_RULE,
+    "claim_mft",
+)
+MFT_LAYERS = Claim(
+    "IV.4",
+    PAPER_KEY,
+    "§4.3",
+    "43_tag_criteria",
+    "sec-ch43",
+    "Under the MFT split, higher layers extrapolate better than the first",
+    MFT_LAYERS_RULE,
+    "claim_mft_layers",
+)
+SPEED = Claim(
+    "IV.5",
+    PAPER_KEY,
+    "§4.4",
+    "44_learning_criteria",
+    "sec-ch44",
+    "Training only on quickly learnt examples leaves a large gap on the slow ones",
+    SPEED_RULE,
+    "claim_speed",
+)
+LOSS_CONTROL = Claim(
+    "IV.6",
+    PAPER_KEY,
+    "§4.5",
+    "44_learning_criteria",
+    "sec-ch44",
+    "Sample loss picks the hardest hard set: its control accuracy is the lowest",
+    LOSS_CONTROL_RULE,
+    "claim_loss_control",
+    tuple(LOSS_PARTS),
+    LOSS_LABELS,
+)
+CLAIMS: tuple[Claim, ...] = (T1_LENGTH, ARC, MFT, MFT_LAYERS, SPEED, LOSS_CONTROL)
 
 
-def _point(chapter: ChapterRun, task: str, split: str, which: str) -> float:
-    """Split point m1 or m2 of a static split, NaN if it was skipped."""
-    points = chapter.tasks[task].points.get(split)
-    return float(getattr(points, which)) if points is not None else NAN
+# --------------------------------------------------------------------------------------------
+# The intervals, from a chapter's run
+# --------------------------------------------------------------------------------------------
 
 
-def _gap(gaps: pd.DataFrame, split: str, column: str, how: str = "mean") -> float:
-    """Mean or max over layers of one column of the gap table, NaN if the split was skipped."""
-    values = gaps.loc[gaps["split"] == split, column]
-    return float(getattr(values, how)()) if len(values) else NAN
+def _gap(chapter: ChapterRun, task: str, split: str, layer: int) -> Interval | None:
+    """Control - extrapolation on a split's hard items at ``layer``; None if it was skipped."""
+    task_run = chapter.tasks.get(task)
+    if task_run is None or split not in task_run.points:
+        return None
+    n = len(chapter.sample.eval)
+    return hard_difference(
+        hard_counts(task_run.run, split, layer, "control", n),
+        hard_counts(task_run.run, split, layer, "extrapolation", n),
+    )
 
 
-def length_values(chapter: ChapterRun) -> dict[str, object]:
-    """Chapter 42's values: sentence-length and arc-length splits (Kunz & Kuhlmann 2021, §4.1-4.2).
+def t1_length_intervals(chapter: ChapterRun) -> dict[str, Interval]:
+    """IV.1: T1 control - extrapolation per sentence-length split and probed layer (§4.1).
 
-    Per split of :data:`LENGTH_KEYS`: mean and max gap over layers, mean difficulty, the
-    standard - extrapolation distance, best extrapolation and control accuracy (%). Claims:
-    ``claim_t1_small`` (T1 gap never above 3 points), ``claim_ling_larger`` (the linguistic
-    split separates standard and extrapolation more, both tasks), ``claim_arc_harder`` (arc
-    length: hard set harder and a larger gap than sentence length), ``claim_arcmod`` (the
-    modified split raises extrapolation but stays below control), ``claim_t2_smallest``
-    (sentence length gives T2's smallest gap).
+    Parts ``<split>_L<layer>`` for the linguistic (``ling``) and distributional (``dist``)
+    splits; a skipped split has no parts.
     """
-    skipped = _labelled_skips(chapter)
-    v: dict[str, object] = _setup_values(chapter, skipped) | {"n_skipped": len(skipped)}
-    gaps = chapter.gaps
-    for key, split in LENGTH_KEYS.items():
-        v[f"{key}_gap_mean"] = _gap(gaps, split, "extrapolation_gap")
-        v[f"{key}_gap_max"] = _gap(gaps, split, "extrapolation_gap", "max")
-        v[f"{key}_difficulty_mean"] = _gap(gaps, split, "difficulty")
-        v[f"{key}_std_extra_mean"] = _gap(gaps, split, "difficulty") + _gap(
-            gaps, split, "extrapolation_gap"
+    out = {}
+    for short, split in LENGTH_PARTS.items():
+        for layer in chapter.layers:
+            interval = _gap(chapter, "pos", split, layer)
+            if interval is not None:
+                out[f"{short}_L{layer}"] = interval
+    return out
+
+
+def arc_gap_interval(chapter: ChapterRun) -> Interval | None:
+    """IV.2: T2 control - extrapolation on the hard arcs of the arc-length split (§4.2)."""
+    return _gap(chapter, "deprel", "arc_length", chapter.compare_layer)
+
+
+def mft_gap_interval(chapter: ChapterRun) -> Interval | None:
+    """IV.3: T1 control - extrapolation on the words without their most frequent tag (§4.3)."""
+    return _gap(chapter, "pos", "most_frequent_tag", chapter.compare_layer)
+
+
+def mft_layers_interval(chapter: ChapterRun) -> Interval | None:
+    """IV.4: MFT extrapolation accuracy at the last probed layer - at the first (§4.3).
+
+    The hard words are the same at every layer (the split does not depend on the layer) and
+    every seed of both layers enters; None with fewer than two layers or a skipped split.
+    """
+    task_run = chapter.tasks.get("pos")
+    split = "most_frequent_tag"
+    if task_run is None or split not in task_run.points or len(chapter.layers) < 2:
+        return None
+    n = len(chapter.sample.eval)
+    first, last = chapter.layers[0], chapter.layers[-1]
+    return hard_difference(
+        hard_counts(task_run.run, split, last, "extrapolation", n),
+        hard_counts(task_run.run, split, first, "extrapolation", n),
+    )
+
+
+def speed_gap_interval(chapter: ChapterRun) -> Interval | None:
+    """IV.5: T1 control - extrapolation on the speed-of-learning hard words (§4.4)."""
+    return _gap(chapter, "pos", "speed_of_learning", chapter.compare_layer)
+
+
+def loss_control_intervals(chapter: ChapterRun) -> dict[str, Interval]:
+    """IV.6: another scoring function's control accuracy - sample loss's, per part (§4.5).
+
+    At the compared layer, each on its own hard set: the control probes of every split
+    (chapter 44 scores the other functions' hard sets as reference controls,
+    :data:`~probekit.experiments.part4_extrapolation.splits.LOSS_REFERENCE_SPLITS`) are the same
+    trained probes, one per seed, so the seeds are paired. Parts of :data:`LOSS_PARTS`; a part
+    whose split (or sample loss's) was skipped is left out.
+    """
+    out = {}
+    layer, n = chapter.compare_layer, len(chapter.sample.eval)
+    for part, (task, split) in LOSS_PARTS.items():
+        task_run = chapter.tasks.get(task)
+        if task_run is None or "sample_loss" not in task_run.points:
+            continue
+        if split not in task_run.points and split not in task_run.controls:
+            continue
+        out[part] = hard_difference(
+            hard_counts(task_run.run, split, layer, "control", n),
+            hard_counts(task_run.run, "sample_loss", layer, "control", n),
+            paired_seeds=True,
         )
-        v[f"{key}_extra_max"] = _gap(gaps, split, "extrapolation", "max")
-        v[f"{key}_control_max"] = _gap(gaps, split, "control", "max")
-    for key, task, split, which in (
-        ("t1_m1", "pos", "sentence_length_pos", "m1"),
-        ("t1_m2", "pos", "sentence_length_pos", "m2"),
-        ("t2_m1", "deprel", "sentence_length_deprel", "m1"),
-        ("t2_m2", "deprel", "sentence_length_deprel", "m2"),
-        ("arc_m1", "deprel", "arc_length", "m1"),
-        ("arc_m2", "deprel", "arc_length", "m2"),
-        ("arcmod_m2", "deprel", "arc_length_modified", "m2"),
-    ):
-        v[key] = _point(chapter, task, split, which)
-    v["claim_t1_small"] = _holds(v["t1_ling_gap_max"] <= 3 and v["t1_dist_gap_max"] <= 3)
-    v["claim_t2_smallest"] = _holds(
-        max(v["t2_ling_gap_mean"], v["t2_dist_gap_mean"]) < v["t2_arc_gap_mean"]
-    )
-    v["claim_ling_larger"] = _holds(
-        v["t1_ling_std_extra_mean"] > v["t1_dist_std_extra_mean"]
-        and v["t2_ling_std_extra_mean"] > v["t2_dist_std_extra_mean"]
-    )
-    v["claim_arc_harder"] = _holds(
-        v["t2_arc_difficulty_mean"] > 0 and v["t2_arc_gap_mean"] > v["t2_dist_gap_mean"]
-    )
-    v["claim_arcmod"] = _holds(
-        v["t2_arcmod_extra_max"] > v["t2_arc_extra_max"]
-        and v["t2_arcmod_extra_max"] < v["t2_arcmod_control_max"]
-    )
-    return v
+    return out
 
 
-def _column(gaps: pd.DataFrame, split: str, name: str) -> pd.Series:
-    """One column of the gap table for one split, indexed by layer (empty if skipped)."""
-    return gaps.loc[gaps["split"] == split].set_index("layer")[name]
+# --------------------------------------------------------------------------------------------
+# What a chapter judges
+# --------------------------------------------------------------------------------------------
 
 
-def _t1_column(chapter: ChapterRun, split: str, name: str) -> pd.Series:
-    """One column of the gap table for a T1 split, indexed by layer; NaN if it was skipped."""
-    gaps = chapter.gaps
-    values = gaps.loc[gaps["split"] == f"T1 {split}"].set_index("layer")[name].astype(float)
-    return values if len(values) else pd.Series([NAN], index=[chapter.layers[0]])
+@dataclasses.dataclass(frozen=True, eq=False)
+class MeasuredClaim:
+    """One claim as a chapter's run measured it.
 
-
-def tag_values(chapter: ChapterRun) -> dict[str, object]:
-    """Chapter 43's values: most-frequent-tag and tag-proportion splits (Kunz & Kuhlmann §4.3).
-
-    Shares of hard evaluation words, split points, standard - control and standard -
-    extrapolation ranges over layers, extrapolation accuracy per layer and the relative loss
-    (control - extrapolation) / control. Claims: ``claim_mft_below`` (MFT extrapolation below
-    standard in every layer), ``claim_mft_layers`` (the last layer extrapolates more than 5
-    points better than the first), ``claim_mft_relative`` (the relative loss is larger in the
-    first layer), ``claim_tp_easier`` and ``claim_tp_shrinks`` (the tag-proportion hard set is
-    easier and its gap smaller); the last two "cannot be tested" if that split was skipped.
-    ``widened`` lists the splits whose hard set is the examples tied at the top score.
+    ``intervals`` is its interval (a dict, one per measured part, for a claim of several
+    parts), or None when the run could not measure it, with ``reason`` saying why. A chapter
+    judges it with :meth:`Glue.claim <probekit.book.glue.Glue.claim>`, or saves it as not
+    tested with :meth:`Glue.untested <probekit.book.glue.Glue.untested>` and the reason.
     """
-    t1 = chapter.tasks["pos"]
-    v = _setup_values(chapter, t1.skipped)
-    v["widened"] = ", ".join(k for k, p in t1.points.items() if p.top_ties) or "none"
-    _, mft_eval = split_scores("most_frequent_tag", t1.train, t1.eval)
-    _, tp_eval = split_scores("tag_proportion", t1.train, t1.eval)
-    v["mft_hard_share"] = 100 * float((mft_eval > 0).mean())
-    tp_points = t1.points.get("tag_proportion")
-    if tp_points is not None:
-        tp_hard = extrapolation_splits.hard_mask(tp_eval, tp_points)
-        v["tp_hard_share"] = 100 * float(tp_hard.mean())
-        v["tp_hard_is_mft"] = 100 * float((mft_eval[tp_hard] == 0).mean())
-        v["tp_m1"], v["tp_m2"] = tp_points.m1, tp_points.m2
-    std_ctrl = _t1_column(chapter, "most_frequent_tag", "difficulty")
-    std_extra = std_ctrl + _t1_column(chapter, "most_frequent_tag", "extrapolation_gap")
-    v["mft_std_ctrl_min"], v["mft_std_ctrl_max"] = float(std_ctrl.min()), float(std_ctrl.max())
-    v["mft_std_extra_min"], v["mft_std_extra_max"] = float(std_extra.min()), float(std_extra.max())
-    mft_extra = _t1_column(chapter, "most_frequent_tag", "extrapolation")
-    mft_ctrl = _t1_column(chapter, "most_frequent_tag", "control")
-    v["mft_extra_first"], v["mft_extra_last"] = float(mft_extra.iloc[0]), float(mft_extra.iloc[-1])
-    v["mft_extra_best"] = float(mft_extra.max())
-    v["first_layer"], v["last_layer"] = int(mft_extra.index[0]), int(mft_extra.index[-1])
-    relative = (mft_ctrl - mft_extra) / mft_ctrl
-    v["mft_rel_first"] = float(100 * relative.iloc[0])
-    v["mft_rel_last"] = float(100 * relative.iloc[-1])
-    v["claim_mft_below"] = _holds(bool((std_extra > 0).all()))
-    v["claim_mft_layers"] = _holds(mft_extra.iloc[-1] > mft_extra.iloc[0] + 5)
-    v["claim_mft_relative"] = _holds(relative.iloc[0] > relative.iloc[-1])
-    v["mft_gap_mean"] = float(_t1_column(chapter, "most_frequent_tag", "extrapolation_gap").mean())
-    v["mft_ctrl_mean"] = float(mft_ctrl.mean())
-    if tp_points is None:
-        # Keys of a skipped split still exist, so the page renders; the skipped list says why.
-        for key in ("tp_hard_share", "tp_hard_is_mft", "tp_m1", "tp_m2", "tp_gap_mean"):
-            v[key] = NAN
-        v["tp_ctrl_mean"] = NAN
-        v["claim_tp_easier"] = v["claim_tp_shrinks"] = "cannot be tested (split skipped)"
-        return v
-    v["tp_gap_mean"] = float(_t1_column(chapter, "tag_proportion", "extrapolation_gap").mean())
-    v["tp_ctrl_mean"] = float(_t1_column(chapter, "tag_proportion", "control").mean())
-    v["claim_tp_easier"] = _holds(v["tp_ctrl_mean"] > v["mft_ctrl_mean"])
-    v["claim_tp_shrinks"] = _holds(v["tp_gap_mean"] < v["mft_gap_mean"])
-    return v
+
+    claim: Claim
+    intervals: Interval | dict[str, Interval] | None
+    reason: str = ""
 
 
-def learning_values(chapter: ChapterRun) -> dict[str, object]:
-    """Chapter 44's values: speed-of-learning and sample-loss splits (Kunz & Kuhlmann §4.4-4.5).
+def _measure(claim: Claim, intervals: Any, skipped: str) -> MeasuredClaim:
+    """A claim with what the run measured; ``skipped`` the reasons of its skipped splits.
 
-    Per split of :data:`LEARNING_KEYS`: mean gap, difficulty and control accuracy over layers,
-    extrapolation accuracy at the middle and last probed layer and its best layer. Claims:
-    ``claim_speed_not_harder`` (speed-of-learning difficulty within 3 points, both tasks),
-    ``claim_t2_exceeds`` (T2 control above standard in every layer but the first),
-    ``claim_speed_largest`` (speed of learning gives a larger gap than sample loss),
-    ``claim_speed_decreases`` (extrapolation falls from the middle to the last layer),
-    ``claim_loss_control_lowest`` (sample loss gives the lower control accuracy),
-    ``claim_t1_close`` (T1 sample-loss gap below 3 points), ``claim_t2_wider`` (T2's gap is
-    wider than T1's). ``widened`` lists the task, split and layer of every hard set that is
-    the examples tied at the top score.
+    A claim of several parts is judged on the parts measured and is not tested only when the
+    run measured none of them.
     """
-    skipped = _labelled_skips(chapter)
-    v = _setup_values(chapter, skipped)
-    v["n_ensemble"] = len(chapter.config.ensemble_seeds)
-    v["widened"] = (
-        ", ".join(
-            f"{TASK_LABEL[task]} {name} layer {layer}"
-            for task, run in chapter.tasks.items()
-            for name, per_layer in run.points.items()
-            for layer, p in zip(chapter.layers, per_layer, strict=True)
-            if p.top_ties
-        )
-        or "none"
-    )
-    gaps = chapter.gaps
-    for key, split in LEARNING_KEYS.items():
-        extra = _column(gaps, split, "extrapolation")
-        v[f"{key}_gap_mean"] = float(_column(gaps, split, "extrapolation_gap").mean())
-        v[f"{key}_difficulty_mean"] = float(_column(gaps, split, "difficulty").mean())
-        v[f"{key}_control_mean"] = float(_column(gaps, split, "control").mean())
-        v[f"{key}_extra_mid"] = float(extra.iloc[len(extra) // 2]) if len(extra) else NAN
-        v[f"{key}_extra_last"] = float(extra.iloc[-1]) if len(extra) else NAN
-        v[f"{key}_extra_best_layer"] = int(extra.idxmax()) if len(extra) else -1
-    t2_above = _column(gaps, "T2 speed_of_learning", "difficulty") < 0
-    v["t2_speed_above_layers"] = int(t2_above.sum())
-    v["claim_speed_largest"] = _holds(
-        v["t1_speed_gap_mean"] > v["t1_loss_gap_mean"]
-        and v["t2_speed_gap_mean"] > v["t2_loss_gap_mean"]
-    )
-    v["claim_speed_not_harder"] = _holds(
-        abs(v["t1_speed_difficulty_mean"]) < 3 and abs(v["t2_speed_difficulty_mean"]) < 3
-    )
-    v["claim_t2_exceeds"] = _holds(bool(t2_above.iloc[1:].all()) if len(t2_above) > 1 else False)
-    v["claim_speed_decreases"] = _holds(
-        v["t1_speed_extra_last"] < v["t1_speed_extra_mid"]
-        and v["t2_speed_extra_last"] < v["t2_speed_extra_mid"]
-    )
-    v["mid_layer"] = int(chapter.layers[len(chapter.layers) // 2])
-    v["last_layer"] = int(chapter.layers[-1])
-    v["claim_loss_control_lowest"] = _holds(
-        v["t1_loss_control_mean"] < v["t1_speed_control_mean"]
-        and v["t2_loss_control_mean"] < v["t2_speed_control_mean"]
-    )
-    v["claim_t1_close"] = _holds(v["t1_loss_gap_mean"] < 3)
-    v["claim_t2_wider"] = _holds(v["t2_loss_gap_mean"] > v["t1_loss_gap_mean"])
-    return v
+    if intervals is None or (claim.parts and not intervals):
+        return MeasuredClaim(claim, None, skipped or "its split could not be made on this sample")
+    return MeasuredClaim(claim, dict(intervals) if claim.parts else intervals)
 
 
-def ranking_values(table: pd.DataFrame, stale: list[str]) -> dict[str, object]:
-    """Chapter 44's ranking of the scoring functions by their gap across Part IV (§5.1).
+def _skip_reason(chapter: ChapterRun, task: str, splits: Iterable[str]) -> str:
+    """The reasons why ``splits`` of ``task`` were skipped, "" if none was."""
+    task_run = chapter.tasks.get(task)
+    skipped = {} if task_run is None else task_run.skipped
+    return "; ".join(f"{TASK_LABEL[task]} {s}: {skipped[s]}" for s in splits if s in skipped)
 
-    ``table`` and ``stale`` are those of
-    :func:`~probekit.experiments.part4_extrapolation.part_gaps.gap_ledger` (rows: task, scoring
-    function, gap). Per task ("t1", "t2"): the scoring functions with the
-    smallest and largest gap, how many were compared, and ``claim_<task>_length_smallest``,
-    the paper's conclusion that sentence length gives the smallest gap.
+
+def _skip_reasons(*reasons: str) -> str:
+    return "; ".join(r for r in reasons if r)
+
+
+def length_claims(chapter: ChapterRun) -> list[MeasuredClaim]:
+    """Chapter 42's claims, IV.1 and IV.2, measured on its run."""
+    return [
+        _measure(
+            T1_LENGTH,
+            t1_length_intervals(chapter),
+            _skip_reason(chapter, "pos", LENGTH_PARTS.values()),
+        ),
+        _measure(ARC, arc_gap_interval(chapter), _skip_reason(chapter, "deprel", ["arc_length"])),
+    ]
+
+
+def tag_claims(chapter: ChapterRun) -> list[MeasuredClaim]:
+    """Chapter 43's claims, IV.3 and IV.4, measured on its run."""
+    mft_reason = _skip_reason(chapter, "pos", ["most_frequent_tag"])
+    layers_reason = mft_reason if len(chapter.layers) > 1 else "it needs two probed layers"
+    return [
+        _measure(MFT, mft_gap_interval(chapter), mft_reason),
+        _measure(MFT_LAYERS, mft_layers_interval(chapter), layers_reason),
+    ]
+
+
+def learning_claims(chapter: ChapterRun) -> list[MeasuredClaim]:
+    """Chapter 44's claims, IV.5 and IV.6, measured on its run."""
+    return [
+        _measure(
+            SPEED,
+            speed_gap_interval(chapter),
+            _skip_reason(chapter, "pos", ["speed_of_learning"]),
+        ),
+        _measure(
+            LOSS_CONTROL,
+            loss_control_intervals(chapter),
+            _skip_reasons(
+                *(_skip_reason(chapter, task, [split]) for task, split in LOSS_PARTS.values()),
+                _skip_reason(chapter, "pos", ["sample_loss"]),
+                _skip_reason(chapter, "deprel", ["sample_loss"]),
+            ),
+        ),
+    ]
+
+
+def claim_parts_table(measured: MeasuredClaim) -> pd.DataFrame:
+    """One row per part of a claim: estimate and interval (in the rule's units), verdict, power.
+
+    Parts by their names in the prose (:meth:`Claim.label
+    <probekit.experiments.claims.Claim.label>`); empty (with its columns) for a claim the run
+    could not measure.
     """
-    v: dict[str, object] = {"stale": ", ".join(stale) or "none"}
-    for task in ("T1", "T2"):
-        part = table[table["task"] == task].set_index("scoring function")["gap"]
-        key = task.lower()
-        v[f"{key}_smallest"] = part.idxmin() if len(part) else "none"
-        v[f"{key}_largest"] = part.idxmax() if len(part) else "none"
-        v[f"{key}_n_functions"] = len(part)
-        v[f"claim_{key}_length_smallest"] = _holds(
-            len(part) > 1 and part.idxmin() == "sentence length"
-        )
-    return v
+    claim = measured.claim
+    rule = claim.rule
+    ci = f"{rule.level:.0%} CI"
+    columns = ["part", f"estimate ({rule.units})", f"{ci} low", f"{ci} high", "verdict", "power"]
+    intervals = measured.intervals
+    if intervals is None:
+        return pd.DataFrame(columns=columns).set_index("part")
+    if isinstance(intervals, Interval):
+        intervals = {claim.key: intervals}
+    rows = []
+    for part, iv in intervals.items():
+        j = judge(rule, iv)
+        rows.append(
+            [claim.label(part), iv.estimate * rule.scale, iv.low * rule.scale,
+             iv.high * rule.scale, j.verdict, j.power]
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=columns).set_index("part")

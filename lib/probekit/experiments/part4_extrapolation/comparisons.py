@@ -1,14 +1,15 @@
-"""Paired tests of Part IV: control against extrapolation on the same hard items.
+"""Setups compared on hard items, sentence by sentence and seed by seed (Part IV).
 
-Kunz & Kuhlmann 2021 (§3.6) compare the mean accuracies of the setups; the control and
-extrapolation probes are scored on identical hard items, so we also test the gap per item with
-the exact McNemar test and its power (Zhu et al. 2022, §3.5,
-:func:`probekit.stats.comparison.compare`), for one layer and one seed.
+Kunz & Kuhlmann 2021 (§3.6) compare mean accuracies over 10 seeds. The control and
+extrapolation probes are scored on the same hard items, and the items of one sentence stand or
+fall together, so a comparison here counts each probe's correct hard items per evaluation
+sentence (:func:`hard_counts`, every seed) and takes the interval of the difference of the two
+corpus accuracies over sentences and seeds (:func:`hard_difference`, the variance-components
+interval of :func:`~probekit.stats.intervals.crossed_interval`). Tokens are never the unit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,104 +19,171 @@ from probekit.errors import ParameterError
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.runs import SplitRun
 from probekit.experiments.part4_extrapolation.sample import TASK_LABEL
-from probekit.stats.comparison import Comparison, compare
+from probekit.stats.intervals import Interval, crossed_interval
 
-# The paired tests of each chapter: (glue key, task, split).
-LENGTH_PAIRS: tuple[tuple[str, str, str], ...] = (
-    ("t2_dist", "deprel", "sentence_length_deprel"),
-    ("t2_arc", "deprel", "arc_length"),
-    ("t2_arcmod", "deprel", "arc_length_modified"),
-    ("t1_dist", "pos", "sentence_length_pos"),
-)
-TAG_PAIRS: tuple[tuple[str, str, str], ...] = (
-    ("mft", "pos", "most_frequent_tag"),
-    ("tp", "pos", "tag_proportion"),
-)
-LEARNING_PAIRS: tuple[tuple[str, str, str], ...] = (
-    ("t1_speed", "pos", "speed_of_learning"),
-    ("t2_speed", "deprel", "speed_of_learning"),
-    ("t1_loss", "pos", "sample_loss"),
-    ("t2_loss", "deprel", "sample_loss"),
-)
-NOT_RUN = "not run (split skipped)."
-_COLUMNS = ["split", "hard items", "control (%)", "extrapolation (%)", "p", "power", "verdict"]
+LEVEL = 0.90  # the interval every Part IV rule reads: one-sided alpha = 0.05
+_COLUMNS = [
+    "split",
+    "hard items",
+    "sentences",
+    "control (%)",
+    "extrapolation (%)",
+    "control − extrapolation (points)",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class HardCounts:
+    """One setup's correct hard items per seed and evaluation sentence.
+
+    ``correct`` (k, n): hard items probe seed s got right in sentence i; ``units`` (n,): the
+    hard items of sentence i (0 for a sentence without any); ``seeds`` the k seeds, in the
+    order of the rows. The setup's corpus accuracy under seed s is
+    ``correct[s].sum() / units.sum()``.
+    """
+
+    correct: np.ndarray
+    units: np.ndarray
+    seeds: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        """Check the shapes: (k, n) correct counts, (n,) units, k seeds, counts <= units."""
+        correct, units = np.asarray(self.correct), np.asarray(self.units)
+        if correct.ndim != 2 or units.shape != (correct.shape[1],):
+            raise ParameterError(
+                "correct", f"must be (seeds, sentences) with (sentences,) units, got "
+                f"{correct.shape} and {units.shape}",
+            )  # fmt: skip
+        if len(self.seeds) != correct.shape[0]:
+            raise ParameterError("seeds", f"{len(self.seeds)} seeds for {correct.shape[0]} rows")
+        if np.any(correct < 0) or np.any(correct > units):
+            raise ParameterError("correct", "counts must lie between 0 and the sentence's units")
+
+    @property
+    def accuracy(self) -> float:
+        """Seed-averaged corpus accuracy, a fraction (NaN without hard items)."""
+        total = float(np.sum(self.units))
+        return float(np.mean(self.correct.sum(axis=1)) / total) if total else float("nan")
+
+
+def _probe_rows(run: SplitRun, split: str, layer: int, setup: str) -> pd.DataFrame:
+    """Index rows of one split, layer and setup, one per seed, in the run's seed order."""
+    idx = run.index
+    rows = idx[(idx["split"] == split) & (idx["layer"] == layer) & (idx["setup"] == setup)]
+    if len(rows) == 0 or rows["seed"].duplicated().any():
+        raise ParameterError(
+            "split/layer/setup", f"no single probe per seed for {(split, layer, setup)}"
+        )
+    return rows
 
 
 def hard_correct(run: SplitRun, split: str, layer: int, seed: int, setup: str) -> np.ndarray:
     """Per-item correctness, bool (H,), of one probe on its split's hard evaluation set."""
-    idx = run.index
-    hit = np.flatnonzero(
-        (idx["split"] == split)
-        & (idx["layer"] == layer)
-        & (idx["seed"] == seed)
-        & (idx["setup"] == setup)
-    )
+    rows = _probe_rows(run, split, layer, setup)
+    hit = rows.index[rows["seed"] == seed]
     if len(hit) != 1:
-        raise ParameterError(
-            "split/layer/seed", f"no single probe for {(split, layer, seed, setup)}"
-        )
+        raise ParameterError("seed", f"no probe of seed {seed} for {(split, layer, setup)}")
     hard = run.eval_masks[(split, int(layer))]
     return run.result.pred_best[hit[0]][hard] == run.y_eval[hard]
 
 
-def compare_hard(run: SplitRun, split: str, layer: int, seed: int) -> Comparison:
-    """Control vs extrapolation on the same hard items, same layer and seed (exact McNemar).
+def hard_counts(run: SplitRun, split: str, layer: int, setup: str, n_sentences: int) -> HardCounts:
+    """Correct hard items per seed and sentence of one setup (Kunz & Kuhlmann 2021, §3.6).
 
-    Kunz & Kuhlmann 2021, §3.6 setups; the test is Zhu et al. 2022, §3.5
-    (:func:`probekit.stats.comparison.compare`).
+    Every seed of the run enters, in the run's seed order. The sentence axis covers all
+    ``n_sentences`` evaluation sentences, so that counts of other setups and splits line up;
+    sentences without hard items have 0 units.
     """
-    return compare(
-        hard_correct(run, split, layer, seed, "control"),
-        hard_correct(run, split, layer, seed, "extrapolation"),
-        "control",
-        "extrapolation",
+    rows = _probe_rows(run, split, layer, setup)
+    hard = run.eval_masks[(split, int(layer))]
+    sent = np.asarray(run.sent_eval)[hard]
+    units = np.bincount(sent, minlength=n_sentences).astype(np.float64)
+    correct = np.stack(
+        [
+            np.bincount(
+                sent,
+                weights=(run.result.pred_best[i][hard] == run.y_eval[hard]).astype(np.float64),
+                minlength=n_sentences,
+            )
+            for i in rows.index
+        ]
+    )
+    return HardCounts(correct, units, tuple(int(s) for s in rows["seed"]))
+
+
+def hard_difference(
+    a: HardCounts, b: HardCounts, level: float = LEVEL, *, paired_seeds: bool = False
+) -> Interval:
+    """Interval of accuracy(A) - accuracy(B), over evaluation sentences and seeds.
+
+    The variance-components interval of :func:`~probekit.stats.intervals.crossed_interval`:
+    sentences are resampled as clusters of hard items and the seeds of both sides enter. When
+    A and B are scored on different hard items of the same sentences (two splits' hard sets, or
+    one learning-based split at two layers), B keeps its own units. ``paired_seeds``: A's and
+    B's seed s are one trained probe scored twice (the shared control probe on two splits' hard
+    sets). Sentences without a hard item on either side are left out. Both sides are trained
+    probes, so each needs at least two seeds.
+    """
+    for name, side in (("a", a), ("b", b)):
+        if side.correct.shape[0] < 2:
+            raise ParameterError(
+                "seeds", f"side {name} has {side.correct.shape[0]} seed; trained probes need >= 2"
+            )
+    if paired_seeds and a.seeds != b.seeds:
+        raise ParameterError("paired_seeds", f"needs the same seeds, got {a.seeds} and {b.seeds}")
+    if a.units.shape != b.units.shape:
+        raise ParameterError("b", "A and B must count over the same evaluation sentences")
+    keep = (a.units > 0) | (b.units > 0)
+    if keep.sum() < 2:
+        raise ParameterError("units", "fewer than 2 sentences have a hard item")
+    same = np.array_equal(a.units, b.units)
+    return crossed_interval(
+        a.correct[:, keep],
+        b.correct[:, keep],
+        a.units[keep],
+        level,
+        paired_seeds=paired_seeds,
+        units_b=None if same else b.units[keep],
     )
 
 
-@dataclass(frozen=True, eq=False)
-class HardComparisons:
-    """A chapter's paired tests at one layer: :func:`compare_hard_items`.
+def setup_gap(
+    run: SplitRun, split: str, layer: int, n_sentences: int, level: float = LEVEL
+) -> Interval:
+    """Control - extrapolation accuracy on one split's hard items at one layer (§3.6)."""
+    return hard_difference(
+        hard_counts(run, split, layer, "control", n_sentences),
+        hard_counts(run, split, layer, "extrapolation", n_sentences),
+        level,
+    )
 
-    ``comparisons`` maps ``<key>_cmp`` to the test of each split that was run; ``values`` holds
-    the chapter's other glue values (``compare_layer`` and, for each skipped split,
-    ``<key>_cmp_summary`` = :data:`NOT_RUN`); ``table`` has one row per test.
+
+def gap_intervals(chapter: ChapterRun, level: float = LEVEL) -> pd.DataFrame:
+    """Control against extrapolation at the chapter's ``compare_layer``, one row per split.
+
+    Every split the chapter made, task by task. Columns: hard items, sentences with a hard
+    item, both accuracies (%) and the gap with its interval (points), from :func:`setup_gap`
+    over sentences and every seed.
     """
-
-    layer: int
-    comparisons: dict[str, Comparison]
-    values: dict[str, object]
-    table: pd.DataFrame
-
-
-def compare_hard_items(
-    chapter: ChapterRun, pairs: Sequence[tuple[str, str, str]]
-) -> HardComparisons:
-    """:func:`compare_hard` of each (key, task, split) of ``pairs``.
-
-    Each at the chapter's ``compare_layer`` and for its first seed; splits that were skipped are
-    reported as not run.
-    """
-    layer, seed = chapter.compare_layer, chapter.config.seeds[0]
-    comparisons: dict[str, Comparison] = {}
-    values: dict[str, object] = {"compare_layer": int(layer)}
+    layer, n = chapter.compare_layer, len(chapter.sample.eval)
+    ci = f"{level:.0%} CI"
+    columns = [*_COLUMNS, f"{ci} low", f"{ci} high"]
     rows = []
-    for key, task, split in pairs:
-        task_run = chapter.tasks[task]
-        if split not in task_run.points:
-            values[f"{key}_cmp_summary"] = NOT_RUN
-            continue
-        c = compare_hard(task_run.run, split, layer, seed)
-        comparisons[f"{key}_cmp"] = c
-        rows.append(
-            {
-                "split": f"{TASK_LABEL[task]} {split}",
-                "hard items": c.n,
-                "control (%)": 100 * c.acc_a,
-                "extrapolation (%)": 100 * c.acc_b,
-                "p": c.p_value,
-                "power": c.power,
-                "verdict": c.verdict,
-            }
-        )
-    table = pd.DataFrame(rows, columns=_COLUMNS).set_index("split")
-    return HardComparisons(int(layer), comparisons, values, table)
+    for task, task_run in chapter.tasks.items():
+        for split in task_run.points:
+            control = hard_counts(task_run.run, split, layer, "control", n)
+            extrapolation = hard_counts(task_run.run, split, layer, "extrapolation", n)
+            gap = hard_difference(control, extrapolation, level)
+            rows.append(
+                {
+                    "split": f"{TASK_LABEL[task]} {split}",
+                    "hard items": int(control.units.sum()),
+                    "sentences": int((control.units > 0).sum()),
+                    "control (%)": 100 * control.accuracy,
+                    "extrapolation (%)": 100 * extrapolation.accuracy,
+                    "control − extrapolation (points)": 100 * gap.estimate,
+                    f"{ci} low": 100 * gap.low,
+                    f"{ci} high": 100 * gap.high,
+                }
+            )
+    return pd.DataFrame(rows, columns=columns).set_index("split")

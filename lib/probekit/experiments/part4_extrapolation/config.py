@@ -4,8 +4,8 @@ Each is built once from a chapter's parameters with ``from_parameters(globals())
 
 All four chapters draw the same sentence sample and probe the same layers
 (:class:`ExtrapolationSampleConfig`); chapter 41 adds its scoring ensemble and what it shows
-(:class:`ScoringFunctionsConfig`), chapters 42 and 43 their probe seeds and the layer of the
-paired test (:class:`CriteriaConfig`), and chapter 44 also its scoring ensemble
+(:class:`ScoringFunctionsConfig`), chapters 42 and 43 their probe seeds and the layer the
+claims compare at (:class:`CriteriaConfig`), and chapter 44 also its scoring ensemble
 (:class:`LearningCriteriaConfig`).
 """
 
@@ -25,6 +25,11 @@ def _at_least(name: str, value: int, minimum: int) -> None:
 def _not_empty(name: str, values: list[int]) -> None:
     if not values:
         raise ParameterError(name, "is empty: give at least one seed")
+
+
+# The claims of chapters 42-44 compare trained probes over seeds: with one seed the seed
+# variance is invisible and the interval too narrow (tests/test_verdicts.py shows it).
+MIN_PROBE_SEEDS = 2
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,11 @@ class ScoringFunctionsConfig(ExtrapolationSampleConfig):
 
 @dataclass(frozen=True)
 class CriteriaConfig(ExtrapolationSampleConfig):
-    """Chapters 42 and 43: the probe seeds of §3.6 and the layer of the paired test."""
+    """Chapters 42 and 43: the probe seeds of §3.6 and the layer the claims compare at.
+
+    The chapters' claims compare trained probes with seeds in their intervals, so ``seeds``
+    needs at least :data:`MIN_PROBE_SEEDS` distinct seeds.
+    """
 
     seeds: list[int]
     compare_layer: int
@@ -83,11 +92,23 @@ class CriteriaConfig(ExtrapolationSampleConfig):
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
         super().__post_init__()
         _not_empty("seeds", self.seeds)
+        if len(set(self.seeds)) < MIN_PROBE_SEEDS:
+            raise ParameterError(
+                "seeds",
+                f"has {len(set(self.seeds))} distinct seed(s); the claims compare trained probes "
+                f"and need at least {MIN_PROBE_SEEDS}, so that seed variance enters the interval",
+            )
 
 
 @dataclass(frozen=True)
 class LearningCriteriaConfig(CriteriaConfig):
-    """Chapter 44: :class:`CriteriaConfig` and the seeds of the §3.4.3 scoring ensemble."""
+    """Chapter 44: :class:`CriteriaConfig` and the seeds of the §3.4.3 scoring ensemble.
+
+    The ensemble's seeds must differ from the probes' ``seeds``: with the same seed, data, order
+    and epochs an ensemble probe is the evaluated standard (and control) probe itself, so the
+    hard set would be picked by the very probes it scores (Kunz & Kuhlmann 2021, §5.1, call the
+    loss split circular; their released code scored losses in separate runs).
+    """
 
     ensemble_seeds: list[int]
 
@@ -95,3 +116,11 @@ class LearningCriteriaConfig(CriteriaConfig):
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
         super().__post_init__()
         _not_empty("ensemble_seeds", self.ensemble_seeds)
+        shared = sorted(set(self.ensemble_seeds) & set(self.seeds))
+        if shared:
+            raise ParameterError(
+                "ensemble_seeds",
+                f"shares seeds {shared} with the probes' seeds: the ensemble that picks the hard "
+                "set would contain the probes it scores",
+                "give the scoring ensemble seeds the probes do not use, e.g. 11-20",
+            )

@@ -39,11 +39,17 @@ class ChapterRun:
     gaps: pd.DataFrame
 
 
-def run_criteria(config: CriteriaConfig, splits: Mapping[str, Sequence[str]]) -> ChapterRun:
+def run_criteria(
+    config: CriteriaConfig,
+    splits: Mapping[str, Sequence[str]],
+    controls: Mapping[str, Sequence[str]] | None = None,
+) -> ChapterRun:
     """Sample, embed and run the splits ``splits[task]`` of each task (Kunz & Kuhlmann 2021, §3).
 
     ``splits`` maps a task to its split names, e.g.
-    :data:`~probekit.experiments.part4_extrapolation.splits.LENGTH_SPLITS`. Learning-based
+    :data:`~probekit.experiments.part4_extrapolation.splits.LENGTH_SPLITS`; ``controls`` maps a
+    task to further splits whose control setup alone is scored
+    (:func:`~probekit.experiments.part4_extrapolation.runs.run_task`). Learning-based
     splits need a :class:`~probekit.experiments.part4_extrapolation.config.LearningCriteriaConfig`:
     each task then first gets its scores from
     :func:`~probekit.experiments.part4_extrapolation.scoring.ensemble_scores` (§3.4.3).
@@ -72,7 +78,8 @@ def run_criteria(config: CriteriaConfig, splits: Mapping[str, Sequence[str]]) ->
                 sample, task, layer_list, config.ensemble_seeds, config.epochs, config.order
             )
         runs[task] = run_task(
-            sample, task, names, layer_list, config.seeds, config.epochs, config.order, learned
-        )
+            sample, task, names, layer_list, config.seeds, config.epochs, config.order, learned,
+            (controls or {}).get(task, ()),
+        )  # fmt: skip
     probes, gaps = combined_tables(list(runs.values()))
     return ChapterRun(config, sample, layer_list, compare, runs, probes, gaps)

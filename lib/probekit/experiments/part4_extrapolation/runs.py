@@ -3,13 +3,15 @@
 :func:`run_splits` trains the standard, control and extrapolation probes of several splits of
 the same task together, so probes that several splits share (the standard/control probes on all
 training examples) are trained once; :func:`run_task` does it for one task of the sample, from
-its examples to the probes.
+its examples to the probes. A task can also score the control setup alone on further splits'
+hard sets ("reference controls"): those probes are the shared standard probes, so they cost an
+evaluation, not a training.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -29,13 +31,15 @@ class SplitRun:
     """Probes of several splits of one task: the trainer's result and one index row per probe.
 
     ``index`` columns: split, layer, seed, setup, n_train, n_eval. ``y_eval`` (M,) gold labels;
-    ``eval_masks`` maps (split, layer) to the split's hard evaluation set, bool (M,).
+    ``sent_eval`` (M,) the sentence of each evaluation item (an index into the evaluation
+    sentences); ``eval_masks`` maps (split, layer) to the split's hard evaluation set, bool (M,).
     """
 
     result: MLPTrainResult
     index: pd.DataFrame
     y_eval: np.ndarray
     eval_masks: dict[tuple[str, int], np.ndarray]
+    sent_eval: np.ndarray
 
 
 def run_splits(
@@ -72,7 +76,7 @@ def run_splits(
     )
     index = pd.concat(frames, ignore_index=True)
     index = index[["split", "layer", "seed", "setup", "n_train", "n_eval"]]
-    return SplitRun(result, index, np.asarray(eval_.y), masks)
+    return SplitRun(result, index, np.asarray(eval_.y), masks, np.asarray(eval_.sent))
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +85,8 @@ class TaskRun:
 
     ``points`` maps a split to its split points (a list, one per layer, for learning-based
     splits); ``skipped`` maps a split that could not be made to the reason; ``run`` is None
-    when every split was skipped.
+    when every split was skipped. ``controls`` maps each reference-control split (control setup
+    only, see :func:`run_task`) to its split points; they are in ``run`` but not in ``points``.
     """
 
     task: str
@@ -90,6 +95,7 @@ class TaskRun:
     points: dict
     skipped: dict[str, str]
     run: SplitRun | None
+    controls: dict = field(default_factory=dict)
 
 
 def run_task(
@@ -101,6 +107,7 @@ def run_task(
     epochs: int = 5,
     order_seed: int | None = None,
     learned: LearnedScores | None = None,
+    controls: Sequence[str] = (),
 ) -> TaskRun:
     """Examples, splits and the three setups of every split ``names`` of ``task`` (§3.3-3.6).
 
@@ -109,11 +116,22 @@ def run_task(
     :func:`~probekit.experiments.part4_extrapolation.scoring.ensemble_scores` over the same
     ``layers``) is needed for learning-based splits. Empty hard sets caused by ties at the top
     score are widened to those tied examples (``include_top_ties``).
+
+    ``controls`` names further splits whose control setup alone is scored (§4.5 compares the
+    control accuracies of all scoring functions): their probes train on all examples like the
+    standard ones, so the trainer shares them and they add evaluations only. A split skipped
+    there is reported in ``skipped`` too.
     """
     train, eval_ = task_examples(task, sample)
     splits, points, skipped = build_splits(names, train, eval_, len(layers), learned)
+    extra = [c for c in controls if c not in names]
+    control_splits, control_points, control_skipped = build_splits(
+        extra, train, eval_, len(layers), learned, setup_names=("control",)
+    )
+    skipped = skipped | control_skipped
     run = None
-    if splits:
+    if splits or control_splits:
         Xt, Xe = layer_inputs(sample, train, eval_, layers)
-        run = run_splits(Xt, Xe, train, eval_, splits, layers, seeds, epochs, order_seed)
-    return TaskRun(task, train, eval_, points, skipped, run)
+        every = splits | control_splits
+        run = run_splits(Xt, Xe, train, eval_, every, layers, seeds, epochs, order_seed)
+    return TaskRun(task, train, eval_, points, skipped, run, control_points)

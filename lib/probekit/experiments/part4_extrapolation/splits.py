@@ -59,6 +59,18 @@ LEARNING_SPLITS: dict[str, tuple[str, ...]] = {
     "pos": ("speed_of_learning", "sample_loss"),
     "deprel": ("speed_of_learning", "sample_loss"),
 }
+# The splits of the other scoring functions whose control setup chapter 44 also scores, to
+# compare every control accuracy with sample loss's (§4.5). The modified arc-length split is
+# left out: its hard set is arc length's (the same m2).
+LOSS_REFERENCE_SPLITS: dict[str, tuple[str, ...]] = {
+    "pos": (
+        "sentence_length_linguistic",
+        "sentence_length_pos",
+        "most_frequent_tag",
+        "tag_proportion",
+    ),
+    "deprel": ("sentence_length_linguistic", "sentence_length_deprel", "arc_length"),
+}
 
 # One split's setups: name -> Setup, for all layers, or a list with one dict per layer.
 SplitSetups = (
@@ -73,20 +85,22 @@ def split_setups(
     *,
     seed: int = 0,
     include_top_ties: bool = False,
+    setup_names: Sequence[str] = EXPERIMENT_SETUPS,
 ) -> tuple[extrapolation_splits.SplitPoints, dict[str, extrapolation_splits.Setup]]:
     """Split points (§3.5 rule of ``split``) and the standard/control/extrapolation setups.
 
     Kunz & Kuhlmann 2021, §3.5-3.6. ``split`` is one of
     :data:`probekit.methods.extrapolation.splits.SCORERS`; scores (N,) and (M,);
     ``include_top_ties`` as in
-    :func:`~probekit.methods.extrapolation.splits.distributional_split_points`. Raises
-    :class:`ParameterError` naming ``points`` when the easy or hard set is empty.
+    :func:`~probekit.methods.extrapolation.splits.distributional_split_points`;
+    ``setup_names`` the setups made (all three by default). Raises :class:`ParameterError`
+    naming ``points`` when the easy or hard set is empty.
     """
     points = extrapolation_splits.split_points(
         split, train_scores, eval_scores, include_top_ties=include_top_ties
     )
     return points, extrapolation_splits.setups(
-        train_scores, eval_scores, points, seed=seed, names=EXPERIMENT_SETUPS
+        train_scores, eval_scores, points, seed=seed, names=setup_names
     )
 
 
@@ -98,6 +112,7 @@ def build_splits(
     learned: LearnedScores | None = None,
     seed: int = 0,
     include_top_ties: bool = True,
+    setup_names: Sequence[str] = EXPERIMENT_SETUPS,
 ) -> tuple[dict, dict, dict[str, str]]:
     """Setups for each split, its split points, and the splits that could not be made (§3.5).
 
@@ -109,6 +124,7 @@ def build_splits(
     ``include_top_ties`` (our choice; see
     :func:`~probekit.methods.extrapolation.splits.distributional_split_points`), an empty hard
     set caused by ties at the top score is first widened to those tied examples.
+    ``setup_names`` are the setups made for every split (all three by default).
     """
     splits: dict = {}
     points: dict = {}
@@ -122,6 +138,7 @@ def build_splits(
                         *split_scores(name, train, eval_, learned, i),
                         seed=seed,
                         include_top_ties=include_top_ties,
+                        setup_names=setup_names,
                     )
                     for i in range(n_layers)
                 ]
@@ -133,6 +150,7 @@ def build_splits(
                     *split_scores(name, train, eval_),
                     seed=seed,
                     include_top_ties=include_top_ties,
+                    setup_names=setup_names,
                 )
         except ParameterError as exc:
             if exc.name == "points":

@@ -63,15 +63,22 @@ def gap_table(run: SplitRun) -> pd.DataFrame:
     return wide.reset_index()
 
 
+def _main(table: pd.DataFrame, task_run: TaskRun) -> pd.DataFrame:
+    """The rows of a task's main splits (its reference controls left out)."""
+    return table[table["split"].isin(list(task_run.points))].reset_index(drop=True)
+
+
 def combined_tables(task_runs: Sequence[TaskRun]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`probe_table` and :func:`gap_table` of several tasks, split names prefixed.
 
     Split names become e.g. "T1 sentence_length_pos" (Kunz & Kuhlmann's task names). Tasks whose
     splits were all skipped contribute nothing; with nothing at all the frames are empty but
-    keep their columns, so a chapter on a tiny treebank still renders.
+    keep their columns, so a chapter on a tiny treebank still renders. Reference controls
+    (``TaskRun.controls``) are left out: they have no standard or extrapolation setup.
     """
-    probes = [probe_table(t.run).assign(task=t.task) for t in task_runs if t.run is not None]
-    gaps = [gap_table(t.run).assign(task=t.task) for t in task_runs if t.run is not None]
+    done = [t for t in task_runs if t.run is not None]
+    probes = [_main(probe_table(t.run), t).assign(task=t.task) for t in done]
+    gaps = [_main(gap_table(t.run), t).assign(task=t.task) for t in done]
     out = []
     for frames, columns in ((probes, _PROBE_COLUMNS), (gaps, _GAP_COLUMNS)):
         table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)

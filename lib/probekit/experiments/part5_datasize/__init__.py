@@ -17,6 +17,6 @@ modules of this package wire them into the chapters, one job each:
 - :mod:`.comparison_problems`: the three comparisons of chapter 53 (§4.4-4.6);
 - :mod:`.assessment`: the recipe checked on those comparisons (§4.4-4.6);
 - :mod:`.collapse_checks`: collapsed comparisons (§3.6, §4.6);
-- :mod:`.claims`: the chapters' verdicts on the paper's claims;
+- :mod:`.claims`: the paper's claims, their rules and the intervals that judge them;
 - :mod:`.figures`: the figures (Figs. 2-6).
 """

@@ -1,72 +1,385 @@
-"""The chapters' verdicts on the claims of Zhu et al. 2022, one rule each.
+"""The claims of Zhu et al. 2022 that Part V judges, each with its rule and its interval.
 
-Each verdict is in the words the chapters' prose uses after the claim ("The paper's observation
-*holds* here").
+Every claim is a :class:`~probekit.experiments.claims.Claim` with one
+:class:`~probekit.stats.verdicts.Rule`, declared here before any run; the chapters judge them
+with :meth:`probekit.book.glue.Glue.claim` and the claims ledger reads the saved intervals back
+(:data:`CLAIMS`). Next to the declarations are the functions that compute each claim's interval
+from a chapter's runs:
+
+- V.1 (§4.2, chapter 51): :func:`bound_gaps`, the bound minus the gap to the largest subset,
+  per task, probe and size; every cell must hold, and the claim reads the cell that decides;
+- V.3 and V.4 (§4.3, chapter 52): :func:`power_growth_interval` and
+  :func:`power_sigma_interval`, differences of simulated powers from independent simulations;
+- V.6 (§4.6, chapter 53): :func:`classifier_interval`, logistic regression minus the MLP on
+  the largest subset, over test sentences and seeds.
+
+Two statements of the paper are not judged here. The recommendations printed in its Tables 2
+to 4 are recomputed in chapter 51 as a table, a check of arithmetic rather than of data. That
+the recommended training size is enough for a power of 0.8 (§4.4-4.5) follows from the bound's
+form (:func:`recommendation_floor`): the recommendation is always many times the size McNemar's
+test needs, so no run could contradict it.
+
+Each seed of a chapter draws its own subset (§4.1), so two seeds are scored on different test
+sentences; the intervals over sentences and seeds are
+:func:`~probekit.methods.datasize.intervals.subsets_interval`, the variance-components interval
+for that design.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from probekit.errors import ParameterError
+from probekit.experiments.claims import Claim, format_interval
+from probekit.experiments.part5_datasize.data import TASK_NAMES
+from probekit.experiments.part5_datasize.requirements import config_params
+from probekit.experiments.part5_datasize.runs import Runs
+from probekit.methods.datasize.intervals import SeedSubsets, seed_subsets, subsets_interval
+from probekit.methods.datasize.pools import Pool
+from probekit.stats.bounds import Count, finite_class_bound, log_class_size
+from probekit.stats.intervals import Interval, proportion_difference
+from probekit.stats.power import POWER_THRESHOLD
+from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Rule, judge
+
+PAPER = "zhu2022data"
+
+BOUND_GAP = Claim(
+    id="V.1",
+    paper=PAPER,
+    section="§4.2",
+    chapter="51_generalisation_bounds",
+    anchor="sec-ch51",
+    text=(
+        "At every training size n, a probe trained on n examples is within the bound B(n, δ) of "
+        "the same probe trained on the largest subset"
+    ),
+    rule=Rule(
+        "directional",
+        quantity=(
+            "B(n, δ) − (test accuracy on the largest subset − test accuracy at n), for every "
+            "task, probe and size n below the largest"
+        ),
+        unit="test sentences and seeds (one subset per seed)",
+        sesoi=0.01,
+        sesoi_reason=(
+            "convention: the bound must exceed the gap by a point; the paper gives no number"
+        ),
+        test="variance components over sentences and seeds, one subset per seed; every cell "
+        "must hold (intersection-union), the interval shown is the deciding cell's",
+        scale=100,
+        units="points",
+        digits=1,
+    ),
+    key="bound_gap",
+)
+
+POWER_SIZE = Claim(
+    id="V.3",
+    paper=PAPER,
+    section="§4.3",
+    chapter="52_power_and_noise",
+    anchor="sec-ch52",
+    text="Larger test sets give a comparison more power",
+    rule=Rule(
+        "directional",
+        quantity=(
+            "simulated power of McNemar's test on the largest subsets − on the smallest, "
+            "averaged over the noise levels"
+        ),
+        unit="simulated test sets (Monte Carlo), the observed tables taken as the truth (§3.5)",
+        sesoi=0.05,
+        sesoi_reason="convention: changes of power below 0.05 count as none",
+        test="two independent binomial proportions (Wald)",
+        digits=2,
+    ),
+    key="power_size",
+)
+
+POWER_SIGMA = Claim(
+    id="V.4",
+    paper=PAPER,
+    section="§4.3",
+    chapter="52_power_and_noise",
+    anchor="sec-ch52",
+    text="The more an encoder is corrupted, the easier the corruption is to detect",
+    rule=Rule(
+        "directional",
+        quantity=(
+            "simulated power of McNemar's test against the clean probe at the largest noise "
+            "level − at the smallest, on the largest subsets"
+        ),
+        unit="simulated test sets (Monte Carlo), the observed tables taken as the truth (§3.5)",
+        sesoi=0.05,
+        sesoi_reason="convention: changes of power below 0.05 count as none",
+        test="two independent binomial proportions (Wald)",
+        digits=2,
+    ),
+    key="power_sigma",
+)
+
+CLASSIFIERS_COLLAPSE = Claim(
+    id="V.6",
+    paper=PAPER,
+    section="§4.6",
+    chapter="53_comparison_problems",
+    anchor="sec-ch53",
+    text=(
+        "Comparing a linear with an MLP classifier on the same layer can collapse (their "
+        "accuracies hardly differ)"
+    ),
+    rule=Rule(
+        "equivalence",
+        quantity=(
+            "test accuracy of logistic regression − of the MLP with 20 hidden units, same "
+            "layer, first task, largest subset"
+        ),
+        unit="test sentences and seeds (one subset per seed, shared by both probes)",
+        sesoi=0.01,
+        sesoi_reason=(
+            "convention: one point; the gaps of the paper's collapsed comparison, Table 4, "
+            "are 0.7 to 2.2 points"
+        ),
+        test="TOST on the variance components over sentences and seeds, one subset per seed",
+        scale=100,
+        units="points",
+        digits=1,
+    ),
+    key="clf_equiv",
+)
+
+#: The claims of Part V, in the ledger's order.
+CLAIMS: tuple[Claim, ...] = (BOUND_GAP, POWER_SIZE, POWER_SIGMA, CLASSIFIERS_COLLAPSE)
 
 
-def bound_claim(all_inside: bool) -> str:
-    """§4.2, Fig. 2: accuracies on growing training sets stay within the bound's margins.
+def config_subsets(runs: Runs, pool: Pool, config: str, size: int) -> SeedSubsets:
+    """What ``config`` scored on the test items of every seed's subset of ``size``."""
+    return seed_subsets(
+        [runs.correct[(config, size, s)] for s in runs.seeds],
+        [runs.splits[(size, s)].test for s in runs.seeds],
+        pool.sentence_ids(),
+    )
 
-    ``all_inside``: whether every run lies inside them.
+
+# --------------------------------------------------------------------------------------------
+# V.1: the bound against the gap to the largest subset (§4.2)
+
+_RANK = {NOT_REPRODUCED: 0, INCONCLUSIVE: 1, REPRODUCED: 2}
+
+
+@dataclass(frozen=True, eq=False)
+class BoundGaps:
+    """The bound against the gap to the largest subset, per task, probe and size.
+
+    ``cells`` has one row per (task, probe, size below the largest) with ``task``, ``probe``,
+    ``n_train``, ``n_largest`` (training examples), ``bound`` and ``gap`` (test accuracy on the
+    largest subset minus at ``n_train``, seed means), ``interval`` (of ``bound - gap``, at the
+    rule's level), and the rule's ``verdict`` and one-sided ``p`` on it.
     """
-    return "holds" if all_inside else "does not hold for every run"
+
+    cells: pd.DataFrame
+
+    @property
+    def deciding(self) -> pd.Series:
+        """The cell that decides the conjunction: the worst verdict, then the largest p-value.
+
+        The claim's verdict on this cell's interval is the intersection-union verdict over all
+        cells (every cell must hold).
+        """
+        if self.cells.empty:
+            raise ParameterError("sizes", "V.1 needs at least two subset sizes per task")
+        rank = self.cells["verdict"].map(_RANK)
+        order = np.lexsort((-self.cells["p"].to_numpy(float), rank.to_numpy()))
+        return self.cells.iloc[int(order[0])]
+
+    @property
+    def interval(self) -> Interval:
+        """The deciding cell's interval of ``bound - gap``, what the claim is judged on."""
+        return self.deciding["interval"]
+
+    @property
+    def deciding_text(self) -> str:
+        """The deciding cell in words, e.g. ``"LogReg on part of speech at 256 training examples"``.
+
+        The task as :data:`~probekit.experiments.part5_datasize.data.TASK_NAMES` names it.
+        """
+        d = self.deciding
+        task = TASK_NAMES.get(d["task"], d["task"])
+        return f"{d['probe']} on {task} at {int(d['n_train']):,} training examples"
+
+    @property
+    def n_cells(self) -> int:
+        """Cells judged."""
+        return len(self.cells)
+
+    @property
+    def n_reproduced(self) -> int:
+        """Cells whose own verdict is "reproduced"."""
+        return int((self.cells["verdict"] == REPRODUCED).sum())
+
+    @property
+    def min_margin(self) -> float:
+        """The smallest estimated ``bound - gap`` over the cells (a fraction)."""
+        return float(min(iv.estimate for iv in self.cells["interval"]))
+
+    def table(self, task_names: Mapping[str, str] = TASK_NAMES) -> pd.DataFrame:
+        """The cells for display: points, the interval in words and the cell's verdict."""
+        c = self.cells
+        return pd.DataFrame({
+            "task": [task_names.get(t, t) for t in c["task"]],
+            "probe": c["probe"],
+            "training examples": c["n_train"].astype(int),
+            "bound (points)": 100 * c["bound"],
+            "gap to largest (points)": 100 * c["gap"],
+            "bound − gap": [format_interval(iv, BOUND_GAP.rule) for iv in c["interval"]],
+            "verdict": c["verdict"],
+        })  # fmt: skip
+
+    def styled(self, task_names: Mapping[str, str] = TASK_NAMES):
+        """:meth:`table` for display, by task, probe and training size."""
+        return (
+            self.table(task_names)
+            .set_index(["task", "probe", "training examples"])
+            .style.format({"bound (points)": "{:.1f}", "gap to largest (points)": "{:+.1f}"})
+            .format_index("{:,d}", level=2)
+        )
 
 
-def recommendation_claim(n_consistent: int, n_rows: int) -> str:
-    """§3.4, Tables 2-4: the printed recommendations follow from the bound and the printed gaps.
+def bound_gaps(
+    runs: Mapping[str, Runs],
+    pools: Mapping[str, Pool],
+    delta: float,
+    *,
+    count: Count = "paper",
+    level: float = BOUND_GAP.rule.level,
+) -> BoundGaps:
+    """V.1 on every task and probe of a run: the bound minus the gap, per size below the largest.
 
-    ``n_consistent`` of ``n_rows`` printed recommendations do.
+    Zhu et al. 2022, §4.2, eq. 1: B(n, δ) bounds how far the probe trained on n examples is
+    from the best probe of its class; the probe trained on the largest subset stands in for the
+    best. For every task, probe and size n below the largest, the interval of
+    ``B(n, δ) - (acc_largest - acc_n)`` over test sentences and seeds (each size and seed has its
+    own subset, so the two sides are not paired), judged by :data:`BOUND_GAP`'s rule.
     """
-    return "holds" if n_consistent == n_rows else f"holds for {n_consistent} of {n_rows} rows"
+    rows = []
+    for task, r in runs.items():
+        top = max(r.sizes)
+        for c in r.configs:
+            k = config_params(r, c.name)
+            largest = config_subsets(r, pools[task], c.name, top)
+            for size in sorted(r.sizes):
+                if size == top:
+                    continue
+                n_train = r.n_train(size)
+                bound = float(finite_class_bound(n_train, k, delta, count=count))
+                at_n = config_subsets(r, pools[task], c.name, size)
+                iv = subsets_interval(at_n, largest, level, shift=bound)
+                judged = judge(BOUND_GAP.rule, iv)
+                rows.append({
+                    "task": task, "probe": c.name, "n_train": n_train,
+                    "n_largest": r.n_train(top), "bound": bound,
+                    "gap": float(largest.accuracies().mean() - at_n.accuracies().mean()),
+                    "interval": iv, "verdict": judged.verdict, "p": judged.p_value,
+                })  # fmt: skip
+    columns = ["task", "probe", "n_train", "n_largest", "bound", "gap", "interval", "verdict", "p"]
+    return BoundGaps(pd.DataFrame(rows, columns=columns))
 
 
-def sigma_claim(rho: float) -> str:
-    """§4.3, Fig. 3: more noise makes a configuration easier to tell from the clean one.
+# --------------------------------------------------------------------------------------------
+# V.3 and V.4: simulated power (§4.3)
 
-    ``rho``: Spearman correlation of sigma with power (NaN when the power is the same at every
-    sigma).
+
+def _hits(row: pd.Series) -> tuple[int, int]:
+    return int(row["hits"]), int(row["n_sims"])
+
+
+def power_growth_interval(
+    tables: Mapping[float, pd.DataFrame], level: float = POWER_SIZE.rule.level
+) -> Interval:
+    """V.3: mean power over the comparisons on the largest subsets minus on the smallest.
+
+    ``tables``: one :func:`~probekit.experiments.part5_datasize.comparisons.comparison_table`
+    per comparison (noise level), rows by subset size; their simulations are independent
+    (:func:`~probekit.experiments.part5_datasize.comparisons.simulation_seeds`). The significant
+    simulations are pooled over the comparisons at each end (a pooled binomial, conservative
+    when the powers differ) and compared with
+    :func:`~probekit.stats.intervals.proportion_difference`. A power that stays at 0 or 1 is
+    no growth.
     """
-    if math.isnan(rho):
-        return "cannot be checked here (the power is the same at every σ)"
-    return "holds" if rho > 0 else "does not hold"
+    if not tables:
+        raise ParameterError("tables", "needs at least one comparison")
+    if any(len(t) < 2 for t in tables.values()):
+        raise ParameterError("sizes", "V.3 needs at least two subset sizes")
+    top = [_hits(t.iloc[-1]) for t in tables.values()]
+    small = [_hits(t.iloc[0]) for t in tables.values()]
+    return proportion_difference(
+        sum(h for h, _ in top), sum(n for _, n in top),
+        sum(h for h, _ in small), sum(n for _, n in small), level,
+    )  # fmt: skip
 
 
-def size_claim(grows: Sequence[bool]) -> str:
-    """§4.3, Fig. 3: larger datasets give more power.
+def power_sigma_interval(
+    tables: Mapping[float, pd.DataFrame], level: float = POWER_SIGMA.rule.level
+) -> Interval:
+    """V.4: power against the clean probe at the largest noise level minus at the smallest.
 
-    ``grows``: per noise level, whether the power at the largest test set is at least that at the
-    smallest.
+    On the largest subsets; ``tables`` by noise level sigma, as for
+    :func:`power_growth_interval`.
     """
-    return "holds" if all(grows) else "holds only in part"
+    if len(tables) < 2:
+        raise ParameterError("sigmas", "V.4 needs at least two noise levels")
+    hi, lo = tables[max(tables)].iloc[-1], tables[min(tables)].iloc[-1]
+    return proportion_difference(*_hits(hi), *_hits(lo), level)
 
 
-def sufficiency_claim(n_reached: int, n_sufficient: int) -> str:
-    """§4.4-4.5: the recommended training size is enough for a power of 0.8.
+# --------------------------------------------------------------------------------------------
+# V.6: logistic regression against the MLP (§4.6)
 
-    Of the ``n_reached`` comparisons that reach 0.8, ``n_sufficient`` do so no later than their
-    smallest recommendation.
+
+def classifier_interval(
+    runs: Runs, pool: Pool, a: str, b: str, level: float = CLASSIFIERS_COLLAPSE.rule.level
+) -> Interval:
+    """V.6: test accuracy of ``a`` minus ``b`` on the largest subsets, over sentences and seeds.
+
+    Both configurations train on each seed's subset and are scored on its test items, so the
+    seeds are paired (Zhu et al. 2022, §4.6, the released code's design).
     """
-    if n_reached == 0:
-        return "cannot be checked here (no comparison reached a power of 0.8)"
-    return "holds" if n_sufficient == n_reached else "does not hold for every comparison"
+    top = max(runs.sizes)
+    return subsets_interval(
+        config_subsets(runs, pool, a, top),
+        config_subsets(runs, pool, b, top),
+        level,
+        paired_seeds=True,
+    )
 
 
-def collapse_claim(readings: Sequence[str]) -> str:
-    """§4.6: the comparison of logistic regression with the MLP has collapsed.
+# --------------------------------------------------------------------------------------------
+# Why "the recommendation is enough for a power of 0.8" is not judged (§4.4-4.5)
 
-    ``readings``: :func:`~probekit.experiments.part5_datasize.collapse_checks.collapse_verdict` of
-    each collapse check run on it (none if it was not checked).
+
+def recommendation_floor(
+    n_params: int,
+    *,
+    delta: float = 1e-8,
+    alpha: float = 0.05,
+    power: float = POWER_THRESHOLD,
+    eta: float = 4.0,
+    divisor: float = 2.0,
+) -> float:
+    """The least ratio of the recipe's training size to the one McNemar's test needs, any gap.
+
+    The recipe (Zhu et al. 2022, §3.2) asks for n = 2 ln(2|F|/δ) divisor² / gap² training
+    examples. McNemar's test reaches ``power`` on a test set of about
+    ((z_{1-α/2} √ψ + z_power √(ψ - gap²)) / gap)² items (Connor 1987), at most
+    (z_{1-α/2} + z_power)² / gap² as the discordance ψ is at most 1, that is η times as many
+    training examples at a split of η : 1 : 1. The gap cancels: the ratio is at least
+    2 ln(2|F|/δ) divisor² / (η (z_{1-α/2} + z_power)²) at every gap.
     """
-    if not readings:
-        return "was not checked, because its gap was not the smallest"
-    if all(r == "likely collapsed" for r in readings):
-        return "looks collapsed here too, as the paper found for bigram shift"
-    if all(r == "stable" for r in readings):
-        return "is stable here, unlike the paper's bigram-shift comparison"
-    return "gives mixed or unclear readings here"
+    z = float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
+    log_f = float(log_class_size(n_params))
+    return 2 * (log_f + math.log(2 / delta)) * divisor**2 / (eta * z**2)

@@ -1,6 +1,8 @@
 """Collapsed comparisons: the rotation and repeated-pilot checks (Zhu et al. 2022, §3.6).
 
-Also their run on the comparisons of chapter 53 with the smallest gaps.
+Also their run on the comparisons of chapter 53 with the smallest gaps. The checks are the
+paper's heuristics and are reported as readings; the claim of §4.6 is judged by an equivalence
+test (:func:`~probekit.experiments.part5_datasize.claims.classifier_interval`).
 
 The splits come from :func:`probekit.methods.datasize.subsets.fold_splits` and
 :func:`probekit.methods.datasize.subsets.pilot_splits`; the statistics from
@@ -17,7 +19,6 @@ import pandas as pd
 
 from probekit.errors import ParameterError
 from probekit.experiments.part5_datasize.assessment import ProblemsAssessment
-from probekit.experiments.part5_datasize.claims import collapse_claim
 from probekit.experiments.part5_datasize.comparison_problems import ComparisonProblems
 from probekit.experiments.part5_datasize.config import ComparisonProblemsConfig
 from probekit.experiments.part5_datasize.encoders import ExampleEncoder
@@ -127,11 +128,6 @@ class CollapseChecks:
     def clf_stable(self) -> int:
         """Checks of the two classifiers that read "stable"."""
         return int((self._clf == "stable").sum())
-
-    @property
-    def claim_collapse(self) -> str:
-        """The verdict on §4.6: the comparison of the two classifiers has collapsed."""
-        return collapse_claim(self._clf.tolist())
 
     def styled(self):
         """The checks for display."""

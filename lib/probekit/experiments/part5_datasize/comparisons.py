@@ -7,6 +7,7 @@ applies them to pairs of configurations of
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,6 +34,19 @@ def seed_tables(runs: Runs, a: str, b: str, size: int) -> np.ndarray:
     )
 
 
+def simulation_seeds(seeds: Sequence[int], size: int, a: str, b: str) -> list[int]:
+    """One random stream per (training seed, subset size, comparison) for the power simulation.
+
+    Powers at different sizes, and of different comparisons, then come from independent
+    simulations, so that their differences can be judged as differences of independent
+    proportions (:func:`probekit.stats.intervals.proportion_difference`).
+    """
+    names = zlib.crc32(f"{a}\x00{b}".encode())
+    return [
+        int(np.random.SeedSequence([int(s), int(size), names]).generate_state(1)[0]) for s in seeds
+    ]
+
+
 def comparison_table(
     runs: Runs,
     a: str,
@@ -54,8 +68,9 @@ def comparison_table(
     this pilot (``epsilon = |gap| / divisor``, the larger parameter count of the two configs;
     NaN when the gap is 0);
     ``power`` of McNemar's test at ``n_test``, averaged over the seeds' tables (§3.5,
-    :func:`probekit.stats.power.power`); ``significant``, the share of seeds whose exact McNemar
-    test gives p <= alpha.
+    :func:`probekit.stats.power.power`, from :func:`simulation_seeds`), and the simulations behind
+    it: ``hits`` significant with the observed sign out of ``n_sims``; ``significant``, the share
+    of seeds whose exact McNemar test gives p <= alpha.
     """
     params = [config_params(runs, a), config_params(runs, b)]
     rows = []
@@ -71,7 +86,8 @@ def comparison_table(
             if acc_a != acc_b
             else np.nan
         )
-        sim = power(tables / n_test, n_test, alpha=alpha, n_sim=n_sim, seeds=runs.seeds)
+        sim = power(tables / n_test, n_test, alpha=alpha, n_sim=n_sim,
+                    seeds=simulation_seeds(runs.seeds, size, a, b))  # fmt: skip
         p_values = [mcnemar_exact(t).p_value for t in tables]
         n_train = runs.n_train(size)
         rows.append(
@@ -85,6 +101,8 @@ def comparison_table(
                 "abs_gap": abs(gap),
                 "n_train_rec": rec,
                 "power": sim.power,
+                "hits": int(round(sum(p * sim.n_sim for p in sim.power_per_seed))),
+                "n_sims": sim.n_sim * len(runs.seeds),
                 "significant": float(np.mean(np.array(p_values) <= alpha)),
             }
         )

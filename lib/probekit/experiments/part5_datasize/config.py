@@ -28,6 +28,8 @@ from probekit.stats.checks import open_unit, positive_float, positive_int
 
 #: Type-level vectors of the second comparison of chapter 53, as the chapter names them.
 TYPE_VECTOR_NAMES = {"fasttext": "fastText", "random": "random"}
+#: Seeds (subsets) per probe that a chapter whose claims compare trained probes needs.
+MIN_CLAIM_SEEDS = 2
 
 
 def _one_of(name: str, value: str, choices: Sequence[str]) -> None:
@@ -95,6 +97,21 @@ class DataSizeConfig(ChapterConfig):
         )
 
 
+def _check_claim_seeds(seeds: Sequence[int]) -> None:
+    """Reject fewer than :data:`MIN_CLAIM_SEEDS` seeds for claims that compare trained probes.
+
+    With one seed per probe the training randomness is invisible and the interval of a
+    difference is too narrow (Reimers & Gurevych 2017).
+    """
+    if len(seeds) < MIN_CLAIM_SEEDS:
+        raise ParameterError(
+            "seeds",
+            f"the chapter's claims compare trained probes over seeds and need at least "
+            f"{MIN_CLAIM_SEEDS} of them, got {list(seeds)}",
+            "give two or more seeds, e.g. -p seeds=0,1,2",
+        )
+
+
 def _check_power(config: PowerNoiseConfig | ComparisonProblemsConfig) -> None:
     open_unit("alpha", config.alpha)
     positive_int("n_sim", config.n_sim)
@@ -104,7 +121,11 @@ def _check_power(config: PowerNoiseConfig | ComparisonProblemsConfig) -> None:
 
 @dataclass(frozen=True)
 class BoundsConfig(DataSizeConfig):
-    """Chapter 51: the generalisation bound against probes on growing subsets (§3.4, §4.2)."""
+    """Chapter 51: the generalisation bound against probes on growing subsets (§3.4, §4.2).
+
+    Claim V.1 compares trained probes over seeds, so it needs at least
+    :data:`MIN_CLAIM_SEEDS` seeds.
+    """
 
     tasks: list[str]
     classifiers: list[str]
@@ -113,6 +134,7 @@ class BoundsConfig(DataSizeConfig):
     def __post_init__(self) -> None:
         """Check the values of the shared and the chapter's own parameters."""
         super().__post_init__()
+        _check_claim_seeds(self.seeds)
         _distinct("tasks", self.tasks, TASKS)
         _distinct("classifiers", self.classifiers, CLASSIFIERS)
         open_unit("delta", self.delta)
@@ -142,7 +164,8 @@ class PowerNoiseConfig(DataSizeConfig):
 class ComparisonProblemsConfig(DataSizeConfig):
     """Chapter 53: three comparison problems, their recommendations, power and collapse checks.
 
-    See §3.2, §3.5-3.6 and §4.4-4.6.
+    See §3.2, §3.5-3.6 and §4.4-4.6. Claim V.6 compares trained probes over seeds, so it needs
+    at least :data:`MIN_CLAIM_SEEDS` seeds.
     """
 
     layer_b: int
@@ -163,6 +186,7 @@ class ComparisonProblemsConfig(DataSizeConfig):
     def __post_init__(self) -> None:
         """Check the values of the shared and the chapter's own parameters."""
         super().__post_init__()
+        _check_claim_seeds(self.seeds)
         _one_of("type_vectors", self.type_vectors, tuple(TYPE_VECTOR_NAMES))
         positive_int("type_dim", self.type_dim)
         positive_int("fasttext_epochs", self.fasttext_epochs)

@@ -1,6 +1,9 @@
 """Noise as a dial: the power of McNemar's test between clean and noisy representations.
 
-The experiment of chapter 52 (Zhu et al. 2022, §4.3, Fig. 3).
+The experiment of chapter 52 (Zhu et al. 2022, §4.3, Fig. 3). Its two claims are judged on the
+simulated powers of :attr:`NoiseExperiment.tables`
+(:func:`~probekit.experiments.part5_datasize.claims.power_growth_interval` and
+:func:`~probekit.experiments.part5_datasize.claims.power_sigma_interval`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from probekit.experiments.part5_datasize.claims import sigma_claim, size_claim
 from probekit.experiments.part5_datasize.comparisons import (
     comparison_table,
     largest_subset_comparison,
@@ -117,25 +119,17 @@ class NoiseSummary:
     """Power against noise (:func:`summarise_noise`).
 
     ``table``: one row per sigma with the noisy probe's accuracy and drop, the power at every
-    subset's test size, the test sizes at which it was observed to reach, and is projected to reach,
-    0.8 (0: not reached), and the verdict of seed 0's largest subset; ``summaries``: that comparison
-    in one sentence, per sigma; ``power_top``: the power at the largest test size, per sigma;
-    ``rho``: Spearman's correlation of sigma with it (NaN if it is the same at every sigma);
-    ``grows``: per sigma, whether the power at the largest test size is at least that at the
-    smallest.
+    subset's test size, and the test sizes at which it was observed to reach, and is projected to
+    reach, 0.8 (0: not reached); ``summaries``: McNemar's test on seed 0's largest subset in one
+    sentence, per sigma; ``power_top``: the power at the largest test size, per sigma; ``rho``:
+    Spearman's correlation of sigma with it (NaN if it is the same at every sigma).
     """
 
     table: pd.DataFrame
     summaries: list[str]
     power_top: pd.Series
     rho: float
-    grows: list[bool]
     max_test: int
-
-    @property
-    def grow_share(self) -> float:
-        """Share (%) of noise levels whose power grows from the smallest test size."""
-        return 100 * float(np.mean(self.grows))
 
     @property
     def n_sigmas(self) -> int:
@@ -151,7 +145,7 @@ class NoiseSummary:
     def smallest_powered(self) -> str:
         """The smallest sigma with power >= 0.8 at the largest test size."""
         powered = self.table.loc[self.power_top >= POWER_THRESHOLD, "σ"]
-        return f"σ = {powered.min():g}" if len(powered) else "none of them"
+        return f"σ = {powered.min():g}" if len(powered) else "none"
 
     @property
     def largest_unpowered(self) -> str:
@@ -172,16 +166,6 @@ class NoiseSummary:
         hit = self.table.loc[np.isclose(self.table["σ"], sigma), "projected n_test for 0.8"]
         return int(hit.iloc[0]) if len(hit) else -1
 
-    @property
-    def claim_sigma(self) -> str:
-        """The verdict on §4.3: more noise is easier to detect."""
-        return sigma_claim(float(self.rho))
-
-    @property
-    def claim_size(self) -> str:
-        """The verdict on §4.3: larger test sets give more power."""
-        return size_claim(self.grows)
-
     def styled(self):
         """The table by sigma, with dashes where 0.8 was never reached."""
         shown = self.table.set_index("σ")
@@ -198,7 +182,7 @@ def summarise_noise(experiment: NoiseExperiment, config: PowerNoiseConfig) -> No
     """Summary of every noise level (Zhu et al. 2022, §3.5, §4.3).
 
     For every noise level: accuracy, power at every test size, observed and projected test sizes
-    for a power of 0.8, and the comparison on seed 0's largest subset.
+    for a power of 0.8, and McNemar's test on seed 0's largest subset (the paper's test, §3.5).
     """
     rows, summaries = [], []
     for s in config.sigmas:
@@ -215,13 +199,9 @@ def summarise_noise(experiment: NoiseExperiment, config: PowerNoiseConfig) -> No
             **{f"power, n_test = {n:,}": p for n, p in zip(t["n_test"], t["power"], strict=True)},
             "observed n_test for 0.8": int(reached.iloc[0]) if len(reached) else 0,
             "projected n_test for 0.8": needed,
-            "verdict (seed 0, largest subset)": cmp.verdict,
         })  # fmt: skip
         summaries.append(cmp.summary())
     table = pd.DataFrame(rows)
     power_top = table[f"power, n_test = {experiment.top_test:,}"]
     rho = stats.spearmanr(table["σ"], power_top).statistic if power_top.nunique() > 1 else np.nan
-    grows = [
-        float(t["power"].iloc[-1]) >= float(t["power"].iloc[0]) for t in experiment.tables.values()
-    ]
-    return NoiseSummary(table, summaries, power_top, float(rho), grows, config.max_test)
+    return NoiseSummary(table, summaries, power_top, float(rho), config.max_test)

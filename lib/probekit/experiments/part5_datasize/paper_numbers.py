@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from probekit.experiments.part5_datasize.claims import recommendation_claim
 from probekit.experiments.part5_datasize.requirements import EXAMPLE_EPSILON, EXAMPLE_N
 from probekit.methods.datasize.recommendation import recommend
 from probekit.stats.bounds import finite_class_bound, n_for_bound
@@ -114,11 +113,6 @@ class PaperRecommendations:
         """The rows outside their range, e.g. ``"Table 4 (LogReg vs MLP), gap 0.012"``."""
         bad = self.table[~self.table["consistent"]]
         return "; ".join(f"{r.source}, gap {r.gap:.3f}" for r in bad.itertuples()) or "none"
-
-    @property
-    def claim(self) -> str:
-        """The verdict on §3.4: the printed recommendations follow from the printed gaps."""
-        return recommendation_claim(self.n_consistent, self.n_rows)
 
     @property
     def max_rel_diff(self) -> float:

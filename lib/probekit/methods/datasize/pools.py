@@ -110,6 +110,14 @@ class Pool:
         """Examples per class, shape (n_classes,)."""
         return np.bincount(self.y, minlength=self.n_classes)
 
+    def sentence_ids(self) -> np.ndarray:
+        """One integer per example naming its sentence, unique over the splits, shape (N,).
+
+        The unit of resampling of the chapters' intervals: the words of one sentence (part of
+        speech) share an id; for the tense task every example is its own sentence.
+        """
+        return (self.split.astype(np.int64) << 32) | self.sent.astype(np.int64)
+
 
 def _root(sentence: Sentence) -> int:
     return int(np.flatnonzero(sentence.heads == 0)[0])

@@ -2,7 +2,8 @@
 
 :func:`pareto_frontier` picks the probes no other probe beats on both complexity and accuracy,
 :func:`hypervolume` integrates the area under the frontier, and :func:`frontier_staircase` gives
-the curve it integrates, for plotting. The released code (rycolab/pareto-probing) has no
+the curve it integrates, for plotting. :func:`hypervolume_many` computes the same area for many
+accuracy vectors of one set of probes at once (e.g. one per bootstrap resample of the test set). The released code (rycolab/pareto-probing) has no
 frontier or hypervolume code; these follow the paper's text.
 """
 
@@ -161,3 +162,59 @@ def frontier_staircase(
     first = np.r_[True, xs[1:] != xs[:-1]]
     xs, hs = xs[first], hs[first]
     return np.r_[xs, max_complexity], np.r_[hs, hs[-1]]
+
+
+def hypervolume_many(
+    complexity: Any,
+    accuracy: Any,
+    max_complexity: float,
+    *,
+    min_accuracy: float = 0.0,
+    normalise: bool = True,
+) -> np.ndarray:
+    """:func:`hypervolume` of one family of probes under many accuracy vectors at once (§3).
+
+    A probe's complexity (its nuclear norm, rank or memorisation of shuffled labels) is fixed
+    once it is trained; its test accuracy is an estimate that moves with the test sentences. For
+    a resampled test set only the accuracies change, so the staircase keeps its steps and only
+    their heights move: with the probes sorted by complexity, the height from probe k to the next
+    is the best accuracy of probes 1..k (a running maximum), so the area is one weighted sum per
+    accuracy vector.
+
+    Args:
+        complexity: shape (K,), finite values >= 0.
+        accuracy: shape (..., K), one accuracy per probe in each leading position.
+        max_complexity: the cap, > 0; probes beyond it add nothing.
+        min_accuracy: accuracy coordinate of the reference point.
+        normalise: divide by the area of the reference box.
+
+    Returns:
+        Shape (...): the (normalised) hypervolume of every accuracy vector, equal to
+        :func:`hypervolume` of ``(complexity, accuracy[i])`` for each i; 0.0 when no probe lies
+        within the cap.
+    """
+    c = np.asarray(complexity, dtype=np.float64).reshape(-1)
+    a = np.asarray(accuracy, dtype=np.float64)
+    if a.ndim == 0 or a.shape[-1] != c.size:
+        raise ParameterError(
+            "accuracy",
+            f"has shape {a.shape}, not (..., {c.size})",
+            "pass one accuracy per probe on the last axis",
+        )
+    if not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ParameterError("complexity", "must be finite and >= 0", "drop failed runs first")
+    if not (np.isfinite(max_complexity) and max_complexity > 0):
+        raise ParameterError(
+            "max_complexity", f"must be a positive number, got {max_complexity!r}", "e.g. 400"
+        )
+    if normalise and not min_accuracy < 1.0:
+        raise ParameterError("min_accuracy", "must be < 1 when normalise=True")
+    inside = c <= max_complexity
+    order = np.argsort(c[inside], kind="stable")
+    steps = c[inside][order]
+    if steps.size == 0:
+        return np.zeros(a.shape[:-1])
+    best = np.maximum.accumulate(a[..., inside][..., order], axis=-1)
+    widths = np.diff(np.r_[steps, max_complexity])
+    area = np.sum(np.clip(best - min_accuracy, 0.0, None) * widths, axis=-1)
+    return area / (max_complexity * (1.0 - min_accuracy)) if normalise else area
