@@ -23,7 +23,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt "torch==2.13.0" -e ".[book,test,bench]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt "torch==2.13.0" -e ".[book,test,bench,otter]"
 	@touch $@
 
 book: setup

@@ -18,7 +18,7 @@ from probekit.errors import ProbekitError
 from probekit.io.project import project_root
 from probekit.io.treebanks import data_dir, load_treebank, mirror_dir, resolve_treebank
 from probekit.methods.jabberwocky.treebank import make_jabberwocky
-from probekit.teaching import write_student_copies
+from probekit.teaching import export_otter, grade_submissions, summary_table, write_student_copies
 
 
 def _cmd_run(args: argparse.Namespace) -> None:
@@ -87,10 +87,44 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
 
 def _cmd_assignments(args: argparse.Namespace) -> None:
-    written = write_student_copies(args.student, fmt=args.format, notebooks_dir=args.notebooks)
-    for path in written:
-        print(path)
-    print(f"{len(written)} student copies in {args.student} (solutions removed)")
+    if args.student:
+        written = write_student_copies(args.student, fmt=args.format, notebooks_dir=args.notebooks)
+        for path in written:
+            print(path)
+        print(f"{len(written)} student copies in {args.student} (solutions removed)")
+        return
+    if args.otter:
+        masters = export_otter(
+            args.otter,
+            course_seed=args.course_seed,
+            notebooks_dir=args.notebooks,
+            assignments=args.assignment,
+            assign=not args.no_assign,
+        )
+        for path in masters:
+            print(path)
+        done = "Otter Assign masters" + ("" if args.no_assign else ", student and autograder")
+        print(f"{len(masters)} assignment(s) exported to {args.otter} ({done})")
+        return
+    if not args.out:
+        raise ProbekitError("--grade needs --out RESULTS", hint="the directory for grades.csv")
+    result = grade_submissions(
+        args.grade,
+        args.out,
+        course_seed=args.course_seed,
+        seeds=args.seeds,
+        time_limit=args.time_limit,
+        memory_limit=args.memory_limit,
+        n_cases=args.n_cases,
+        jobs=args.jobs,
+        log=_say,
+    )
+    print(summary_table(result.summary))
+    students = len(result.seeds)
+    print(
+        f"graded {len(result.runs)} submissions of {students} students in {result.seconds:.1f} s "
+        f"({result.startup_seconds:.1f} s starting the grading process); results in {result.out}"
+    )
 
 
 def _cmd_jabberwocky(args: argparse.Namespace) -> None:
@@ -155,10 +189,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=_cmd_bench)
 
     assignments = sub.add_parser(
-        "assignments", help="write student copies of the assignments (solutions removed)"
+        "assignments",
+        help="student copies of the assignments, batch grading, and the otter-grader export",
     )
-    assignments.add_argument(
-        "--student", required=True, metavar="OUT", help="directory for the student copies"
+    mode = assignments.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--student", metavar="OUT", help="write student copies (solutions removed)")
+    mode.add_argument(
+        "--grade", metavar="SUBMISSIONS", help="grade a directory of submissions (needs --out)"
+    )
+    mode.add_argument(
+        "--otter", metavar="OUT", help="export the assignments for otter-grader (otter assign)"
     )
     assignments.add_argument(
         "--format", default="py", choices=["py", "ipynb"], help="py (Jupytext percent) or ipynb"
@@ -167,6 +207,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--notebooks",
         default=None,
         help="directory of the A<k>_*.py notebooks (default: the repo's)",
+    )
+    assignments.add_argument("--out", metavar="RESULTS", help="results directory of --grade")
+    assignments.add_argument(
+        "--course-seed",
+        type=int,
+        default=0,
+        help="seed the students' seeds (--grade) or the hidden tests' (--otter) derive from",
+    )
+    assignments.add_argument(
+        "--seeds", metavar="SEEDS_CSV", help="recorded seeds of an earlier run (re-grade)"
+    )
+    assignments.add_argument(
+        "--time-limit", type=float, default=10.0, help="wall-clock seconds per task (10)"
+    )
+    assignments.add_argument(
+        "--memory-limit", type=int, default=1024, metavar="MIB", help="MiB per submission (1024)"
+    )
+    assignments.add_argument("--n-cases", type=int, default=None, help="cases per check")
+    assignments.add_argument("--jobs", type=int, default=1, help="submissions at a time (1)")
+    assignments.add_argument(
+        "--assignment", action="append", help="only this assignment (--otter; repeatable)"
+    )
+    assignments.add_argument(
+        "--no-assign", action="store_true", help="write the masters only (--otter)"
     )
     assignments.set_defaults(func=_cmd_assignments)
     jabber = sub.add_parser(

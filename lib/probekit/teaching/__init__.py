@@ -17,6 +17,20 @@ One module per assignment holds its checks and the reference helpers its noteboo
 
 :mod:`.student_copy` writes the student copies (``probekit assignments --student OUT``). The
 notebooks import everything from the package, ``from probekit import teaching``.
+
+Grading: each module declares the points of its tasks (``POINTS``, ``TASKS``; all of them in
+:mod:`.catalogue`). :mod:`.grading` grades a class's submissions (``probekit assignments
+--grade SUBMISSIONS --out RESULTS``), one module per step:
+
+- :mod:`.submissions`: finding the submissions, and every student's recorded seed;
+- :mod:`.zygote`: the process that loads the libraries once and forks a child per submission;
+- :mod:`.sandbox`: grading one submission inside that child, confined by :mod:`.guard` (resource
+  limits, an audit hook); :mod:`.cells` reads a notebook and picks the cells to run;
+- :mod:`.grades`: a child's report turned into one grade per task;
+- :mod:`.reports`: the result files, the summary and the students' feedback.
+
+:mod:`.otter_export` exports the assignments for otter-grader (``probekit assignments --otter
+OUT``).
 """
 
 from __future__ import annotations
@@ -40,6 +54,11 @@ from probekit.teaching.a4_extrapolation_split import (
     frequency_score,
 )
 from probekit.teaching.a5_mcnemar_power import check_mcnemar, check_power, exact_power
+from probekit.teaching.catalogue import ASSIGNMENT_TASKS, tasks_of
+from probekit.teaching.grading import grade_submissions
+from probekit.teaching.otter_export import export_otter, otter_master
+from probekit.teaching.reports import summarise, summary_table
+from probekit.teaching.runner import GradedTask
 from probekit.teaching.student_copy import (
     ANSWER_PLACEHOLDER,
     SOLUTION_BEGIN,
@@ -48,9 +67,12 @@ from probekit.teaching.student_copy import (
     student_source,
     write_student_copies,
 )
+from probekit.teaching.submissions import find_submissions, read_seeds, student_seed
 
 __all__ = [
     "ANSWER_PLACEHOLDER",
+    "ASSIGNMENT_TASKS",
+    "GradedTask",
     "SOLUTION_BEGIN",
     "SOLUTION_END",
     "assignment_notebooks",
@@ -68,9 +90,18 @@ __all__ = [
     "check_prim",
     "check_uuas",
     "exact_power",
+    "export_otter",
+    "find_submissions",
     "frequency_score",
+    "grade_submissions",
     "lookup_family",
+    "otter_master",
+    "read_seeds",
     "rule_coverage",
+    "student_seed",
     "student_source",
+    "summarise",
+    "summary_table",
+    "tasks_of",
     "write_student_copies",
 ]

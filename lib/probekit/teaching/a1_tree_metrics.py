@@ -15,9 +15,11 @@ import torch
 from probekit.probes.perceptron import gold_edge_mask, perceptron_loss
 from probekit.teaching.runner import (
     Case,
+    GradedTask,
     Mismatch,
     check_options,
     fmt_value,
+    graded_tasks,
     judge_float,
     matching_hint,
     run_check,
@@ -26,6 +28,10 @@ from probekit.trees.distances import tree_distances
 from probekit.trees.metrics import uuas, uuas_counts
 from probekit.trees.spanning import prim_maxst, prim_mst
 from probekit.trees.structure import edge_set, parents_from_heads
+
+#: Points per task, by the function each task asks for, in the notebook's order (Task 1 first).
+#: The batch grader and the otter export award them (:data:`TASKS`).
+POINTS: dict[str, int] = {"prim": 4, "uuas": 3, "perceptron_loss": 3}
 
 
 def _random_heads(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -285,3 +291,7 @@ def check_perceptron_loss(student_fn: Callable, seed: int = 0, n_cases: int = 50
         return judge_float(expected, got, 1e-6, "return one float per sentence", hint)
 
     run_check("perceptron_loss", student_fn, cases, _perceptron_reference, judge)
+
+
+#: The graded tasks: each function of :data:`POINTS` with its check and points.
+TASKS: tuple[GradedTask, ...] = graded_tasks(POINTS, check_prim, check_uuas, check_perceptron_loss)

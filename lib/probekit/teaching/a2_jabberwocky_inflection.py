@@ -18,7 +18,19 @@ import pandas as pd
 
 from probekit.methods.jabberwocky.feature_sets import feature_set
 from probekit.methods.jabberwocky.inflection import inflect_set
-from probekit.teaching.runner import Case, Mismatch, check_options, pick, run_check
+from probekit.teaching.runner import (
+    Case,
+    GradedTask,
+    Mismatch,
+    check_options,
+    graded_tasks,
+    pick,
+    run_check,
+)
+
+#: Points per task, by the function each task asks for, in the notebook's order (Task 1 first).
+#: The batch grader and the otter export award them (:data:`TASKS`).
+POINTS: dict[str, int] = {"add_s": 3, "add_ing": 4, "add_degree": 3}
 
 _ONSETS = (
     "b bl br ch cl d dr f fl fr g gl gr h j k l m n p pl pr r s sh sk sl sn sp st str t th tr v w z"
@@ -250,3 +262,7 @@ def rule_coverage(
     rows = [(*key, count) for key, count in misses.most_common(top or None)]
     misses_df = pd.DataFrame(rows, columns=["feature set", "lemma", "form", "predicted", "count"])
     return by_set, misses_df
+
+
+#: The graded tasks: each function of :data:`POINTS` with its check and points.
+TASKS: tuple[GradedTask, ...] = graded_tasks(POINTS, check_add_s, check_add_ing, check_add_degree)

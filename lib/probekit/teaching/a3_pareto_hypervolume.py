@@ -18,14 +18,20 @@ from probekit.methods.pareto.frontier import hypervolume, pareto_frontier
 from probekit.methods.pareto.lookups import PoslLookup, fit_posl_lookup, predict_posl_lookup
 from probekit.teaching.runner import (
     Case,
+    GradedTask,
     Mismatch,
     check_options,
     fmt_value,
+    graded_tasks,
     judge_float,
     matching_hint,
     pick,
     run_check,
 )
+
+#: Points per task, by the function each task asks for, in the notebook's order (Task 1 first).
+#: The batch grader and the otter export award them (:data:`TASKS`).
+POINTS: dict[str, int] = {"pareto_frontier": 4, "hypervolume": 6}
 
 
 def _frontier_points(c: np.ndarray, a: np.ndarray, idx: Sequence[int]) -> str:
@@ -243,3 +249,7 @@ def lookup_family(
         accuracy = float(np.mean(predict_posl_lookup(table, eval_words) == gold))
         rows.append({"complexity": k, "accuracy": accuracy})
     return pd.DataFrame(rows)
+
+
+#: The graded tasks: each function of :data:`POINTS` with its check and points.
+TASKS: tuple[GradedTask, ...] = graded_tasks(POINTS, check_pareto_frontier, check_hypervolume)

@@ -21,15 +21,21 @@ from probekit.methods.extrapolation.splits import (
 )
 from probekit.teaching.runner import (
     Case,
+    GradedTask,
     Mismatch,
     check_options,
     fmt_value,
+    graded_tasks,
     join_hints,
     judge_float,
     matching_hint,
     pick,
     run_check,
 )
+
+#: Points per task, by the function each task asks for, in the notebook's order (Task 1 first).
+#: The batch grader and the otter export award them (:data:`TASKS`).
+POINTS: dict[str, int] = {"percentile": 3, "frequency_score": 3, "extrapolation_split": 4}
 
 
 def _percentile_variants(scores: np.ndarray, q: float) -> dict[str, tuple]:
@@ -269,3 +275,9 @@ def check_extrapolation_split(student_fn: Callable, seed: int = 0, n_cases: int 
         return Mismatch(want, shown, hint)
 
     run_check("extrapolation_split", student_fn, cases, _reference_split, judge)
+
+
+#: The graded tasks: each function of :data:`POINTS` with its check and points.
+TASKS: tuple[GradedTask, ...] = graded_tasks(
+    POINTS, check_percentile, check_frequency_score, check_extrapolation_split
+)

@@ -22,6 +22,45 @@ from typing import Any
 import numpy as np
 
 from probekit.errors import ParameterError
+from probekit.stats.checks import positive_int
+
+
+@dataclass(frozen=True)
+class GradedTask:
+    """One graded task of an assignment: the function students write, its check, its points.
+
+    Attributes:
+        number: the task's number in the notebook (its ``## Task N`` heading).
+        function: the name of the function the task asks for, as the notebook defines it.
+        check: the ``check_*`` function that grades it, called as ``check(fn, seed=seed)``.
+        points: what a passed check is worth.
+    """
+
+    number: int
+    function: str
+    check: Callable[..., None]
+    points: int
+
+
+def graded_tasks(points: Mapping[str, int], *checks: Callable[..., None]) -> tuple[GradedTask, ...]:
+    """The graded tasks of an assignment module, from its ``POINTS`` and its checks.
+
+    Args:
+        points: the function each task asks for -> its points, in the notebook's order (Task 1
+            first); this is the assignment's ``POINTS``.
+        *checks: the check of each task, in the same order.
+
+    Returns:
+        One :class:`GradedTask` per task, numbered from 1.
+    """
+    if len(points) != len(checks):
+        raise ParameterError("checks", f"{len(checks)} checks for {len(points)} tasks in POINTS")
+    return tuple(
+        GradedTask(number, function, check, int(value))
+        for number, ((function, value), check) in enumerate(
+            zip(points.items(), checks, strict=True), start=1
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -48,11 +87,7 @@ class Mismatch:
 
 def check_options(seed: Any, n_cases: Any) -> tuple[int, int]:
     """``(seed, n_cases)`` as ints; a :class:`ParameterError` for a bad value."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ParameterError("seed", f"must be a non-negative int, got {seed!r}")
-    if isinstance(n_cases, bool) or not isinstance(n_cases, int | np.integer) or n_cases < 1:
-        raise ParameterError("n_cases", f"must be a positive int, got {n_cases!r}")
-    return int(seed), int(n_cases)
+    return positive_int("seed", seed, minimum=0), positive_int("n_cases", n_cases)
 
 
 def fmt_value(value: Any) -> str:

@@ -19,6 +19,7 @@ import jupytext
 
 from probekit.book.runner import Paths
 from probekit.errors import ParameterError, ProbekitError
+from probekit.teaching.cells import task_number
 
 SOLUTION_BEGIN = "### BEGIN SOLUTION"
 SOLUTION_END = "### END SOLUTION"
@@ -26,12 +27,32 @@ ANSWER_PLACEHOLDER = "*Your answer here.*"
 _ASSIGNMENT_NAME = re.compile(r"^A\d+_[A-Za-z0-9_]+\.py$")
 _CELL = re.compile(r"^# %%")
 _TAGS = re.compile(r"tags=(\[[^\]]*\])")
-_TASK_HEADING = re.compile(r"^#\s*#{2,3}\s*Task\s+(\d+)")
+_COMMENT = re.compile(r"^#\s?")
 
 
-def assignment_notebooks(notebooks_dir: Path) -> list[Path]:
-    """The assignment notebooks ``A<k>_<slug>.py`` in a directory, sorted by name."""
-    return sorted(p for p in Path(notebooks_dir).glob("A*.py") if _ASSIGNMENT_NAME.match(p.name))
+def assignment_notebooks(notebooks_dir: str | Path | None = None) -> list[Path]:
+    """The assignment notebooks ``A<k>_<slug>.py`` in a directory, sorted by name.
+
+    Args:
+        notebooks_dir: the directory; None for the repository's ``notebooks/``.
+
+    Raises:
+        ProbekitError: when the directory holds no assignment notebook.
+    """
+    source_dir = Path(notebooks_dir) if notebooks_dir is not None else Paths().notebooks
+    found = sorted(p for p in source_dir.glob("A*.py") if _ASSIGNMENT_NAME.match(p.name))
+    if not found:
+        raise ProbekitError(
+            f"no assignment notebooks (A<k>_<slug>.py) in {source_dir}",
+            hint="run from the repository, or pass the notebooks directory",
+        )
+    return found
+
+
+def solution_placeholder(task: int | str | None) -> str:
+    """The line that stands for Task ``task``'s solution in a student copy (no indentation)."""
+    label = "your code here" if task is None else f"Task {task}: your code here"
+    return f'raise NotImplementedError("{label}")'
 
 
 def _split_cells(lines: list[str]) -> list[tuple[int, list[str]]]:
@@ -69,7 +90,7 @@ def _marker(line: str) -> str:
     return re.sub(r"^#\s?(?=###)", "", line.strip()).strip()
 
 
-def _strip_solutions(cell: list[str], start: int, task: str | None, where: str) -> list[str]:
+def _strip_solutions(cell: list[str], start: int, task: int | None, where: str) -> list[str]:
     out: list[str] = []
     inside_at: int | None = None
     for offset, line in enumerate(cell):
@@ -83,8 +104,7 @@ def _strip_solutions(cell: list[str], start: int, task: str | None, where: str) 
                 )
             inside_at = number
             indent = line[: len(line) - len(line.lstrip())]
-            label = f"Task {task}: your code here" if task else "your code here"
-            out.append(f'{indent}raise NotImplementedError("{label}")')
+            out.append(indent + solution_placeholder(task))
         elif marker == SOLUTION_END:
             if inside_at is None:
                 raise ProbekitError(f"{where}:{number}: '{SOLUTION_END}' without a BEGIN")
@@ -111,17 +131,15 @@ def student_source(text: str, where: str = "<notebook>") -> str:
     """
     lines = text.splitlines()
     out: list[str] = []
-    task: str | None = None
+    task: int | None = None
     for start, cell in _split_cells(lines):
         header = cell[0] if cell and _CELL.match(cell[0]) else None
         is_markdown = header is not None and "[markdown]" in header
         tags = _tags(header) if header else None
         has_solution = any(_marker(line) in (SOLUTION_BEGIN, SOLUTION_END) for line in cell)
         if is_markdown:
-            for line in cell:
-                m = _TASK_HEADING.match(line)
-                if m:
-                    task = m.group(1)
+            number = task_number("\n".join(_COMMENT.sub("", line) for line in cell[1:]))
+            task = task if number is None else number
             if has_solution:
                 raise ProbekitError(
                     f"{where}:{start}: solution markers in a markdown cell",
@@ -154,13 +172,7 @@ def write_student_copies(
     """
     if fmt not in ("py", "ipynb"):
         raise ParameterError("format", f"'{fmt}' is not one of py, ipynb")
-    source_dir = Path(notebooks_dir) if notebooks_dir is not None else Paths().notebooks
-    notebooks = assignment_notebooks(source_dir)
-    if not notebooks:
-        raise ProbekitError(
-            f"no assignment notebooks (A<k>_<slug>.py) in {source_dir}",
-            hint="run from the repository, or pass the notebooks directory",
-        )
+    notebooks = assignment_notebooks(notebooks_dir)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ProbekitError(f"{out} exists and is not a directory", hint="choose another --student")
