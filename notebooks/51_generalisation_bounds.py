@@ -360,7 +360,6 @@ display(gaps.styled())
 
 # %% tags=["remove-cell"]
 g.claim(BOUND_GAP, gaps.interval)
-g("bound_gap_level", BOUND_GAP.rule.level)
 g("bound_cell", gaps.deciding_text)
 g("bound_cells", gaps.n_cells)
 g("bound_cells_reproduced", gaps.n_reproduced)

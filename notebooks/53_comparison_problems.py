@@ -294,7 +294,6 @@ clf_interval = classifier_interval(head_runs, head_pool, clf_a, clf_b)
 
 # %% tags=["remove-cell"]
 g.claim(CLASSIFIERS_COLLAPSE, clf_interval)
-g("clf_equiv_level", CLASSIFIERS_COLLAPSE.rule.level)
 g("clf_n_test", head_runs.top_n_test)
 g("clf_n_train", head_runs.top_n_train)
 
