@@ -32,26 +32,29 @@
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # encoder the prose discusses ('default', a Hugging Face name or a path)
 models: list[str] = ["default"]  # encoders probed and compared; model is added when missing
-pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
+pooling: str = "first"  # wordpiece pooling, one of {first, last, mean} (paper: first)
 layers: list[int] = []  # layers tried for every encoder (0 is the embedding output); [] means all
-layer_rule: str = "metric"  # how a probe's layer is chosen on dev, one of {metric, loss}
+layer_rule: str = "metric"  # how a probe's layer is chosen on dev, one of {metric, loss} (paper: loss)
 seeds: list[int] = [1, 2]  # seeds of every probe at its chosen layer and at layer 0; at least 2
 n_train: int = 1000  # training sentences of 2 to 50 words sampled from train; 0 means all
 n_dev: int = 300  # dev sentences for early stopping and the layer choice; 0 means all
 n_test: int = 0  # test sentences (and their Jabberwocky versions); 0 means all
+filter_test: bool = False  # test sentences of 2 to 50 words only (the paper keeps all)
 sample_seed: int = 42  # seed of the sentence samples
 jabberwocky_seed: int = 0  # seed of the Jabberwocky corpus (the seed of chapter 21)
 rate: float = 1.0  # share of eligible words replaced in the corpus (paper 1.0)
 pseudowords: str = ""  # pseudoword list file for the corpus; empty means generate them
-hyperparameters: str = "chapter12"  # one of {chapter12, search}; chapter12 falls back to search
-n_trials: int = 3  # random-search trials per probe when searching
-search_seed: int = 0  # seed of the random search
+hyperparameters: str = "search"  # one of {search, chapter12}; chapter12 reuses its searches when they fit
+n_trials: int = 10  # random-search trials per probe and searched layer
+search_every: int = 3  # search on layers 0, k, 2k, ... and the last; each layer uses the nearest
+search_seed: int = 0  # seed of the random search (its configurations and minibatch order)
 ranks: list[int] = [16, 32, 64, 128, 0]  # rank choices of the search; 0 means full rank
-lr_min: float = 0.0001  # lower end of the log-uniform learning-rate range
+lr_min: float = 0.001  # lower end of the log-uniform learning-rate range
 lr_max: float = 0.01  # upper end of the log-uniform learning-rate range
 dropout_max: float = 0.5  # dropout is drawn uniformly between 0 and this
-max_epochs: int = 10  # epoch cap of every training run
-patience: int = 3  # epochs without a better dev loss before training stops
+max_epochs: int = 40  # epoch cap of every training run
+patience: int = 5  # epochs without a better selection score before training stops
+parser_selection: str = "uuas"  # what stops and selects the perceptron probe, one of {uuas, loss}
 fasttext_path: str = ""  # pretrained fastText .bin (e.g. cc.en.300.bin); empty trains one on train
 fasttext_dim: int = 300  # fastText dimensions (must match fasttext_path when given)
 fasttext_epochs: int = 5  # fastText training epochs on the train split
@@ -65,11 +68,16 @@ from IPython.display import display
 
 from probekit.book.glue import Glue
 from probekit.experiments import plots
+from probekit.experiments.deviations import deviation_table
+from probekit.experiments.part1_probe_parser.dev_layers import cap_reading
+from probekit.experiments.part1_probe_parser.samples import punct_rule
+from probekit.experiments.part1_probe_parser.training import selection_phrase, selection_rules
 from probekit.experiments.part2_jabberwocky import (
     claims,
     layer_choice,
     probe_runs,
     probes,
+    protocol,
     representations,
     results,
     test_sets,
@@ -96,9 +104,10 @@ config = JabberwockyProbesConfig.from_parameters(globals())
 #
 # **Representations.**
 # For every encoder ({glue:text}`ch22_n_models:d` in this run; the prose discusses
-# **{glue:text}`ch22_model`**) both probes are trained on every layer with the first seed, and
-# each probe keeps the layer with {glue:text}`ch22_layer_rule` on
-# {glue:text}`ch22_n_dev:,d` development sentences.
+# **{glue:text}`ch22_model`**) a word is represented by its {glue:text}`ch22_pooling` wordpiece,
+# as in the paper.
+# Both probes are trained on every layer with the first seed, and each probe keeps the layer
+# with {glue:text}`ch22_layer_rule` on {glue:text}`ch22_n_dev:,d` development sentences.
 # Layer 0, the output of the embedding layer, is probed as well: it knows each word and its
 # position but nothing of the other words, so it is an uncontextualised baseline from inside the
 # same model.
@@ -120,14 +129,16 @@ config = JabberwockyProbesConfig.from_parameters(globals())
 # test set.
 #
 # **Data.**
-# The probes train on {glue:text}`ch22_n_train:,d` normal training sentences and are tested on
-# {glue:text}`ch22_n_test:,d` test sentences and their Jabberwocky versions, in which
-# {glue:text}`ch22_replaced:,d` of {glue:text}`ch22_test_words:,d` words are pseudowords
-# (the corpus of {ref}`sec-ch21` with seed {glue:text}`ch22_jabberwocky_seed:d`; its test file
-# has sha256 {glue:text}`ch22_corpus_sha`…).
-# Every training run stops after {glue:text}`ch22_patience:d` epochs without a better dev loss
-# or at {glue:text}`ch22_max_epochs:d` epochs; {glue:text}`ch22_n_seeds:d` seeds are trained at
-# each chosen layer and at layer 0.
+# The probes train on {glue:text}`ch22_n_train:,d` normal training sentences of 2 to 50 words
+# and are tested on {glue:text}`ch22_n_test:,d` test sentences, {glue:text}`ch22_test_filter`,
+# and their Jabberwocky versions, in which {glue:text}`ch22_replaced:,d` of
+# {glue:text}`ch22_test_words:,d` words are pseudowords (the corpus of {ref}`sec-ch21` with seed
+# {glue:text}`ch22_jabberwocky_seed:d`; its test file has sha256 {glue:text}`ch22_corpus_sha`…).
+# A test sentence that a metric cannot score stays in the test set and leaves only that
+# metric's denominator: {glue:text}`ch22_unscored_uuas:,d` sentences have no gold edge among the
+# words UUAS counts (which {glue:text}`ch22_punct_rule` punctuation) and
+# {glue:text}`ch22_unscored_dspr:,d` lie outside DSpr's 5 to 50 words.
+# {glue:text}`ch22_n_seeds:d` seeds are trained at each chosen layer and at layer 0.
 
 # %% tags=["hide-input"]
 sets = test_sets.load_test_sets(config)
@@ -146,42 +157,96 @@ g("layer_rule", probes.layer_rule_phrase(config.layer_rule))
 g("n_train", len(sets.data.samples["train"]))
 g("n_dev", len(sets.data.samples["dev"]))
 g("n_test", len(sets.data.samples["test"]))
+g("test_filter", "of 2 to 50 words" if config.filter_test else "of any length")
+for metric, count in sets.data.unscored("test").items():
+    g(f"unscored_{metric}", count)
+g("punct_rule", punct_rule(config.exclude_punct))
 g("majority_min", config.majority_min_count)
+
+# %% [markdown]
+# ### Where this run departs from the paper
+#
+# The table lists every setting the paper fixed, or left unstated, against this run's value,
+# computed from the run's parameters.
+# This run departs from the paper in {glue:text}`ch22_n_deviations:d` of
+# {glue:text}`ch22_n_settings:d` settings.
+
+# %% tags=["hide-input"]
+deviations = deviation_table(config, protocol.PROTOCOL_22)
+display(deviations.drop(columns=["deviates"]).style.hide(axis="index"))
+
+# %% tags=["remove-cell"]
+g("n_deviations", int(deviations["deviates"].sum()))
+g("n_settings", len(deviations))
+for kind, key in results.PROBE_KEYS.items():
+    g(f"{key}_selection", selection_phrase(selection_rules(config.parser_selection)[kind]))
+
+# %% [markdown]
+# ### Hyperparameters
+#
+# Every representation gets its own random search, as in the paper: each probe draws the same
+# {glue:text}`ch22_n_trials:d` configurations of rank, learning rate and dropout on each searched
+# layer ({glue:text}`ch22_searched_layers` for an encoder, with layer 0 searched as a baseline
+# in its own right, and the fastText vectors on their own), and every layer takes the
+# configuration searched on the nearest of them.
+# The structural probe is stopped early and selected on {glue:text}`ch22_st_selection`; the
+# perceptron probe on {glue:text}`ch22_pc_selection`.
+# The paper stops and selects both on development loss, but the perceptron loss has no margin:
+# it scales with $B$, so it falls when the predicted distances shrink even if no tree changes,
+# and a lower loss need not mean better trees.
+# Every run stops after {glue:text}`ch22_patience:d` epochs without a better score or at
+# {glue:text}`ch22_max_epochs:d` epochs and keeps its best epoch.
 
 # %% tags=["hide-input"]
 runs = probe_runs.probe_representations(config, sets, "build/results/12_probe_vs_parser.json")
+display(probe_runs.settings_table(runs).style.format({"lr": "{:.2e}", "dropout": "{:.2f}"}))
 
 # %% tags=["remove-cell"]
+caps = runs.cap_shares()
 g("model", runs.main)
 g("n_models", len(runs.encoders))
 g("hyper_source", runs.source)
+g("n_trials", config.n_trials)
+g("searched_layers", ", ".join(map(str, sorted(runs.settings[runs.main].searched["structural"]))))
+g("n_runs", len(runs.all_runs))
+g("cap_share", 100 * caps["all"])
+g("st_capped", 100 * caps.get("structural", float("nan")))
+g("pc_capped", 100 * caps.get("perceptron", float("nan")))
+g("cap_reading", cap_reading(caps["all"]))
 g("pieces_normal", runs.pieces[0])
 g("pieces_jab", runs.pieces[1])
 g("ft_dim", config.fasttext_dim)
 g("position_dim", config.position_dim)
 g("ft_source", representations.fasttext_source(config.fasttext_path))
+chosen_configs = runs.chosen_configs()
 for kind, key in results.PROBE_KEYS.items():
     g(f"{key}_layer", runs.main_run.chosen[kind])
-    g(f"{key}_rank", int(runs.configs[kind]["rank"]))
-    g(f"{key}_lr", float(runs.configs[kind]["lr"]))
-    g(f"{key}_dropout", float(runs.configs[kind]["dropout"]))
+    g(f"{key}_rank", int(chosen_configs[kind]["rank"]))
+    g(f"{key}_lr", float(chosen_configs[kind]["lr"]))
+    g(f"{key}_dropout", float(chosen_configs[kind]["dropout"]))
 
 # %% [markdown]
-# The probes' rank, learning rate and dropout come from {glue:text}`ch22_hyper_source`: the
-# structural probe uses rank {glue:text}`ch22_st_rank:d`, learning rate
+# The table gives each probe's chosen configuration on every searched layer of every
+# representation; the main encoder's come from {glue:text}`ch22_hyper_source`.
+# At its chosen layer the structural probe uses rank {glue:text}`ch22_st_rank:d`, learning rate
 # {glue:text}`ch22_st_lr:.1e` and dropout {glue:text}`ch22_st_dropout:.2f`, the perceptron
 # probe rank {glue:text}`ch22_pc_rank:d`, learning rate {glue:text}`ch22_pc_lr:.1e` and dropout
 # {glue:text}`ch22_pc_dropout:.2f`.
-# The fastText baseline ({glue:text}`ch22_ft_dim:d` dimensions, trained on
-# {glue:text}`ch22_ft_source`, plus {glue:text}`ch22_position_dim:d` position dimensions) uses
-# the same settings.
+# The fastText baseline has {glue:text}`ch22_ft_dim:d` dimensions, trained on
+# {glue:text}`ch22_ft_source`, plus {glue:text}`ch22_position_dim:d` position dimensions.
+# Of the {glue:text}`ch22_n_runs:d` training runs of this chapter, searches included,
+# {glue:text}`ch22_st_capped:.0f` % of the structural probe's and
+# {glue:text}`ch22_pc_capped:.0f` % of the perceptron probe's were ended by the epoch cap rather
+# than by early stopping, {glue:text}`ch22_cap_share:.0f` % in all:
+# {glue:text}`ch22_cap_reading`.
 #
 # One difference between the two test sets is visible before any probe is trained.
 # The tokenizer of {glue:text}`ch22_model` cuts a replaced word into
 # {glue:text}`ch22_pieces_normal:.2f` wordpieces on average in the normal sentences and into
 # {glue:text}`ch22_pieces_jab:.2f` in the Jabberwocky ones.
-# Pseudowords are not in the vocabulary, so the encoder sees them as strings of fragments; part
-# of any drop may come from this rather than from the loss of meaning.
+# Pseudowords are not in the vocabulary, so the encoder sees them as strings of fragments, of
+# which the probes read the first; part of any drop may come from this rather than from the loss
+# of meaning.
 #
 # ## Choosing the layer
 #
@@ -211,7 +276,8 @@ g("pc_dev_uuas_best", rules.perceptron_uuas(rules.by_metric))
 # the perceptron probe, with a development UUAS of {glue:text}`ch22_pc_dev_uuas_by_loss:.1f` %
 # against {glue:text}`ch22_pc_dev_uuas_best:.1f` % at the layer with the best development UUAS.
 # By default we therefore let each probe choose by its own metric on the development set (set
-# `layer_rule` to `loss` for the paper's rule).
+# `layer_rule` to `loss` for the paper's rule), as {ref}`sec-ch12` stops and selects the parser
+# on its own metric.
 
 # %% [markdown]
 # ## Normal against Jabberwocky

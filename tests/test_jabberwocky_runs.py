@@ -360,19 +360,23 @@ def test_choose_layer_rules():
 
 def test_chapter12_configs(tmp_path):
     path = tmp_path / "12.json"
-    assert chapter12_configs(path, "m", "t", "mean") is None
-    saved = {"model": "m", "treebank": "t", "pooling": "mean"}
-    for label in ("probe", "parser"):
-        saved |= {f"{label}_rank": 32, f"{label}_lr": 0.001, f"{label}_dropout": 0.1}
-    path.write_text(json.dumps(saved))
-    configs = chapter12_configs(path, "m", "t", "mean")
-    assert configs["structural"] == {"rank": 32, "lr": 0.001, "dropout": 0.1}
-    assert set(configs) == {"structural", "perceptron"}
-    assert chapter12_configs(path, "other-model", "t", "mean") is None
-    assert chapter12_configs(path, "m", "t", "first") is None
+    rules = {"structural": "loss", "perceptron": "uuas"}
+    args = ("m", "t", "mean", [0, 3], 3, rules)
+    assert chapter12_configs(path, *args) is None
+    path.write_text(json.dumps(chapter12_saved("m", "t", [0, 3, 6]) | {"search_every": 3}))
+    configs = chapter12_configs(path, *args)
+    assert set(configs) == {"structural", "perceptron"} and set(configs["structural"]) == {0, 3}
+    assert configs["structural"][3] == {"rank": 4, "lr": 0.05, "dropout": 0.0}
+    # Reused only when encoder, treebank, pooling, layer groups and selection rules all match.
+    assert chapter12_configs(path, "other-model", *args[1:]) is None
+    assert chapter12_configs(path, "m", "t", "first", *args[3:]) is None
+    assert chapter12_configs(path, "m", "t", "mean", [0, 4], 3, rules) is None
+    assert chapter12_configs(path, "m", "t", "mean", [0, 3], 1, rules) is None
+    loss = {"structural": "loss", "perceptron": "loss"}
+    assert chapter12_configs(path, "m", "t", "mean", [0, 3], 3, loss) is None
     path.write_text('{"model": "m",')
     with pytest.raises(ProbekitError, match=r"12\.json:1: not valid JSON"):
-        chapter12_configs(path, "m", "t", "mean")
+        chapter12_configs(path, *args)
 
 
 def test_sinusoidal_positions():
@@ -511,10 +515,32 @@ class PiecedLayers(TwoLayers):
         return self._pieces
 
 
+def chapter12_saved(model: str, treebank: str, layers: list[int]) -> dict:
+    """What chapter 12 saves about its searches: every third layer, the parser on UUAS."""
+    values = {
+        "model": model,
+        "treebank": treebank,
+        "pooling": "mean",
+        "search_every": 1,
+        "searched_layer_list": layers,
+        "probe_selection_rule": "loss",
+        "parser_selection_rule": "uuas",
+    }
+    for label in ("probe", "parser"):
+        for layer in layers:
+            values |= {
+                f"{label}_L{layer}_rank": 4,
+                f"{label}_L{layer}_lr": 0.02 + layer / 100,
+                f"{label}_L{layer}_dropout": 0.0,
+            }
+    return values
+
+
 CHAPTER22 = {
     "n_train": 0,
     "n_dev": 0,
     "n_test": 0,
+    "filter_test": False,
     "sample_seed": 42,
     "exclude_punct": True,
     "model": "toy",
@@ -528,6 +554,7 @@ CHAPTER22 = {
     "pseudowords": "",
     "hyperparameters": "chapter12",
     "n_trials": 1,
+    "search_every": 1,
     "search_seed": 0,
     "ranks": [4, 0],
     "lr_min": 0.01,
@@ -535,6 +562,7 @@ CHAPTER22 = {
     "dropout_max": 0.1,
     "max_epochs": 2,
     "patience": 1,
+    "parser_selection": "uuas",
     "fasttext_path": "",
     "fasttext_dim": 8,
     "fasttext_epochs": 1,
@@ -562,10 +590,7 @@ def chapter22(source_dir, tmp_path_factory):
         )
         config = JabberwockyProbesConfig.from_parameters(CHAPTER22 | {"treebank": str(source_dir)})
         sets = load_test_sets(config)
-        values = {"model": "toy", "treebank": sets.data.treebank.name, "pooling": "mean"}
-        for label in ("probe", "parser"):
-            values |= {f"{label}_rank": 4, f"{label}_lr": 0.02, f"{label}_dropout": 0.0}
-        saved.write_text(json.dumps(values))
+        saved.write_text(json.dumps(chapter12_saved("toy", sets.data.treebank.name, [0, 1])))
         runs = probe_representations(config, sets, saved)
     return config, sets, runs, data
 
@@ -612,8 +637,14 @@ def test_probe_representations(chapter22):
     assert runs.encoders == ["toy"] and runs.main == "toy" and runs.main_short == "toy"
     assert set(runs.runs) == {"toy", TYPE_LEVEL}
     assert runs.order == ["toy · best layer", "toy · layer 0", TYPE_LEVEL, *BASELINES]
-    assert runs.source == "chapter 12's random search"
-    assert runs.configs["perceptron"] == {"rank": 4, "lr": 0.02, "dropout": 0.0}
+    assert runs.source == "chapter 12's random searches"
+    # The encoder reuses chapter 12's searches layer by layer; fastText searches for itself.
+    assert runs.settings["toy"].configs["perceptron"][1] == {"rank": 4, "lr": 0.03, "dropout": 0.0}
+    assert runs.settings["toy"].trials.empty
+    assert runs.settings[TYPE_LEVEL].source.startswith("a random search of 1 trials")
+    assert len(runs.settings[TYPE_LEVEL].trials) == 2
+    chosen = runs.main_run.chosen["perceptron"]
+    assert runs.chosen_configs()["perceptron"]["lr"] == pytest.approx(0.02 + chosen / 100)
     assert runs.pieces == (1.0, 2.0)
     assert set(runs.test_embs) == {"normal", "Jabberwocky"}
     per_sentence = runs.per_sentence
@@ -626,7 +657,12 @@ def test_probe_representations(chapter22):
 
 def test_probe_representations_checks_its_parameters_first(chapter22):
     config, *_ = chapter22
-    for name, value in (("layer_rule", "median"), ("hyperparameters", "paper"), ("seeds", [])):
+    for name, value in (
+        ("layer_rule", "median"),
+        ("hyperparameters", "paper"),
+        ("seeds", []),
+        ("parser_selection", "margin"),
+    ):
         with pytest.raises(ParameterError, match=name):
             probe_representations(dataclasses.replace(config, **{name: value}), None, "x.json")
 

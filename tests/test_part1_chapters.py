@@ -13,6 +13,7 @@ import pytest
 
 from conftest import random_heads
 from probekit.errors import ParameterError
+from probekit.experiments.deviations import deviation_table
 from probekit.experiments.part1_probe_parser import samples as samples_module
 from probekit.experiments.part1_probe_parser.comparison import comparison_layer_rule
 from probekit.experiments.part1_probe_parser.config import (
@@ -20,7 +21,8 @@ from probekit.experiments.part1_probe_parser.config import (
     SampleConfig,
     SyntacticDistanceConfig,
 )
-from probekit.experiments.part1_probe_parser.dev_layers import summarise_layers
+from probekit.experiments.part1_probe_parser.dev_layers import cap_reading, summarise_layers
+from probekit.experiments.part1_probe_parser.protocol import PROTOCOL_12
 from probekit.experiments.part1_probe_parser.samples import (
     embed_samples,
     load_samples,
@@ -32,9 +34,11 @@ from probekit.experiments.part1_probe_parser.syntactic_distance import (
     example_tree,
 )
 from probekit.experiments.part1_probe_parser.training import (
+    cap_shares,
     describe_space,
+    search_groups,
+    selection_rules,
     trials_table,
-    tuning_layer,
 )
 from probekit.probes.structural import SearchSpace
 
@@ -45,6 +49,7 @@ SAMPLE = {
     "n_train": 0,
     "n_dev": 0,
     "n_test": 0,
+    "filter_test": True,
     "sample_seed": 42,
     "exclude_punct": True,
 }
@@ -54,7 +59,7 @@ PROBE_PARSER = SAMPLE | {
     "layers": [1, 3],
     "seeds": [1, 2],
     "n_trials": 1,
-    "search_layer": None,
+    "search_every": 3,
     "search_seed": 0,
     "ranks": [16, 0],
     "lr_min": 0.0001,
@@ -62,6 +67,7 @@ PROBE_PARSER = SAMPLE | {
     "dropout_max": 0.5,
     "max_epochs": 3,
     "patience": 2,
+    "parser_selection": "uuas",
     "compare_layer": None,
 }
 DISTANCE = {
@@ -96,14 +102,16 @@ def sentence(heads, forms=None, sent_id="s") -> Sent:
 def test_configs_read_exactly_their_parameters():
     namespace = PROBE_PARSER | {"unrelated": object(), "g": print}
     config = ProbeParserConfig.from_parameters(namespace)
-    assert config.layers == [1, 3] and config.search_layer is None
+    assert config.layers == [1, 3] and config.search_every == 3
     assert isinstance(config, SampleConfig) and config.sample_seed == 42
-    assert ProbeParserConfig.from_parameters(PROBE_PARSER | {"search_layer": -1}).search_layer == -1
+    assert ProbeParserConfig.from_parameters(PROBE_PARSER | {"search_every": 1}).search_every == 1
     distance = SyntacticDistanceConfig.from_parameters(DISTANCE | {"model": "default"})
     assert distance.split == "dev" and not hasattr(distance, "model")
 
 
-@pytest.mark.parametrize("missing", ["sample_seed", "compare_layer", "patience"])
+@pytest.mark.parametrize(
+    "missing", ["sample_seed", "compare_layer", "patience", "parser_selection", "filter_test"]
+)
 def test_probe_parser_config_names_a_missing_parameter(missing):
     namespace = {k: v for k, v in PROBE_PARSER.items() if k != missing}
     with pytest.raises(ParameterError, match=missing) as info:
@@ -117,13 +125,32 @@ def test_probe_parser_config_names_a_missing_parameter(missing):
         ("n_train", "200"),
         ("exclude_punct", 1),
         ("layers", [1, "3"]),
-        ("search_layer", 1.5),
+        ("search_every", 1.5),
+        ("filter_test", "no"),
         ("lr_min", "1e-4"),
         ("seeds", 1),
     ],
 )
 def test_probe_parser_config_names_a_wrong_type(name, value):
     with pytest.raises(ParameterError, match=name) as info:
+        ProbeParserConfig.from_parameters(PROBE_PARSER | {name: value})
+    assert info.value.name == name
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("parser_selection", "margin"),
+        ("search_every", 0),
+        ("n_trials", 0),
+        ("max_epochs", 0),
+        ("patience", 0),
+        ("lr_min", 0.0),
+        ("dropout_max", 1.0),
+    ],
+)
+def test_probe_parser_config_names_a_bad_value_before_any_work(name, value):
+    with pytest.raises(ParameterError) as info:
         ProbeParserConfig.from_parameters(PROBE_PARSER | {name: value})
     assert info.value.name == name
 
@@ -166,6 +193,29 @@ def test_load_samples_draws_with_the_seed():
     assert ids == sorted(ids)
     with_punct = load_samples(SampleConfig.from_parameters(SAMPLE | {"exclude_punct": False}))
     assert with_punct.gold["test"].keep[0].all()
+
+
+def test_unfiltered_test_split_keeps_every_length_and_counts_what_cannot_be_scored(tmp_path):
+    """With filter_test off the one-word sentence stays in the test sample; it has no gold edge,
+    so UUAS cannot score it, and it lies outside DSpr's 5 to 50 words."""
+    src = (TINY / "tiny-ud-test.conllu").read_text()
+    one_word = "# sent_id = tiny-test-one\n1\tYes\tyes\tINTJ\tUH\t_\t0\troot\t_\t_\n\n"
+    for split in ("train", "dev"):
+        (tmp_path / f"tiny-ud-{split}.conllu").write_text(
+            (TINY / f"tiny-ud-{split}.conllu").read_text()
+        )
+    (tmp_path / "tiny-ud-test.conllu").write_text(src.rstrip("\n") + "\n\n" + one_word)
+    base = SAMPLE | {"treebank": str(tmp_path)}
+    filtered = load_samples(SampleConfig.from_parameters(base))
+    assert [len(s) for s in filtered.samples["test"]] == [4]
+    whole = load_samples(SampleConfig.from_parameters(base | {"filter_test": False}))
+    assert [len(s) for s in whole.samples["test"]] == [4, 1]
+    # Training and dev samples stay filtered either way.
+    assert [len(s) for s in whole.samples["train"]] == [len(s) for s in filtered.samples["train"]]
+    assert whole.unscored("test") == {"uuas": 1, "dspr": 2}
+    assert filtered.unscored("test") == {"uuas": 0, "dspr": 1}
+    with pytest.raises(ParameterError, match="split"):
+        whole.unscored("validation")
 
 
 def test_load_samples_rejects_a_negative_size_before_reading():
@@ -244,12 +294,52 @@ def test_check_proposition1_holds_on_random_trees():
 # Chapter 12
 
 
-def test_tuning_layer():
-    assert tuning_layer(None, 7) == 3
-    assert tuning_layer(-1, 7) == 6
-    assert tuning_layer(2, 7) == 2
-    with pytest.raises(ParameterError, match="search_layer"):
-        tuning_layer(7, 7)
+def test_search_groups_map_each_layer_to_the_nearest_searched_one():
+    # Every third layer of 7: 0, 3, 6; ties go to the lower searched layer.
+    assert search_groups(range(7), 7, 3) == {0: 0, 1: 0, 2: 3, 3: 3, 4: 3, 5: 6, 6: 6}
+    # Every fourth of 7: 0, 4 and the last, 6; layer 2 is as far from 0 as from 4.
+    assert search_groups(range(7), 7, 4) == {0: 0, 1: 0, 2: 0, 3: 4, 4: 4, 5: 4, 6: 6}
+    assert search_groups([1, 3], 7, 1) == {1: 1, 3: 3}
+    assert set(search_groups([1, 3], 7, 3).values()) == {0, 3}
+    for bad, name in ((0, "search_every"), (-2, "search_every")):
+        with pytest.raises(ParameterError, match=name):
+            search_groups([1], 7, bad)
+    with pytest.raises(ParameterError, match="layers"):
+        search_groups([], 7, 3)
+
+
+def test_selection_rules_keep_the_probe_on_its_loss():
+    assert selection_rules("uuas") == {"structural": "loss", "perceptron": "uuas"}
+    assert selection_rules("loss") == {"structural": "loss", "perceptron": "loss"}
+    with pytest.raises(ParameterError, match="parser_selection"):
+        selection_rules("margin")
+
+
+def test_cap_shares_and_reading():
+    runs = pd.DataFrame(
+        {"kind": ["structural"] * 4 + ["perceptron"] * 2, "stopped_at_cap": [1, 0, 0, 0, 1, 1]}
+    )
+    assert cap_shares(runs) == {"structural": 0.25, "perceptron": 1.0, "all": 0.5}
+    assert cap_reading(0.1).startswith("below the 20 %")
+    assert cap_reading(0.2).startswith("at or above the 20 %")
+    with pytest.raises(ParameterError, match="share"):
+        cap_reading(1.5)
+
+
+def test_deviation_table_of_chapter_12_follows_the_parameters():
+    config = ProbeParserConfig.from_parameters(PROBE_PARSER)
+    table = deviation_table(config, PROTOCOL_12).set_index("setting")
+    assert table.loc["pooling", "deviates"] == False  # noqa: E712 (numpy bool)
+    assert table.loc["patience", "deviates"] and table.loc["parser_selection", "deviates"]
+    paper = ProbeParserConfig.from_parameters(
+        PROBE_PARSER | {"parser_selection": "loss", "patience": 5, "n_test": 1200}
+    )
+    again = deviation_table(paper, PROTOCOL_12).set_index("setting")
+    for name in ("parser_selection", "patience", "n_test", "filter_test"):
+        assert not again.loc[name, "deviates"], name
+        assert again.loc[name, "why"] == "as in the paper"
+    # A setting the paper leaves unstated is always listed with our reason.
+    assert again.loc["lr_min", "deviates"] and "range" in again.loc["lr_min", "why"]
 
 
 def test_describe_space_and_trials_table():
@@ -286,7 +376,7 @@ def dev_scores() -> pd.DataFrame:
                         "kind": kind,
                         "layer": layer,
                         "seed": seed,
-                        "epochs": 10 if (kind == "perceptron" or seed == 1) else 4,
+                        "stopped_at_cap": kind == "perceptron" or seed == 1,
                         "uuas": uuas[kind][layer] + shift,
                         "dspr": dspr[kind][layer] + shift,
                         "dspr_pfw": pfw[kind][layer] + shift,
@@ -296,7 +386,7 @@ def dev_scores() -> pd.DataFrame:
 
 
 def test_summarise_layers_by_hand():
-    summary = summarise_layers(dev_scores(), max_epochs=10)
+    summary = summarise_layers(dev_scores())
     assert summary.parser_capped == 100.0 and summary.probe_capped == 50.0
     assert summary.parser_best_uuas_layer == 2 and summary.probe_best_uuas_layer == 1
     # The parser's DSpr ties at layers 1 and 2: the lower layer.
@@ -304,11 +394,9 @@ def test_summarise_layers_by_hand():
     assert summary.uuas_parser_layers == 2  # layers 0 and 2
     assert summary.dspr_probe_layers == 2  # layers 0 and 1
     assert summary.pfw_parser_layers == 2  # layers 0 and 2
-    with pytest.raises(ParameterError, match="max_epochs"):
-        summarise_layers(dev_scores(), max_epochs=0)
     only_probe = dev_scores().query("kind == 'structural'")
     with pytest.raises(ParameterError, match="scores"):
-        summarise_layers(only_probe, max_epochs=10)
+        summarise_layers(only_probe)
 
 
 def test_comparison_layer_rule():

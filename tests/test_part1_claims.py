@@ -135,11 +135,12 @@ def test_every_claim_is_judged_on_its_own_interval():
 
 
 PROBE_PARSER = {
-    "treebank": "UD_English-EWT", "n_train": 0, "n_dev": 0, "n_test": 0, "sample_seed": 42,
+    "treebank": "UD_English-EWT", "n_train": 0, "n_dev": 0, "n_test": 0, "filter_test": False,
+    "sample_seed": 42,
     "exclude_punct": True, "model": "default", "pooling": "mean", "layers": [1, 3],
-    "seeds": [1, 2], "n_trials": 1, "search_layer": None, "search_seed": 0, "ranks": [16, 0],
+    "seeds": [1, 2], "n_trials": 1, "search_every": 3, "search_seed": 0, "ranks": [16, 0],
     "lr_min": 0.0001, "lr_max": 0.01, "dropout_max": 0.5, "max_epochs": 3, "patience": 2,
-    "compare_layer": None,
+    "parser_selection": "uuas", "compare_layer": None,
 }  # fmt: skip
 
 

@@ -31,6 +31,7 @@ from probekit.experiments.part2_jabberwocky.probe_runs import JabberwockyRuns
 from probekit.experiments.part2_jabberwocky.probes import (
     BEST,
     LAYER0,
+    ProbeSettings,
     RepresentationRun,
     layer_rule_phrase,
     variant_label,
@@ -55,6 +56,7 @@ PROBES = {
     "n_train": 200,
     "n_dev": 100,
     "n_test": 200,
+    "filter_test": False,
     "sample_seed": 42,
     "exclude_punct": True,
     "model": "default",
@@ -68,6 +70,7 @@ PROBES = {
     "pseudowords": "",
     "hyperparameters": "chapter12",
     "n_trials": 1,
+    "search_every": 3,
     "search_seed": 0,
     "ranks": [16, 0],
     "lr_min": 0.0001,
@@ -75,6 +78,7 @@ PROBES = {
     "dropout_max": 0.5,
     "max_epochs": 3,
     "patience": 2,
+    "parser_selection": "uuas",
     "fasttext_path": "",
     "fasttext_dim": 50,
     "fasttext_epochs": 1,
@@ -129,7 +133,11 @@ def test_probes_config_extends_the_shared_samples():
         with pytest.raises(ParameterError, match=name) as info:
             JabberwockyProbesConfig.from_parameters(PROBES | {name: value})
         assert info.value.name == name
-    for missing in ("sample_seed", "majority_min_count"):
+    for name, value in (("parser_selection", "margin"), ("search_every", 0)):
+        with pytest.raises(ParameterError, match=name) as info:
+            JabberwockyProbesConfig.from_parameters(PROBES | {name: value})
+        assert info.value.name == name
+    for missing in ("sample_seed", "majority_min_count", "filter_test", "search_every"):
         with pytest.raises(ParameterError, match=missing):
             JabberwockyProbesConfig.from_parameters(
                 {k: v for k, v in PROBES.items() if k != missing}
@@ -299,19 +307,47 @@ def test_encoder_names_put_the_main_model_first_once(monkeypatch):
 
 
 def test_jabberwocky_runs_container():
-    def run(name: str) -> RepresentationRun:
+    def run(name: str, capped: list[bool]) -> RepresentationRun:
         rows = pd.DataFrame({"representation": [name], "kind": ["perceptron"]})
-        return RepresentationRun(name, pd.DataFrame(), {"perceptron": 1}, rows, {})
+        dev = pd.DataFrame(
+            {
+                "kind": ["perceptron"] * len(capped),
+                "layer": range(len(capped)),
+                "epochs": 5,
+                "best_epoch": 2,
+                "stopped_at_cap": capped,
+            }
+        )
+        return RepresentationRun(name, dev, {"perceptron": 1}, rows, {})
 
+    def settings(trials: pd.DataFrame) -> ProbeSettings:
+        config = {"rank": 4, "lr": 0.01, "dropout": 0.0}
+        return ProbeSettings({"perceptron": {0: config, 1: config}}, {}, "a search", trials)
+
+    trials = pd.DataFrame(
+        {"kind": ["structural"], "layer": [0], "epochs": 9, "best_epoch": 8, "stopped_at_cap": 1}
+    )
     runs = JabberwockyRuns(
-        runs={"org/a": run("a"), "org/b": run("b"), TYPE_LEVEL: run(TYPE_LEVEL)},
+        runs={
+            "org/a": run("a", [True, False]),
+            "org/b": run("b", [False]),
+            TYPE_LEVEL: run(TYPE_LEVEL, [False]),
+        },
         main="org/a",
-        configs={},
-        source="chapter 12's random search",
+        settings={
+            "org/a": settings(trials),
+            "org/b": settings(pd.DataFrame()),
+            TYPE_LEVEL: settings(pd.DataFrame()),
+        },
         pieces=(1.0, 2.0),
         test_embs={},
         order=[],
     )
     assert runs.encoders == ["org/a", "org/b"]
     assert runs.main_run.name == "a" and runs.main_short == "a"
+    assert runs.source == "a search"
+    assert runs.chosen_configs() == {"perceptron": {"rank": 4, "lr": 0.01, "dropout": 0.0}}
     assert runs.per_sentence["representation"].tolist() == ["a", "b", TYPE_LEVEL]
+    # Every run counts, search trials included: 2 of the 5 ended at the cap.
+    assert set(runs.all_runs["stage"]) == {"trained", "search"} and len(runs.all_runs) == 5
+    assert runs.cap_shares() == {"perceptron": 0.25, "structural": 1.0, "all": 0.4}

@@ -137,11 +137,12 @@ def test_claims_are_declared():
 
 PROBES = {
     "treebank": "UD_English-EWT", "n_train": 200, "n_dev": 100, "n_test": 200,
-    "sample_seed": 42, "exclude_punct": True, "model": "default", "models": ["default"],
+    "filter_test": False, "sample_seed": 42, "exclude_punct": True, "model": "default", "models": ["default"],
     "pooling": "mean", "layers": [], "layer_rule": "metric", "seeds": [1, 2],
     "jabberwocky_seed": 0, "rate": 1.0, "pseudowords": "", "hyperparameters": "chapter12",
-    "n_trials": 1, "search_seed": 0, "ranks": [16, 0], "lr_min": 0.0001, "lr_max": 0.01,
-    "dropout_max": 0.5, "max_epochs": 3, "patience": 2, "fasttext_path": "",
+    "n_trials": 1, "search_every": 3, "search_seed": 0, "ranks": [16, 0], "lr_min": 0.0001,
+    "lr_max": 0.01, "dropout_max": 0.5, "max_epochs": 3, "patience": 2,
+    "parser_selection": "uuas", "fasttext_path": "",
     "fasttext_dim": 50, "fasttext_epochs": 1, "position_dim": 32, "majority_min_count": 5,
 }  # fmt: skip
 

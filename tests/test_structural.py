@@ -12,6 +12,7 @@ from conftest import random_heads
 from probekit.errors import ParameterError
 from probekit.probes import perceptron as P
 from probekit.probes import structural as S
+from probekit.probes import structural_stack as T
 from probekit.trees import baselines, distances, metrics, spanning, structure
 
 
@@ -147,7 +148,7 @@ def test_structural_loss_zero_iff_exact(n, seed):
 
 def test_structural_probe_learns_synthetic_trees(corpus):
     (tr_e, tr_h), (dv_e, dv_h) = corpus
-    result = S.train_distance_probe(
+    result = T.train_distance_probe(
         "structural", tr_e, tr_h, dv_e, dv_h, rank=12, lr=0.01, dropout=0.0, seed=0, max_epochs=25
     )
     pred = S.predict_distances(result.probe, dv_e)
@@ -160,7 +161,7 @@ def test_structural_probe_learns_synthetic_trees(corpus):
 
 def test_perceptron_learns_synthetic_trees(corpus):
     (tr_e, tr_h), (dv_e, dv_h) = corpus
-    result = S.train_distance_probe(
+    result = T.train_distance_probe(
         "perceptron", tr_e, tr_h, dv_e, dv_h, rank=12, lr=0.01, dropout=0.1, seed=0, max_epochs=15
     )
     pred = S.predict_distances(result.probe, dv_e, squared=False)
@@ -171,9 +172,9 @@ def test_training_is_reproducible_and_seed_dependent(corpus):
     (tr_e, tr_h), (dv_e, dv_h) = corpus
     args = ("structural", tr_e[:60], tr_h[:60], dv_e[:20], dv_h[:20])
     kwargs = {"rank": 4, "lr": 0.01, "dropout": 0.2, "max_epochs": 3, "batch_size": 16}
-    a = S.train_distance_probe(*args, seed=7, **kwargs)
-    b = S.train_distance_probe(*args, seed=7, **kwargs)
-    c = S.train_distance_probe(*args, seed=8, **kwargs)
+    a = T.train_distance_probe(*args, seed=7, **kwargs)
+    b = T.train_distance_probe(*args, seed=7, **kwargs)
+    c = T.train_distance_probe(*args, seed=8, **kwargs)
     assert torch.equal(a.probe.B, b.probe.B)
     assert a.history == b.history
     assert not torch.equal(a.probe.B, c.probe.B)
@@ -188,7 +189,7 @@ def test_early_stopping_and_length_filter(corpus):
     d = tr_e[0].shape[1]
     long_e, long_h = np.zeros((51, d), np.float32), baselines.linear_chain_heads(51)
     one_e, one_h = np.zeros((1, d), np.float32), np.array([0])
-    result = S.train_distance_probe(
+    result = T.train_distance_probe(
         "structural",
         [*tr_e[:100], long_e, one_e],
         [*tr_h[:100], long_h, one_h],
@@ -207,11 +208,26 @@ def test_early_stopping_and_length_filter(corpus):
     assert min(later) >= result.best_dev_loss
 
 
-def test_drop_by_length():
-    embs = [np.zeros((n, 2)) for n in (1, 2, 50, 51)]
-    heads = [baselines.linear_chain_heads(n) for n in (1, 2, 50, 51)]
-    kept_e, kept_h, n_dropped = S.drop_by_length(embs, heads)
-    assert [h.size for h in kept_h] == [2, 50] and len(kept_e) == 2 and n_dropped == 2
+def test_distance_data_keeps_two_to_fifty_words_and_the_uuas_words():
+    lengths = (1, 2, 50, 51, 4)
+    embs = [np.full((n, 2), n, np.float32) for n in lengths]
+    heads = [baselines.linear_chain_heads(n) for n in lengths]
+    keep = [np.ones(n, bool) for n in lengths]
+    keep[4][2] = False
+    data = T.DistanceData.build({0: embs, 7: [e + 1 for e in embs]}, heads, keep)
+    assert data.lengths.tolist() == [2, 50, 4] and data.n_dropped == 2 and len(data) == 3
+    assert set(data.sources) == {0, 7} and data.sources[7].shape == (56, 2)
+    assert float(data.sources[7][0, 0]) == 3.0  # the first kept sentence (2 words), plus 1
+    # The chain of 4 words without its third word: the gold edges among the kept words 0, 1, 3
+    # are those of the restricted tree distances' MST, (0, 1) and (1, 3) at positions (0,1), (1,2).
+    assert data.kept_lengths.tolist() == [2, 50, 3]
+    assert data.kept[2, :3].tolist() == [0, 1, 3]
+    assert np.argwhere(data.kept_gold[2].numpy()).tolist() == [[0, 1], [1, 2]]
+    assert torch.equal(data.gold[0, :2, :2], torch.tensor([[0.0, 1.0], [1.0, 0.0]]))
+    with pytest.raises(ParameterError, match="features"):
+        T.DistanceData.build({0: embs, 1: [e[:, :1] for e in embs]}, heads)
+    with pytest.raises(ParameterError, match="keep"):
+        T.DistanceData.build({0: embs}, heads, keep[:2])
 
 
 @pytest.mark.parametrize(
@@ -228,7 +244,7 @@ def test_train_rejects_bad_parameters(corpus, kwargs, name):
     (tr_e, tr_h), (dv_e, dv_h) = corpus
     base = {"kind": "structural", "rank": 2, "lr": 0.01, "dropout": 0.0, "seed": 0}
     with pytest.raises(ParameterError) as info:
-        S.train_distance_probe(
+        T.train_distance_probe(
             train_embs=tr_e[:5],
             train_heads=tr_h[:5],
             dev_embs=dv_e[:5],
@@ -241,7 +257,7 @@ def test_train_rejects_bad_parameters(corpus, kwargs, name):
 def test_train_rejects_mismatched_data(corpus):
     (tr_e, tr_h), _ = corpus
     with pytest.raises(ParameterError, match="heads"):
-        S.train_distance_probe("structural", tr_e[:3], tr_h[1:4], tr_e[:3], tr_h[:3], 2, 0.1, 0, 0)
+        T.train_distance_probe("structural", tr_e[:3], tr_h[1:4], tr_e[:3], tr_h[:3], 2, 0.1, 0, 0)
 
 
 def test_predict_keeps_input_order(corpus):
@@ -274,7 +290,7 @@ def test_sample_configs_are_seeded_and_in_range():
 def test_random_search_selects_lowest_dev_loss(corpus):
     (tr_e, tr_h), (dv_e, dv_h) = corpus
     space = S.SearchSpace(ranks=(1, 12), lr_min=1e-3, lr_max=3e-2)
-    result = S.random_search(
+    result = T.random_search(
         "structural",
         tr_e[:80],
         tr_h[:80],

@@ -41,6 +41,7 @@ from probekit.experiments.part1_probe_parser.syntactic_distance import (
 from probekit.experiments.part1_probe_parser.training import (
     KINDS,
     per_sentence_scores,
+    prepare_features,
     search,
     search_space,
     train_layers,
@@ -353,23 +354,38 @@ def test_train_layers_finds_the_tree_layer(trained):
         comparison_layer(2, scores, 3)
 
 
-def test_tune_searches_on_the_middle_layer(trained):
-    configs, trials, *_ = trained
+def test_tune_searches_every_layer_group_with_equal_budgets():
     train_emb, train_s = two_layer_corpus(48, seed=10)
     dev_emb, dev_s = two_layer_corpus(16, seed=11)
     gold = {"train": EvalSet.build(train_s), "dev": EvalSet.build(dev_s)}
     config = ProbeParserConfig(
-        treebank="t", n_train=0, n_dev=0, n_test=0, sample_seed=0, exclude_punct=True,
-        model="m", pooling="mean", layers=[], seeds=[1, 2], n_trials=2, search_layer=None,
-        search_seed=0, ranks=[4, 0], lr_min=1e-2, lr_max=5e-2, dropout_max=0.1, max_epochs=4,
-        patience=2, compare_layer=None,
+        treebank="t", n_train=0, n_dev=0, n_test=0, filter_test=False, sample_seed=0,
+        exclude_punct=True, model="m", pooling="mean", layers=[], seeds=[1, 2], n_trials=2,
+        search_every=1, search_seed=0, ranks=[4, 0], lr_min=1e-2, lr_max=5e-2,
+        dropout_max=0.1, max_epochs=4, patience=2, parser_selection="uuas", compare_layer=None,
     )  # fmt: skip
-    tuning = tune(config, {"train": train_emb, "dev": dev_emb}, gold)
-    # Two layers: the middle one is layer 1, the layer the fixture searched on by hand.
-    assert tuning.layer == 1
+    embs = {"train": train_emb, "dev": dev_emb}
+    tuning = tune(config, prepare_features(embs, gold, [0, 1]), [0, 1], 2, progress=False)
+    # search_every=1: each trained layer is searched on itself.
+    assert tuning.groups == {0: 0, 1: 1} and tuning.searched == [0, 1]
     assert tuning.space.ranks == (4, train_emb.dim)
-    assert tuning.configs == configs
-    pd.testing.assert_frame_equal(tuning.trials, trials)
+    assert tuning.selections == {"structural": "loss", "perceptron": "uuas"}
+    trials = tuning.trials
+    assert len(trials) == 2 * 2 * config.n_trials
+    # Equal budgets: both kinds draw the same configurations on every searched layer.
+    a, b = (trials[trials["kind"] == k][["layer", "rank", "lr", "dropout"]] for k in KINDS)
+    assert a.to_numpy().tolist() == b.to_numpy().tolist()
+    for (kind, layer), block in trials.groupby(["kind", "layer"]):
+        chosen = block[block["chosen"]]
+        assert len(chosen) == 1
+        # Each kind is selected on its own yardstick: the lowest loss, or the highest UUAS.
+        if kind == "structural":
+            assert chosen["dev_loss"].iloc[0] == block["dev_loss"].min()
+        else:
+            assert chosen["dev_score"].iloc[0] == block["dev_score"].max()
+        row = chosen.iloc[0]
+        assert tuning.configs[kind][layer] == {k: row[k] for k in ("rank", "lr", "dropout")}
+    assert tuning.layer_configs()["perceptron"][1] == tuning.configs["perceptron"][1]
 
 
 def test_held_out_scores_at_the_best_dev_layer(trained):

@@ -87,6 +87,33 @@ def test_prim_mst_all_equals_one_at_a_time(ws):
         np.testing.assert_array_equal(parents, spanning.prim_mst(w))
 
 
+def test_tree_edge_mask_marks_each_undirected_edge_once():
+    # Parents of two padded trees: 0-1, 1-2 (a chain) and 0-1, 0-2 with one padding vertex.
+    parents = np.array([[-1, 0, 1], [-1, 0, -1]])
+    mask = spanning.tree_edge_mask(parents)
+    assert mask.shape == (2, 3, 3)
+    assert np.argwhere(mask[0]).tolist() == [[0, 1], [1, 2]]
+    assert np.argwhere(mask[1]).tolist() == [[0, 1]]
+    # Leading axes (e.g. probes × sentences) are kept; a child with a larger-index parent
+    # lands above the diagonal too.
+    stacked = spanning.tree_edge_mask(np.array([[[-1, 2, 0], [-1, 0, 1]]]))
+    assert stacked.shape == (1, 2, 3, 3)
+    assert np.argwhere(stacked[0, 0]).tolist() == [[0, 2], [1, 2]]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=6), st.integers(0, 2**32 - 1))
+def test_tree_edge_mask_of_prim_matches_edges_from_parents(lengths, seed):
+    rng = np.random.default_rng(seed)
+    dists = [np.triu(rng.random((n, n)), 1) for n in lengths]
+    dists = [d + d.T for d in dists]
+    padded, lens = spanning.padded_distances_chunk(dists, np.arange(len(dists)))
+    mask = spanning.tree_edge_mask(spanning.prim_mst_batch(padded, lens))
+    for b, d in enumerate(dists):
+        edges = structure.edge_set(structure.edges_from_parents(spanning.prim_mst(d)))
+        assert {tuple(e) for e in np.argwhere(mask[b])} == edges
+
+
 def test_prim_ties_go_to_lowest_index():
     # All distances equal: each new vertex is the lowest unvisited index, its parent vertex 0.
     parents = spanning.prim_mst(np.ones((4, 4)) - np.eye(4))

@@ -1,13 +1,11 @@
-"""The structural (distance) probe and the shared trainer for it and the perceptron parser.
+"""The structural (distance) probe: its parameterisation, loss, predictions and search space.
 
 Hall Maudslay et al. 2020, §3.1 (after Hewitt & Manning 2019): a probe B of shape (rank, d)
 defines d_B(w_i, w_j)^2 = ||B(h_i - h_j)||^2 (eq. 1, squared as in footnote 4) and is trained with
-the L1 loss of eqs. 2–3 against the gold tree distance. :func:`train_distance_probe` trains
-either this probe (``kind="structural"``) or the structured-perceptron parser of §3.2
-(``kind="perceptron"``, loss in :mod:`probekit.probes.perceptron`) with the settings of appendix A:
-Adam, batches of 64 sentences, dropout on the input representations, early stopping on the dev
-loss, one-word sentences and sentences longer than 50 words dropped. :func:`random_search` picks
-(rank, lr, dropout) by dev loss.
+the L1 loss of eqs. 2–3 against the gold tree distance. The structured-perceptron parser of §3.2
+shares the parameterisation (its loss is in :mod:`probekit.probes.perceptron`). Both are trained,
+one or many at a time, by :mod:`probekit.probes.structural_stack`; :class:`SearchSpace` and
+:func:`sample_trials` describe the random search of (rank, lr, dropout) of App. A.
 
 Embeddings are per sentence, float (n, d) NumPy arrays (one vector per word); heads are 1-based
 (n,) arrays with 0 for the root, as in :class:`probekit.io.treebanks.Sentence`.
@@ -15,18 +13,14 @@ Embeddings are per sentence, float (n, d) NumPy arrays (one vector per word); he
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from probekit.errors import ParameterError
-from probekit.probes.perceptron import gold_edge_mask, perceptron_loss
-from probekit.trees.distances import tree_distances_all
 
 KINDS = ("structural", "perceptron")
 # Hewitt & Manning initialise B uniformly in [-0.05, 0.05] (structural-probes probe.py).
@@ -81,12 +75,12 @@ def structural_loss(
     (1 / n^2) Σ_{i<j} |Δ_t(w_i, w_j) − d_B(w_i, w_j)^2| for each sentence.
 
     Args:
-        pred_sq: float (B, N, N) predicted squared distances.
-        gold: float (B, N, N) gold tree distances (padding arbitrary).
+        pred_sq: float (..., B, N, N) predicted squared distances (e.g. a leading probe axis).
+        gold: float (B, N, N) gold tree distances (padding arbitrary), broadcast over ``...``.
         lengths: int (B,) sentence lengths n.
 
     Returns:
-        float (B,). Eq. 2 sums over pairs i < j; Hewitt & Manning's code sums over all ordered
+        float (..., B). Eq. 2 sums over pairs i < j; Hewitt & Manning's code sums over all ordered
         pairs, which doubles the value (the diagonal contributes 0) and nothing else.
     """
     n_max = pred_sq.shape[-1]
@@ -95,25 +89,11 @@ def structural_loss(
     upper = pos[:, None] < pos[None, :]
     mask = valid[:, :, None] & valid[:, None, :] & upper
     err = (pred_sq - gold).abs() * mask.to(pred_sq.dtype)
-    return err.sum(dim=(1, 2)) / lengths.to(pred_sq.dtype) ** 2
+    return err.sum(dim=(-2, -1)) / lengths.to(pred_sq.dtype) ** 2
 
 
 # --------------------------------------------------------------------------------------------
 # Data handling
-
-
-def drop_by_length(
-    embs: Sequence[np.ndarray], heads: Sequence[np.ndarray], min_len: int = 2, max_len: int = 50
-) -> tuple[list[np.ndarray], list[np.ndarray], int]:
-    """Keep sentences with ``min_len <= n <= max_len`` (Hall Maudslay et al. 2020, App. A).
-
-    The paper discards one-word sentences and sentences of over 50 words. Returns the kept
-    embeddings, the kept heads and the number dropped.
-    """
-    if len(embs) != len(heads):
-        raise ParameterError("embs", f"{len(embs)} embedding arrays but {len(heads)} heads arrays")
-    keep = [i for i, h in enumerate(heads) if min_len <= len(h) <= max_len]
-    return [embs[i] for i in keep], [heads[i] for i in keep], len(heads) - len(keep)
 
 
 def pad_embeddings(embs: Sequence[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -127,16 +107,11 @@ def pad_embeddings(embs: Sequence[np.ndarray]) -> tuple[torch.Tensor, torch.Tens
     return torch.from_numpy(out), lengths
 
 
-def _pad_targets(targets: Sequence[np.ndarray], dtype: torch.dtype) -> torch.Tensor:
-    n_max = max(t.shape[0] for t in targets)
-    out = np.zeros((len(targets), n_max, n_max), dtype=targets[0].dtype)
-    for b, t in enumerate(targets):
-        out[b, : t.shape[0], : t.shape[0]] = t
-    return torch.from_numpy(out).to(dtype)
+def check_probe_data(embs: Sequence[np.ndarray], heads: Sequence[np.ndarray], name: str) -> int:
+    """Validate paired (n, d) embeddings and (n,) heads; return d.
 
-
-def _check_data(embs: Sequence[np.ndarray], heads: Sequence[np.ndarray], name: str) -> int:
-    """Validate paired (n, d) embeddings and (n,) heads; return d."""
+    Raises :class:`~probekit.errors.ParameterError` naming ``name`` on a mismatch.
+    """
     if len(embs) != len(heads):
         raise ParameterError(name, f"{len(embs)} embedding arrays but {len(heads)} heads arrays")
     dims = {np.shape(e)[1] if np.ndim(e) == 2 else -1 for e in embs}
@@ -148,186 +123,6 @@ def _check_data(embs: Sequence[np.ndarray], heads: Sequence[np.ndarray], name: s
                 name, f"sentence {s}: {np.shape(e)[0]} embedding rows but {len(h)} heads"
             )
     return dims.pop() if dims else 0
-
-
-@dataclass
-class _Split:
-    """One split, ready for batching: embeddings, targets and lengths, per sentence."""
-
-    embs: list[np.ndarray]
-    targets: list[np.ndarray]
-    lengths: np.ndarray
-
-    @classmethod
-    def build(cls, kind: str, embs: Sequence[np.ndarray], heads: Sequence[np.ndarray]) -> _Split:
-        if kind == "structural":
-            targets = [d.astype(np.float32) for d in tree_distances_all(heads)]
-        else:
-            targets = [gold_edge_mask(h) for h in heads]
-        embs32 = [np.asarray(e, dtype=np.float32) for e in embs]
-        return cls(embs32, targets, np.array([len(h) for h in heads], dtype=np.int64))
-
-    def batch(self, idx: np.ndarray, kind: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        h, lengths = pad_embeddings([self.embs[i] for i in idx])
-        dtype = torch.float32 if kind == "structural" else torch.bool
-        return h, _pad_targets([self.targets[i] for i in idx], dtype), lengths
-
-
-def _loss(kind: str, pred_sq: torch.Tensor, target: torch.Tensor, lengths: torch.Tensor):
-    if kind == "structural":
-        return structural_loss(pred_sq, target, lengths)
-    return perceptron_loss(pred_sq, target, lengths)
-
-
-def _dropout(h: torch.Tensor, p: float, generator: torch.Generator) -> torch.Tensor:
-    """Inverted dropout drawn from ``generator`` (torch's F.dropout takes no generator)."""
-    if p == 0.0:
-        return h
-    keep = torch.rand(h.shape, generator=generator) >= p
-    return h * keep.to(h.dtype) / (1.0 - p)
-
-
-# --------------------------------------------------------------------------------------------
-# Training
-
-
-@dataclass
-class DistanceProbeResult:
-    """A trained probe (at its best dev epoch) and its training record.
-
-    ``history`` holds one dict per epoch: ``epoch``, ``train_loss`` (mean over batches) and
-    ``dev_loss`` (mean per-sentence loss over the dev set).
-    """
-
-    probe: DistanceProbe
-    kind: str
-    config: dict[str, object]
-    best_dev_loss: float
-    best_epoch: int
-    history: list[dict[str, float]] = field(default_factory=list)
-    n_dropped_train: int = 0
-    n_dropped_dev: int = 0
-
-
-def _validate_config(kind, rank, lr, dropout, batch_size, max_epochs, patience) -> None:
-    if kind not in KINDS:
-        raise ParameterError("kind", f"must be one of {KINDS}, got {kind!r}")
-    if not (isinstance(rank, int | np.integer) and rank >= 1):
-        raise ParameterError("rank", f"must be a positive integer, got {rank!r}")
-    if not lr > 0:
-        raise ParameterError("lr", f"must be > 0, got {lr!r}")
-    if not 0.0 <= dropout < 1.0:
-        raise ParameterError("dropout", f"must lie in [0, 1), got {dropout!r}")
-    if batch_size < 1:
-        raise ParameterError("batch_size", f"must be >= 1, got {batch_size}")
-    if max_epochs < 1:
-        raise ParameterError("max_epochs", f"must be >= 1, got {max_epochs}")
-    if patience < 1:
-        raise ParameterError("patience", f"must be >= 1, got {patience}")
-
-
-def _dev_loss(kind: str, probe: DistanceProbe, split: _Split, batch_size: int) -> float:
-    order = np.argsort(split.lengths, kind="stable")
-    total = 0.0
-    with torch.no_grad():
-        for start in range(0, order.size, batch_size):
-            h, target, lengths = split.batch(order[start : start + batch_size], kind)
-            total += float(_loss(kind, probe(h), target, lengths).sum())
-    return total / order.size
-
-
-def train_distance_probe(
-    kind: str,
-    train_embs: Sequence[np.ndarray],
-    train_heads: Sequence[np.ndarray],
-    dev_embs: Sequence[np.ndarray],
-    dev_heads: Sequence[np.ndarray],
-    rank: int,
-    lr: float,
-    dropout: float,
-    seed: int,
-    batch_size: int = 64,
-    max_epochs: int = 40,
-    patience: int = 5,
-    progress: bool = False,
-) -> DistanceProbeResult:
-    """Train the structural probe or the perceptron parser (Hall Maudslay et al. 2020, App. A).
-
-    Adam on the mean per-sentence loss of each batch (eqs. 2–3 for ``"structural"``, eq. 4 for
-    ``"perceptron"``); inverted dropout with rate ``dropout`` on the input vectors; early
-    stopping once the dev loss has not improved for ``patience`` epochs (the paper: "after five
-    steps"); the parameters of the best dev epoch are returned. Sentences of one word or of
-    more than 50 words are dropped from both splits first (counts in the result). All
-    randomness (initialisation, shuffling, dropout) comes from one ``torch.Generator`` seeded
-    with ``seed``. ``max_epochs`` defaults to Hewitt & Manning's 40; the paper does not say.
-
-    Args:
-        kind: ``"structural"`` or ``"perceptron"``.
-        train_embs: per-sentence float (n, d) word vectors of the training split.
-        train_heads: per-sentence 1-based heads (n,), 0 = root, of the training split.
-        dev_embs: per-sentence float (n, d) word vectors of the dev split.
-        dev_heads: per-sentence 1-based heads (n,), 0 = root, of the dev split.
-        rank: rows of B (<= d for a true rank constraint; larger is allowed).
-        lr: Adam learning rate.
-        dropout: input dropout rate in [0, 1).
-        seed: the seed.
-        batch_size: sentences per batch.
-        max_epochs: most epochs to train.
-        patience: epochs without a dev-loss improvement before stopping.
-        progress: show a tqdm bar over epochs.
-    """
-    _validate_config(kind, rank, lr, dropout, batch_size, max_epochs, patience)
-    d = _check_data(train_embs, train_heads, "train_embs")
-    d_dev = _check_data(dev_embs, dev_heads, "dev_embs")
-    if d_dev not in (d, 0):
-        raise ParameterError("dev_embs", f"dimension {d_dev} differs from train's {d}")
-    train_embs, train_heads, n_drop_train = drop_by_length(train_embs, train_heads)
-    dev_embs, dev_heads, n_drop_dev = drop_by_length(dev_embs, dev_heads)
-    if not train_heads or not dev_heads:
-        raise ParameterError(
-            "train_heads" if not train_heads else "dev_heads",
-            "no sentence of 2..50 words left after filtering",
-        )
-    train, dev = (
-        _Split.build(kind, train_embs, train_heads),
-        _Split.build(kind, dev_embs, dev_heads),
-    )
-
-    generator = torch.Generator().manual_seed(seed)
-    probe = DistanceProbe(d, int(rank), generator)
-    optimiser = torch.optim.Adam(probe.parameters(), lr=lr)
-    config = {"rank": int(rank), "lr": float(lr), "dropout": float(dropout), "seed": int(seed)}
-    config |= {"batch_size": batch_size, "max_epochs": max_epochs, "patience": patience}
-
-    best_loss, best_epoch, best_state = math.inf, -1, copy.deepcopy(probe.state_dict())
-    history: list[dict[str, float]] = []
-    epochs = range(max_epochs)
-    if progress:
-        epochs = tqdm(epochs, desc=f"{kind} rank={rank}")
-    for epoch in epochs:
-        perm = torch.randperm(len(train.embs), generator=generator).numpy()
-        batch_losses = []
-        for start in range(0, perm.size, batch_size):
-            h, target, lengths = train.batch(perm[start : start + batch_size], kind)
-            h = _dropout(h, dropout, generator)
-            loss = _loss(kind, probe(h), target, lengths).mean()
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            batch_losses.append(float(loss.detach()))
-        dev_loss = _dev_loss(kind, probe, dev, batch_size)
-        history.append(
-            {"epoch": epoch, "train_loss": float(np.mean(batch_losses)), "dev_loss": dev_loss}
-        )
-        if dev_loss < best_loss:
-            best_loss, best_epoch = dev_loss, epoch
-            best_state = copy.deepcopy(probe.state_dict())
-        elif epoch - best_epoch >= patience:
-            break
-    probe.load_state_dict(best_state)
-    return DistanceProbeResult(
-        probe, kind, config, best_loss, best_epoch, history, n_drop_train, n_drop_dev
-    )
 
 
 def predict_distances(
@@ -360,7 +155,7 @@ def predict_distances(
 
 @dataclass(frozen=True)
 class SearchSpace:
-    """The (rank, lr, dropout) search space of :func:`random_search`.
+    """The (rank, lr, dropout) search space of a random search (App. A of the paper).
 
     Hall Maudslay et al. 2020 (App. A) and Hall Maudslay & Cotterell 2021 (App. B) search rank,
     learning rate and dropout at random (10 trials in the latter), but the ranges are not in
@@ -410,43 +205,3 @@ def sample_trials(space: SearchSpace, n_trials: int, seed: int, d: int) -> list[
             }
         )
     return configs
-
-
-@dataclass
-class SearchResult:
-    """The best trained probe of a random search and every trial's configuration and dev loss."""
-
-    best: DistanceProbeResult
-    trials: list[dict[str, object]]
-
-
-def random_search(
-    kind: str,
-    train_embs: Sequence[np.ndarray],
-    train_heads: Sequence[np.ndarray],
-    dev_embs: Sequence[np.ndarray],
-    dev_heads: Sequence[np.ndarray],
-    space: SearchSpace | None = None,
-    n_trials: int = 10,
-    seed: int = 0,
-    **train_kwargs,
-) -> SearchResult:
-    """Random hyperparameter search selected by dev loss (Hall Maudslay et al. 2020, App. A).
-
-    Samples ``n_trials`` configurations with :func:`sample_trials`, trains each with
-    :func:`train_distance_probe` (``train_kwargs`` are passed on, e.g. ``max_epochs``) and keeps
-    the one with the lowest best-epoch dev loss (ties: the earlier trial).
-    """
-    space = space or SearchSpace()
-    d = _check_data(train_embs, train_heads, "train_embs")
-    best: DistanceProbeResult | None = None
-    trials = []
-    for config in sample_trials(space, n_trials, seed, d):
-        result = train_distance_probe(
-            kind, train_embs, train_heads, dev_embs, dev_heads, **config, **train_kwargs
-        )
-        trials.append({**config, "dev_loss": result.best_dev_loss, "epochs": len(result.history)})
-        if best is None or result.best_dev_loss < best.best_dev_loss:
-            best = result
-    assert best is not None  # n_trials >= 1 is checked in sample_trials
-    return SearchResult(best, trials)

@@ -73,6 +73,21 @@ def prim_mst_batch(dists: np.ndarray, lengths: np.ndarray | None = None) -> np.n
     return parents
 
 
+def tree_edge_mask(parents: np.ndarray) -> np.ndarray:
+    """The undirected edges of padded parent arrays as upper-triangular bool (..., N, N).
+
+    ``parents``: int (..., N), 0-based parent per vertex and -1 for the root and padding (as
+    :func:`prim_mst_batch` returns them). Entry (i, j), i < j, is True iff i and j are joined.
+    """
+    parents = np.asarray(parents, dtype=np.int64)
+    flat = parents.reshape(-1, parents.shape[-1])
+    b, child = np.nonzero(flat >= 0)
+    par = flat[b, child]
+    out = np.zeros((*flat.shape, flat.shape[-1]), dtype=bool)
+    out[b, np.minimum(child, par), np.maximum(child, par)] = True
+    return out.reshape(*parents.shape, parents.shape[-1])
+
+
 def prim_mst(dist: np.ndarray) -> np.ndarray:
     """Prim's minimum spanning tree of one dense symmetric (n, n) distance matrix.
 

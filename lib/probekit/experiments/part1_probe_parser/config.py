@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from probekit.errors import ParameterError
 from probekit.experiments.config import ChapterConfig
+from probekit.probes.structural_stack import SELECTIONS
 
 # Trained probes compared with an interval over sentences and seeds need this many seeds: with
 # one, the variation between training runs is invisible and the interval too narrow (Reimers &
@@ -57,16 +58,40 @@ class SyntacticDistanceConfig(ChapterConfig):
 class SampleConfig(ChapterConfig):
     """The sentence samples chapters 12 and 22 probe (§4.1 of the paper).
 
-    ``n_train``, ``n_dev`` and ``n_test`` sentences of 2 to 50 words (0 keeps them all) drawn
-    with ``sample_seed`` from ``treebank``; ``exclude_punct`` leaves punctuation out of UUAS.
+    ``n_train`` and ``n_dev`` sentences of 2 to 50 words and ``n_test`` test sentences (0 keeps
+    them all) drawn with ``sample_seed`` from ``treebank``; the test sentences are of 2 to 50
+    words too when ``filter_test`` is set, else of any length. ``exclude_punct`` leaves
+    punctuation out of UUAS.
     """
 
     treebank: str
     n_train: int
     n_dev: int
     n_test: int
+    filter_test: bool
     sample_seed: int
     exclude_punct: bool
+
+
+def check_training_parameters(config) -> None:
+    """Check the search and training parameters chapters 12 and 22 share.
+
+    ``n_trials``, ``search_every``, ``max_epochs`` and ``patience`` at least 1, a learning-rate
+    range 0 < ``lr_min`` <= ``lr_max``, ``dropout_max`` in [0, 1) and ``parser_selection`` one
+    of :data:`~probekit.probes.structural_stack.SELECTIONS`; a :class:`ParameterError` naming the
+    first bad one, before any computation.
+    """
+    for name in ("n_trials", "search_every", "max_epochs", "patience"):
+        if getattr(config, name) < 1:
+            raise ParameterError(name, f"must be >= 1, got {getattr(config, name)}")
+    if not 0 < config.lr_min <= config.lr_max:
+        raise ParameterError("lr_min", f"needs 0 < lr_min <= lr_max, got {config.lr_min}")
+    if not 0 <= config.dropout_max < 1:
+        raise ParameterError("dropout_max", f"must lie in [0, 1), got {config.dropout_max}")
+    if config.parser_selection not in SELECTIONS:
+        raise ParameterError(
+            "parser_selection", f"must be one of {SELECTIONS}, got {config.parser_selection!r}"
+        )
 
 
 @dataclass(frozen=True)
@@ -74,8 +99,10 @@ class ProbeParserConfig(SampleConfig):
     """Chapter 12 (§3-5 and App. A of the paper): encoder, layers, seeds, search and budget.
 
     The encoder, the layers and seeds trained (at least two distinct seeds: the claims compare
-    trained models), the random search of (rank, lr, dropout), the training budget and the layer
-    of the test comparison (``None``: the best dev layer by UUAS).
+    trained models), the random search of (rank, lr, dropout) per layer group
+    (``search_every``), the training budget, what the parser is early-stopped and selected on
+    (``parser_selection``: "uuas" or the paper's "loss") and the layer of the test comparison
+    (``None``: the best dev layer by UUAS).
     """
 
     model: str
@@ -83,7 +110,7 @@ class ProbeParserConfig(SampleConfig):
     layers: list[int]
     seeds: list[int]
     n_trials: int
-    search_layer: int | None
+    search_every: int
     search_seed: int
     ranks: list[int]
     lr_min: float
@@ -91,8 +118,10 @@ class ProbeParserConfig(SampleConfig):
     dropout_max: float
     max_epochs: int
     patience: int
+    parser_selection: str
     compare_layer: int | None
 
     def __post_init__(self) -> None:
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
         require_seeds(self.seeds, "claims I.2 to I.4")
+        check_training_parameters(self)

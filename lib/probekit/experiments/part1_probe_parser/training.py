@@ -1,7 +1,15 @@
 """Training the structural probe and the perceptron parser (Hall Maudslay et al. 2020).
 
-§3-4 and App. A of the paper: the random search of (rank, lr, dropout) per model and the layer
-it tunes on, training both on every layer and seed, and their per-sentence test scores.
+§3-4 and App. A of the paper: the random search of (rank, lr, dropout) per model and per layer
+group, training both on every layer and seed, and their per-sentence test scores. Every search
+and every set of seeds is one stack (:func:`probekit.probes.structural_stack.train_stack`).
+
+Tuning parity. Both models draw the same configurations (same budget), on the same layers, and
+each is early-stopped and selected on its own yardstick (:func:`selection_rules`): the
+structural probe on its dev loss (eqs. 2-3, the paper's rule: the probe fits distances, so its
+loss is a fair measure of fit), the parser on its dev UUAS by default, because eq. 4 has no
+margin: its loss scales with B and falls when the distances shrink while the trees stay the
+same. ``parser_selection="loss"`` restores the paper's rule.
 """
 
 from __future__ import annotations
@@ -13,21 +21,45 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
+from probekit.experiments.deviations import cap_share
 from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
-from probekit.probes.structural import (
-    DistanceProbe,
-    SearchSpace,
-    predict_distances,
-    random_search,
-    train_distance_probe,
+from probekit.probes.structural import DistanceProbe, SearchSpace, predict_distances, sample_trials
+from probekit.probes.structural_stack import (
+    SELECTIONS,
+    DistanceData,
+    DistanceTrial,
+    best_trial,
+    train_stack,
+    trial_record,
 )
 from probekit.probes.threads import torch_threads
-from probekit.representations.layers import layer_vectors, middle_layer, resolve_layer
+from probekit.representations.layers import layer_vectors
 from probekit.trees.evaluation import EvalSet, corpus_scores, score_distances
 
 KINDS = ("structural", "perceptron")
 # Names used in the book's tables, figures and verdicts.
 LABELS = {"structural": "probe", "perceptron": "parser"}
+HYPERPARAMETERS = ("rank", "lr", "dropout")
+
+
+def selection_rules(parser_selection: str) -> dict[str, str]:
+    """What each model is early-stopped and selected on: {kind: "loss" or "uuas"}.
+
+    The structural probe always on its dev loss (the paper's rule, scale-aware and fair for a
+    model that fits distances); the parser on ``parser_selection``.
+    """
+    if parser_selection not in SELECTIONS:
+        raise ParameterError(
+            "parser_selection", f"must be one of {SELECTIONS}, got {parser_selection!r}"
+        )
+    return {"structural": "loss", "perceptron": parser_selection}
+
+
+def selection_phrase(selection: str) -> str:
+    """A selection rule in words, for the prose ("its dev loss" or "its dev UUAS")."""
+    if selection not in SELECTIONS:
+        raise ParameterError("selection", f"must be one of {SELECTIONS}, got {selection!r}")
+    return "its dev loss" if selection == "loss" else "its dev UUAS"
 
 
 def search_space(
@@ -47,6 +79,125 @@ def search_space(
     )
 
 
+def search_groups(layers: Sequence[int], n_layers: int, search_every: int) -> dict[int, int]:
+    """The layer whose search each trained layer takes its configuration from.
+
+    Hall Maudslay & Cotterell 2021 (App. B) search at every fourth layer of a 24-layer encoder.
+    The searched layers are 0, k, 2k, ... and the last (k = ``search_every``; for 7 layers and
+    k = 3: 0, 3, 6), and each of ``layers`` maps to the nearest one (ties: the lower). Only
+    searched layers some trained layer maps to are returned as values; k = 1 searches every
+    trained layer.
+    """
+    if search_every < 1:
+        raise ParameterError("search_every", f"must be >= 1, got {search_every}")
+    if not layers:
+        raise ParameterError("layers", "needs at least one layer")
+    grid = sorted(set(range(0, n_layers, search_every)) | {n_layers - 1})
+    return {int(k): min(grid, key=lambda g: (abs(g - k), g)) for k in layers}
+
+
+def layer_data(emb, heads: Sequence[np.ndarray], layers: Sequence[int], keep=None) -> DistanceData:
+    """The :class:`~probekit.probes.structural_stack.DistanceData` of ``layers`` of ``emb``.
+
+    One feature set per layer (keys: the layer indices), built once and shared by every stack.
+    ``keep``: optional per-sentence masks of the words UUAS counts.
+    """
+    return DistanceData.build(
+        {int(k): layer_vectors(emb, int(k)) for k in sorted(set(layers))}, heads, keep
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Features:
+    """The train and dev splits as :class:`~probekit.probes.structural_stack.DistanceData`.
+
+    Every layer either split is trained or searched on, built once (:func:`prepare_features`).
+    """
+
+    train: DistanceData
+    dev: DistanceData
+
+
+def prepare_features(
+    embs: Mapping[str, object], gold: Mapping[str, EvalSet], layers: Sequence[int]
+) -> Features:
+    """:class:`Features` of ``layers`` from the "train" and "dev" embeddings and gold trees.
+
+    The dev split keeps the UUAS word masks of its :class:`~probekit.trees.evaluation.EvalSet`
+    (punctuation left out when the chapter says so), so that a model selected on dev UUAS is
+    selected on the UUAS the chapter reports.
+    """
+    return Features(
+        layer_data(embs["train"], gold["train"].heads, layers),
+        layer_data(embs["dev"], gold["dev"].heads, layers, gold["dev"].keep),
+    )
+
+
+def search_by_layer(
+    features: Features,
+    layers: Sequence[int],
+    space: SearchSpace,
+    n_trials: int,
+    seed: int,
+    selections: Mapping[str, str],
+    threads: int | None = 1,
+    progress: bool = False,
+    **train_kwargs,
+) -> tuple[dict[str, dict[int, dict[str, float]]], pd.DataFrame]:
+    """Random search of (rank, lr, dropout) for each kind on each of ``layers`` (App. A).
+
+    Every kind and layer gets the same ``n_trials`` configurations
+    (:func:`~probekit.probes.structural.sample_trials` with ``seed``), so the two models get the
+    same budget; all trials of a kind, on every layer, are one stack (minibatch order from
+    ``seed``), and each layer's winner is the best trial on that layer by the kind's own
+    selection rule (``selections``, :func:`selection_rules`). ``train_kwargs`` go to
+    :func:`~probekit.probes.structural_stack.train_stack` (``max_epochs``, ``patience``, ...).
+
+    Returns the chosen {rank, lr, dropout} per kind and layer, and one row per trial: ``kind``,
+    ``layer``, ``trial``, ``rank``, ``lr``, ``dropout``, ``seed``, ``selection``, ``dev_loss``,
+    ``dev_score`` (the selection quantity), ``epochs``, ``best_epoch``, ``stopped_at_cap`` and
+    ``chosen``.
+    """
+    layers = [int(k) for k in dict.fromkeys(layers)]
+    drawn = sample_trials(space, n_trials, seed, features.train.dim)
+    configs: dict[str, dict[int, dict[str, float]]] = {}
+    rows = []
+    with torch_threads(threads):
+        for kind, selection in selections.items():
+            trials = [
+                DistanceTrial(c["rank"], c["lr"], c["dropout"], c["seed"], layer)
+                for layer in layers
+                for c in drawn
+            ]
+            results = train_stack(
+                kind,
+                trials,
+                features.train,
+                features.dev,
+                selection=selection,
+                order_seed=seed,
+                progress=progress,
+                **train_kwargs,
+            )
+            configs[kind] = {}
+            for i, layer in enumerate(layers):
+                block = results[i * n_trials : (i + 1) * n_trials]
+                best = best_trial(block)
+                configs[kind][layer] = {k: block[best].config[k] for k in HYPERPARAMETERS}
+                for t, result in enumerate(block):
+                    rows.append(
+                        {
+                            "kind": kind,
+                            "layer": layer,
+                            "trial": t,
+                            **trial_record(result),
+                            "selection": selection,
+                            "chosen": t == best,
+                        }
+                    )
+    return configs, pd.DataFrame(rows)
+
+
 def search(
     train_embs: Sequence[np.ndarray],
     train_heads: Sequence[np.ndarray],
@@ -56,47 +207,32 @@ def search(
     n_trials: int,
     seed: int,
     kinds: Sequence[str] = KINDS,
-    threads: int = 1,
+    threads: int | None = 1,
+    selections: Mapping[str, str] | None = None,
+    dev_keep: Sequence[np.ndarray] | None = None,
     **train_kwargs,
 ) -> tuple[dict[str, dict[str, float]], pd.DataFrame]:
-    """Random search of (rank, lr, dropout) by dev loss for each kind (App. A of the paper).
+    """:func:`search_by_layer` on one representation: per-sentence vectors of one layer.
 
-    Both kinds draw the same ``n_trials`` configurations (same ``seed``), so they get the same
-    chances. Returns the chosen {rank, lr, dropout} per kind and a table of every trial
-    (``kind``, ``trial``, ``rank``, ``lr``, ``dropout``, ``seed``, ``dev_loss``, ``epochs``,
-    ``chosen``). Inputs as :func:`probekit.probes.structural.random_search`.
+    ``selections`` defaults to the paper's rule, dev loss, for every kind. Returns the chosen
+    {rank, lr, dropout} per kind and the trials table (its ``layer`` column is 0).
     """
-    configs, rows = {}, []
-    with torch_threads(threads):
-        for kind in kinds:
-            result = random_search(
-                kind,
-                train_embs,
-                train_heads,
-                dev_embs,
-                dev_heads,
-                space,
-                n_trials=n_trials,
-                seed=seed,
-                **train_kwargs,
-            )
-            best = result.best.config
-            configs[kind] = {k: best[k] for k in ("rank", "lr", "dropout")}
-            for t, trial in enumerate(result.trials):
-                chosen = all(trial[k] == best[k] for k in ("rank", "lr", "dropout", "seed"))
-                rows.append({"kind": kind, "trial": t, **trial, "chosen": chosen})
-    return configs, pd.DataFrame(rows)
-
-
-def tuning_layer(search_layer: int | None, n_layers: int) -> int:
-    """The layer the random search tunes on.
-
-    ``search_layer`` (negative counts from the last layer) or, with None, the middle layer
-    (:func:`probekit.representations.layers.middle_layer`).
-    """
-    if search_layer is None:
-        return middle_layer(n_layers)
-    return resolve_layer(search_layer, n_layers, "search_layer")
+    selections = dict(selections or dict.fromkeys(kinds, "loss"))
+    features = Features(
+        DistanceData.build({0: train_embs}, train_heads, name="train_embs"),
+        DistanceData.build({0: dev_embs}, dev_heads, dev_keep, name="dev_embs"),
+    )
+    configs, trials = search_by_layer(
+        features,
+        [0],
+        space,
+        n_trials,
+        seed,
+        {k: selections[k] for k in kinds},
+        threads,
+        **train_kwargs,
+    )
+    return {kind: by_layer[0] for kind, by_layer in configs.items()}, trials
 
 
 def describe_space(space: SearchSpace) -> str:
@@ -108,55 +244,112 @@ def describe_space(space: SearchSpace) -> str:
 
 
 def trials_table(trials: pd.DataFrame) -> pd.DataFrame:
-    """The trials of :func:`search` as the book shows them.
+    """The trials of :func:`search_by_layer` as the book shows them.
 
-    The models by their book names (:data:`LABELS`), indexed by (``model``, ``trial``), without
-    the training seed.
+    The models by their book names (:data:`LABELS`), indexed by (``model``, ``layer``,
+    ``trial``) when there is a ``layer`` column, without the training seed and the selection
+    rule (stated in the prose). ``dev_score`` is the selection quantity (UUAS in %).
     """
     shown = trials.assign(model=trials["kind"].map(LABELS)).drop(columns=["kind", "seed"])
-    return shown.set_index(["model", "trial"])
+    if "selection" in shown.columns:
+        uuas = shown["selection"] == "uuas"
+        shown["dev_score"] = np.where(uuas, 100 * shown["dev_score"], shown["dev_score"])
+        shown = shown.drop(columns=["selection"])
+    index = ["model", "layer", "trial"] if "layer" in shown.columns else ["model", "trial"]
+    return shown.set_index(index)
 
 
 @dataclass(frozen=True, eq=False)
 class Tuning:
-    """The random search of chapter 12 (App. A of the paper).
+    """The random searches of chapter 12 (App. A of the paper), one per layer group.
 
-    The ``layer`` it tuned on, its ``space``, the chosen {rank, lr, dropout} per kind
-    (``configs``) and every trial (``trials``, as :func:`search` returns them).
+    ``groups`` maps every trained layer to the layer it takes its configuration from
+    (:func:`search_groups`); ``configs`` the chosen {rank, lr, dropout} per kind and searched
+    layer; ``trials`` every trial (:func:`search_by_layer`); ``selections`` what each kind was
+    selected on.
     """
 
-    layer: int
+    groups: dict[int, int]
     space: SearchSpace
-    configs: dict[str, dict[str, float]]
+    configs: dict[str, dict[int, dict[str, float]]]
     trials: pd.DataFrame
+    selections: dict[str, str]
+
+    @property
+    def searched(self) -> list[int]:
+        """The searched layers."""
+        return sorted(set(self.groups.values()))
+
+    def layer_configs(self) -> dict[str, dict[int, dict[str, float]]]:
+        """{kind: {trained layer: {rank, lr, dropout}}}: each layer's group's configuration."""
+        return {
+            kind: {layer: by_layer[g] for layer, g in self.groups.items()}
+            for kind, by_layer in self.configs.items()
+        }
 
 
 def tune(
-    config: ProbeParserConfig, embs: Mapping[str, object], gold: Mapping[str, EvalSet]
+    config: ProbeParserConfig,
+    features: Features,
+    layers: Sequence[int],
+    n_layers: int,
+    progress: bool = True,
 ) -> Tuning:
-    """Chapter 12's random search (App. A of the paper) for both models.
+    """Chapter 12's random searches (App. A of the paper) for both models.
 
-    Both models draw the same ``config.n_trials`` configurations (:func:`search` with
-    ``config.search_seed``) from :func:`search_space`, trained on the train split and judged by
-    dev loss on the layer of :func:`tuning_layer`. ``embs`` and ``gold`` map "train" and "dev"
-    to the embeddings and gold trees of
-    :func:`~probekit.experiments.part1_probe_parser.samples.load_samples`.
+    One search per layer group (:func:`search_groups` of ``config.search_every``) with
+    ``config.n_trials`` trials and ``config.search_seed``, over :func:`search_space`, each
+    model selected by :func:`selection_rules` of ``config.parser_selection``. ``features`` must
+    hold every searched layer (:func:`prepare_features`).
     """
-    train, dev = embs["train"], embs["dev"]
-    layer = tuning_layer(config.search_layer, train.n_layers)
-    space = search_space(config.ranks, train.dim, config.lr_min, config.lr_max, config.dropout_max)
-    configs, trials = search(
-        layer_vectors(train, layer),
-        gold["train"].heads,
-        layer_vectors(dev, layer),
-        gold["dev"].heads,
+    groups = search_groups(layers, n_layers, config.search_every)
+    space = search_space(
+        config.ranks, features.train.dim, config.lr_min, config.lr_max, config.dropout_max
+    )
+    selections = selection_rules(config.parser_selection)
+    configs, trials = search_by_layer(
+        features,
+        sorted(set(groups.values())),
         space,
         config.n_trials,
         config.search_seed,
+        selections,
+        progress=progress,
         max_epochs=config.max_epochs,
         patience=config.patience,
     )
-    return Tuning(layer, space, configs, trials)
+    return Tuning(groups, space, configs, trials, selections)
+
+
+def chosen_table(tuning: Tuning) -> pd.DataFrame:
+    """Each model's chosen configuration per searched layer, as the book shows it.
+
+    Indexed by (``model``, ``searched layer``); columns ``rank``, ``lr``, ``dropout``,
+    ``selected on`` and ``trained layers`` (the layers that use it).
+    """
+    rows = []
+    for kind, by_layer in tuning.configs.items():
+        for layer, chosen in sorted(by_layer.items()):
+            users = [k for k, g in sorted(tuning.groups.items()) if g == layer]
+            rows.append(
+                {
+                    "model": LABELS.get(kind, kind),
+                    "searched layer": layer,
+                    **{k: chosen[k] for k in HYPERPARAMETERS},
+                    "selected on": f"dev {tuning.selections[kind]}".replace("uuas", "UUAS"),
+                    "trained layers": ", ".join(map(str, users)),
+                }
+            )
+    return pd.DataFrame(rows).set_index(["model", "searched layer"])
+
+
+def _config_at(configs: Mapping, layer: int) -> Mapping[str, float]:
+    """One kind's configuration at ``layer``: a {rank, lr, dropout} or a {layer: ...} map."""
+    if "rank" in configs:
+        return configs
+    if layer not in configs:
+        raise ParameterError("configs", f"no configuration for layer {layer}")
+    return configs[layer]
 
 
 def train_layers(
@@ -164,56 +357,92 @@ def train_layers(
     train_heads: Sequence[np.ndarray],
     dev_emb,
     dev: EvalSet,
-    configs: Mapping[str, Mapping[str, float]],
+    configs: Mapping[str, Mapping],
     layers: Sequence[int],
     seeds: Sequence[int],
-    threads: int = 1,
+    threads: int | None = 1,
+    selections: Mapping[str, str] | None = None,
+    features: Features | None = None,
+    progress: bool = False,
     **train_kwargs,
 ) -> tuple[pd.DataFrame, dict[tuple[str, int, int], DistanceProbe]]:
     """Train every kind of ``configs`` on every layer and seed; score each on the dev set.
 
     Hall Maudslay et al. 2020, §3–4: both models get the same representations (layer by layer,
-    extending the paper's final-layer study), each with its own searched {rank, lr, dropout}.
-    ``train_kwargs`` go to :func:`probekit.probes.structural.train_distance_probe` (e.g.
-    ``max_epochs``, ``patience``). Returns a table with one row per (kind, layer, seed):
-    ``epochs``, ``best_epoch``, ``dev_loss`` and the
-    :func:`~probekit.trees.evaluation.corpus_scores` on ``dev``; and the trained probes keyed
-    by (kind, layer, seed).
+    extending the paper's final-layer study). ``configs[kind]`` is one {rank, lr, dropout} for
+    every layer, or a map layer -> {rank, lr, dropout} (:meth:`Tuning.layer_configs`). Each kind
+    is one stack over layers and seeds (minibatch order from the first seed; the seeds differ
+    in initialisation and dropout), early-stopped per run on ``selections[kind]`` (default: dev
+    loss, the paper's rule). ``features``: the prebuilt train and dev data
+    (:func:`prepare_features`), else built here. ``train_kwargs`` go to
+    :func:`~probekit.probes.structural_stack.train_stack` (e.g. ``max_epochs``, ``patience``).
+
+    Returns a table with one row per (kind, layer, seed): the run's ``rank``, ``lr``,
+    ``dropout``, ``selection``, ``epochs``, ``best_epoch``, ``stopped_at_cap``, ``dev_loss``,
+    ``dev_score`` and the :func:`~probekit.trees.evaluation.corpus_scores` on ``dev``; and the
+    trained probes keyed by (kind, layer, seed).
     """
+    if not seeds:
+        raise ParameterError("seeds", "needs at least one seed")
+    selections = dict(selections or dict.fromkeys(configs, "loss"))
+    if features is None:
+        features = Features(
+            layer_data(train_emb, train_heads, layers),
+            layer_data(dev_emb, dev.heads, layers, dev.keep),
+        )
     rows, probes = [], {}
+    x_dev = {int(k): layer_vectors(dev_emb, int(k)) for k in layers}
     with torch_threads(threads):
-        for layer in layers:
-            x_train, x_dev = layer_vectors(train_emb, layer), layer_vectors(dev_emb, layer)
-            for kind, config in configs.items():
-                for seed in seeds:
-                    result = train_distance_probe(
-                        kind,
-                        x_train,
-                        train_heads,
-                        x_dev,
-                        dev.heads,
-                        rank=int(config["rank"]),
-                        lr=float(config["lr"]),
-                        dropout=float(config["dropout"]),
-                        seed=seed,
-                        **train_kwargs,
-                    )
-                    scores = corpus_scores(
-                        score_distances(predict_distances(result.probe, x_dev), dev)
-                    )
-                    rows.append(
-                        {
-                            "kind": kind,
-                            "layer": layer,
-                            "seed": seed,
-                            "epochs": len(result.history),
-                            "best_epoch": result.best_epoch,
-                            "dev_loss": result.best_dev_loss,
-                            **scores,
-                        }
-                    )
-                    probes[(kind, layer, seed)] = result.probe
+        for kind, kind_configs in configs.items():
+            runs = [(int(layer), int(seed)) for layer in layers for seed in seeds]
+            trials = [
+                DistanceTrial(
+                    int(_config_at(kind_configs, layer)["rank"]),
+                    float(_config_at(kind_configs, layer)["lr"]),
+                    float(_config_at(kind_configs, layer)["dropout"]),
+                    seed,
+                    layer,
+                )
+                for layer, seed in runs
+            ]
+            results = train_stack(
+                kind,
+                trials,
+                features.train,
+                features.dev,
+                selection=selections[kind],
+                order_seed=int(seeds[0]),
+                progress=progress,
+                **train_kwargs,
+            )
+            for (layer, seed), result in zip(runs, results, strict=True):
+                scores = corpus_scores(
+                    score_distances(predict_distances(result.probe, x_dev[layer]), dev)
+                )
+                record = trial_record(result)
+                rows.append(
+                    {
+                        "kind": kind,
+                        "layer": layer,
+                        **record,
+                        "selection": result.selection,
+                        **scores,
+                    }
+                )
+                probes[(kind, layer, seed)] = result.probe
     return pd.DataFrame(rows), probes
+
+
+def cap_shares(runs: pd.DataFrame) -> dict[str, float]:
+    """Share of runs that ended at the epoch cap, per kind and over all (key "all").
+
+    ``runs``: rows with ``kind`` and ``stopped_at_cap`` (:func:`train_layers`' table, or
+    :func:`search_by_layer`'s trials). Shares in [0, 1]
+    (:func:`~probekit.experiments.deviations.cap_share`).
+    """
+    out = {kind: cap_share(df["stopped_at_cap"]) for kind, df in runs.groupby("kind", sort=False)}
+    out["all"] = cap_share(runs["stopped_at_cap"])
+    return out
 
 
 def per_sentence_scores(

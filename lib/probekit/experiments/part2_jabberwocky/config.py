@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from probekit.experiments.config import ChapterConfig
-from probekit.experiments.part1_probe_parser.config import SampleConfig, require_seeds
+from probekit.experiments.part1_probe_parser.config import (
+    SampleConfig,
+    check_training_parameters,
+    require_seeds,
+)
 
 
 @dataclass(frozen=True)
@@ -40,9 +44,11 @@ class JabberwockyProbesConfig(SampleConfig):
     On top of the shared samples, the encoders (``model``, the one the prose discusses, and
     ``models``), the layers and the rule that chooses one on dev, the seeds, the Jabberwocky
     corpus (``jabberwocky_seed``, ``rate``, ``pseudowords``), where the probes' (rank, lr,
-    dropout) come from (``hyperparameters``: "chapter12" or "search", with the search's
-    settings), the training budget, the fastText + position baseline and the majority-tree
-    baseline. At least two distinct ``seeds``: the claims compare trained probes.
+    dropout) come from (``hyperparameters``: "search" or "chapter12", with the search's
+    settings, per group of ``search_every`` layers), what the perceptron probe is stopped and
+    selected on (``parser_selection``), the training budget, the fastText + position baseline
+    and the majority-tree baseline. At least two distinct ``seeds``: the claims compare
+    trained probes.
     """
 
     model: str
@@ -56,6 +62,7 @@ class JabberwockyProbesConfig(SampleConfig):
     pseudowords: str
     hyperparameters: str
     n_trials: int
+    search_every: int
     search_seed: int
     ranks: list[int]
     lr_min: float
@@ -63,6 +70,7 @@ class JabberwockyProbesConfig(SampleConfig):
     dropout_max: float
     max_epochs: int
     patience: int
+    parser_selection: str
     fasttext_path: str
     fasttext_dim: int
     fasttext_epochs: int
@@ -72,3 +80,4 @@ class JabberwockyProbesConfig(SampleConfig):
     def __post_init__(self) -> None:
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
         require_seeds(self.seeds, "claims II.1 to II.3")
+        check_training_parameters(self)

@@ -1,8 +1,9 @@
 """The two probes of chapter 22 (Hall Maudslay & Cotterell 2021, §4 and §5.1).
 
-The metric each is judged by, its (rank, lr, dropout) (chapter 12's search or a new one, App. B),
-and training it on one representation, with the layer chosen on dev, for its per-sentence test
-scores.
+The metric each is judged by, its (rank, lr, dropout) per layer group (a random search of App.
+B, or chapter 12's when it was made on the same encoder, treebank, pooling, layer groups and
+selection rules), and training it on one representation, with the layer chosen on dev, for its
+per-sentence test scores.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import pandas as pd
 from probekit.errors import ParameterError
 from probekit.experiments.part1_probe_parser.training import (
     LABELS,
+    Features,
     per_sentence_scores,
-    search,
+    search_by_layer,
     train_layers,
 )
 from probekit.io.results import load_results
-from probekit.representations.layers import layer_vectors
+from probekit.probes.structural import SearchSpace
 from probekit.trees.evaluation import EvalSet
 
 # The metric each probe is judged by (§5.1, "Metrics").
@@ -39,82 +41,118 @@ METRIC_LABELS = {"dspr": "DSpr", "uuas": "UUAS (%)"}
 
 
 def chapter12_configs(
-    path: str | Path, model: str, treebank: str, pooling: str
-) -> dict[str, dict[str, float]] | None:
-    """The (rank, lr, dropout) that chapter 12's random search chose, if it matches this run.
+    path: str | Path,
+    model: str,
+    treebank: str,
+    pooling: str,
+    searched: Sequence[int],
+    search_every: int,
+    selections: Mapping[str, str],
+) -> dict[str, dict[int, dict[str, float]]] | None:
+    """The (rank, lr, dropout) chapter 12's searches chose, if they fit this run.
 
     Reads chapter 12's saved results (``build/results/12_probe_vs_parser.json``). Returns
-    ``{"structural": {...}, "perceptron": {...}}`` when the file exists and was made with the
-    same resolved ``model`` name, ``treebank`` name and ``pooling``; else None (search again).
-    A file that is not valid JSON is an error naming it (:func:`probekit.io.results.load_results`).
+    ``{kind: {searched layer: {rank, lr, dropout}}}`` for the layers ``searched`` when the file
+    exists and was made with the same resolved ``model`` name, ``treebank`` name, ``pooling``,
+    ``search_every`` and selection rules, and searched every layer of ``searched``; else None
+    (search again). A file that is not valid JSON is an error naming it
+    (:func:`probekit.io.results.load_results`).
     """
     p = Path(path)
     saved = load_results(p.parent, [p.stem]).get(p.stem)
     if saved is None:
         return None
-    if (saved.get("model"), saved.get("treebank"), saved.get("pooling")) != (
+    same = (saved.get("model"), saved.get("treebank"), saved.get("pooling")) == (
         model,
         treebank,
         pooling,
-    ):
+    )
+    same &= saved.get("search_every") == search_every
+    same &= all(
+        saved.get(f"{LABELS[kind]}_selection_rule") == rule for kind, rule in selections.items()
+    )
+    if not same or not set(searched) <= set(saved.get("searched_layer_list") or []):
         return None
-    out = {}
-    for kind, label in LABELS.items():
+    out: dict[str, dict[int, dict[str, float]]] = {}
+    for kind in selections:
+        label = LABELS[kind]
         try:
             out[kind] = {
-                "rank": int(saved[f"{label}_rank"]),
-                "lr": float(saved[f"{label}_lr"]),
-                "dropout": float(saved[f"{label}_dropout"]),
+                int(layer): {
+                    "rank": int(saved[f"{label}_L{layer}_rank"]),
+                    "lr": float(saved[f"{label}_L{layer}_lr"]),
+                    "dropout": float(saved[f"{label}_L{layer}_dropout"]),
+                }
+                for layer in searched
             }
         except (KeyError, TypeError, ValueError):
             return None
     return out
 
 
-def model_configs(
+@dataclass(frozen=True, eq=False)
+class ProbeSettings:
+    """Both probes' settings on one representation: per kind and trained layer, and the search.
+
+    ``configs``: {kind: {trained layer: {rank, lr, dropout}}}; ``searched``:
+    {kind: {searched layer: {rank, lr, dropout}}}; ``source``: where they came from, in words;
+    ``trials``: every trial of the search (empty when chapter 12's were reused).
+    """
+
+    configs: dict[str, dict[int, dict[str, float]]]
+    searched: dict[str, dict[int, dict[str, float]]]
+    source: str
+    trials: pd.DataFrame
+
+
+def probe_settings(
     source: str,
     results_path: str | Path,
     model: str,
     treebank: str,
     pooling: str,
-    train_emb,
-    train_heads: Sequence[np.ndarray],
-    dev_emb,
-    dev_heads: Sequence[np.ndarray],
-    space,
+    features: Features,
+    groups: Mapping[int, int],
+    search_every: int,
+    space: SearchSpace,
     n_trials: int,
     seed: int,
-    search_layer: int,
+    selections: Mapping[str, str],
     **train_kwargs,
-) -> tuple[dict[str, dict[str, float]], str]:
-    """(rank, lr, dropout) per probe for one encoder, and where they came from.
+) -> ProbeSettings:
+    """(rank, lr, dropout) per probe and trained layer for one representation.
 
-    ``source="chapter12"`` reuses chapter 12's random search (:func:`chapter12_configs`) when its
-    saved results match ``model`` (resolved name), ``treebank`` and ``pooling``; otherwise, and
-    with ``source="search"``, runs
-    :func:`probekit.experiments.part1_probe_parser.training.search` (App. B of the paper: a
-    random search per model) with ``n_trials`` trials on ``search_layer``. The second value is
-    "chapter 12's random search" or "a random search of N trials on layer L".
+    ``groups`` maps every trained layer to its searched layer
+    (:func:`~probekit.experiments.part1_probe_parser.training.search_groups`).
+    ``source="chapter12"`` reuses chapter 12's searches (:func:`chapter12_configs`) when they
+    fit; otherwise, and with ``source="search"``, runs
+    :func:`~probekit.experiments.part1_probe_parser.training.search_by_layer` (App. B of the
+    paper: a random search per probe, ``n_trials`` trials on each searched layer, each probe
+    selected by ``selections``). ``train_kwargs`` go to the trainer.
     """
     if source not in HYPERPARAMETER_SOURCES:
         raise ParameterError(
             "hyperparameters", f"must be one of {HYPERPARAMETER_SOURCES}, got {source!r}"
         )
+    searched_layers = sorted(set(groups.values()))
+    searched = None
     if source == "chapter12":
-        configs = chapter12_configs(results_path, model, treebank, pooling)
-        if configs is not None:
-            return configs, "chapter 12's random search"
-    configs, _ = search(
-        layer_vectors(train_emb, search_layer),
-        train_heads,
-        layer_vectors(dev_emb, search_layer),
-        dev_heads,
-        space,
-        n_trials,
-        seed,
-        **train_kwargs,
-    )
-    return configs, f"a random search of {n_trials} trials on layer {search_layer}"
+        searched = chapter12_configs(
+            results_path, model, treebank, pooling, searched_layers, search_every, selections
+        )
+        trials, text = pd.DataFrame(), "chapter 12's random searches"
+    if searched is None:
+        searched, trials = search_by_layer(
+            features, searched_layers, space, n_trials, seed, selections, **train_kwargs
+        )
+        where = ", ".join(map(str, searched_layers))
+        plural = "s" if len(searched_layers) > 1 else ""
+        text = f"a random search of {n_trials} trials per probe on layer{plural} {where}"
+    configs = {
+        kind: {layer: by_layer[g] for layer, g in groups.items()}
+        for kind, by_layer in searched.items()
+    }
+    return ProbeSettings(configs, searched, text, trials)
 
 
 def choose_layer(scores: pd.DataFrame, kind: str, rule: str = "loss") -> int:
@@ -185,47 +223,53 @@ def run_representation(
     dev: EvalSet,
     test_embs: Mapping[str, object],
     test: EvalSet,
-    configs: Mapping[str, Mapping[str, float]],
+    configs: Mapping[str, Mapping],
     layers: Sequence[int],
     seeds: Sequence[int],
     layer_rule: str = "loss",
+    selections: Mapping[str, str] | None = None,
+    features: Features | None = None,
     **train_kwargs,
 ) -> RepresentationRun:
     """Train both probes on normal sentences, choose the layer on dev, score on each test set.
 
-    Hall Maudslay & Cotterell 2021, §5.1: every layer of ``layers`` is trained with the first
-    seed and the layer is chosen per probe on dev (:func:`choose_layer`); the other seeds are
-    trained only at the chosen layer and at layer 0, the uncontextualised baseline. Each probe
-    is then scored
-    (:func:`probekit.experiments.part1_probe_parser.training.per_sentence_scores`) on every
-    entry of ``test_embs`` (dataset name -> embeddings of the same sentences in the same order,
-    scored against the same trees ``test``). ``train_kwargs`` go to
-    :func:`probekit.probes.structural.train_distance_probe`.
+    Hall Maudslay & Cotterell 2021, §5.1: every layer of ``layers`` (and layer 0) is trained
+    with the first seed and the layer is chosen per probe on dev (:func:`choose_layer`); the
+    other seeds are trained only at the chosen layer and at layer 0, the uncontextualised
+    baseline. ``configs[kind]``: one {rank, lr, dropout} or a map layer -> {rank, lr, dropout}.
+    Each probe is early-stopped on ``selections[kind]`` (default: dev loss). Each probe is then
+    scored (:func:`probekit.experiments.part1_probe_parser.training.per_sentence_scores`) on
+    every entry of ``test_embs`` (dataset name -> embeddings of the same sentences in the same
+    order, scored against the same trees ``test``). ``features``: the prebuilt train and dev
+    data of every layer; ``train_kwargs`` go to
+    :func:`~probekit.probes.structural_stack.train_stack`.
     """
     if not seeds:
         raise ParameterError("seeds", "needs at least one seed")
+    if layer_rule not in LAYER_RULES:
+        raise ParameterError("layer_rule", f"must be one of {LAYER_RULES}, got {layer_rule!r}")
     layers = sorted(set(layers) | {0})
     first, rest = seeds[0], list(seeds[1:])
+    common = {"selections": selections, "features": features, **train_kwargs}
     dev_scores, probes = train_layers(
-        train_emb, train_heads, dev_emb, dev, configs, layers, [first], **train_kwargs
+        train_emb, train_heads, dev_emb, dev, configs, layers, [first], **common
     )
     chosen = {kind: choose_layer(dev_scores, kind, layer_rule) for kind in configs}
     frames = [dev_scores]
     if rest:
         for kind, config in configs.items():
-            for layer in sorted({chosen[kind], 0}):
-                more, more_probes = train_layers(
-                    train_emb,
-                    train_heads,
-                    dev_emb,
-                    dev,
-                    {kind: config},
-                    [layer],
-                    rest,
-                    **train_kwargs,
-                )
-                frames.append(more)
-                probes |= more_probes
+            more, more_probes = train_layers(
+                train_emb,
+                train_heads,
+                dev_emb,
+                dev,
+                {kind: config},
+                sorted({chosen[kind], 0}),
+                rest,
+                **common,
+            )
+            frames.append(more)
+            probes |= more_probes
     # A representation with layer 0 only (fastText) has no separate uncontextualised variant.
     variants = (BEST, LAYER0) if layers != [0] else ("",)
     rows = []

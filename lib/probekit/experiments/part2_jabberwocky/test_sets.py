@@ -56,9 +56,9 @@ def load_test_sets(config: JabberwockyProbesConfig) -> JabberwockyTestSets:
     Jabberwocky corpus of ``config.treebank`` (built or reused with ``jabberwocky_seed``,
     ``rate`` and ``pseudowords``,
     :func:`~probekit.experiments.part2_jabberwocky.corpus.ensure_corpus`), sampled like the
-    test split (the same sentences); and the word-blind baselines, the majority tree fitted on
-    every training tree (lengths with fewer than ``majority_min_count`` trees fall back to the
-    chain).
+    test split (the same sentences, length-filtered only with ``filter_test``); and the
+    word-blind baselines, the majority tree fitted on every training tree (lengths with fewer
+    than ``majority_min_count`` trees fall back to the chain).
     """
     if config.majority_min_count < 1:
         raise ParameterError("majority_min_count", f"must be >= 1, got {config.majority_min_count}")
@@ -67,7 +67,7 @@ def load_test_sets(config: JabberwockyProbesConfig) -> JabberwockyTestSets:
         config.treebank, config.jabberwocky_seed, rate=config.rate, pseudowords=config.pseudowords
     )
     corpus = load_treebank(directory, splits=("test",))["test"]
-    jabberwocky = sample(corpus, config.n_test, config.sample_seed)
+    jabberwocky = sample(corpus, config.n_test, config.sample_seed, config.filter_test)
     pairs = aligned_pairs(data.samples["test"], jabberwocky)
     majority = MajorityTree(config.majority_min_count).fit(
         [s.heads for s in data.treebank["train"]]
