@@ -220,9 +220,10 @@ def test_probe_grid():
         np.arange(10.0), np.arange(8.0), splits.SplitPoints(5, 5, "c", "c", "t"), seed=0
     )
     specs, index = extrapolation_grid.probe_grid(s, layers=[0, 6], seeds=[1, 2, 3])
-    assert len(specs) == 2 * 3 * 4 and len(index) == len(specs)
+    n_setups = len(splits.SETUPS)
+    assert len(specs) == 2 * 3 * n_setups and len(index) == len(specs)
     assert {sp.view for sp in specs} == {0, 1}
-    assert index.loc[(index.layer == 6)].shape[0] == 12
+    assert index.loc[(index.layer == 6)].shape[0] == 3 * n_setups
     row = index[(index.layer == 6) & (index.seed == 2) & (index.setup == "extrapolation")]
     spec = specs[row.index[0]]
     assert spec.view == 1 and spec.seed == 2 and spec.train.sum() == 5 and spec.eval.sum() == 2
@@ -263,8 +264,9 @@ def test_learning_scores_end_to_end_on_the_fixture(one_thread):
         points = splits.distributional_split_points(loss[layer], loss[layer])
         per_layer.append(splits.setups(loss[layer], loss[layer], points, seed=0))
     grid, index = extrapolation_grid.probe_grid(per_layer, layers=[0, 6], seeds=[1])
-    assert len(grid) == 8 and set(index.layer) == {0, 6}
-    assert not np.array_equal(grid[2].train, grid[6].train)  # extrapolation sets differ by layer
+    assert len(grid) == 2 * len(splits.SETUPS) and set(index.layer) == {0, 6}
+    extra = index.index[index.setup == "extrapolation"]
+    assert not np.array_equal(grid[extra[0]].train, grid[extra[1]].train)  # differ by layer
 
 
 def test_split_points_by_scorer_uses_the_released_sources():
@@ -318,3 +320,110 @@ def test_include_top_ties_is_an_option_of_the_percentile_rules_only():
     for scorer in ("sentence_length_linguistic", "most_frequent_tag", "arc_length_modified"):
         fixed = splits.split_points(scorer, train, evaluation)
         assert splits.split_points(scorer, train, evaluation, include_top_ties=True) == fixed
+
+
+# --- the size control (§3.5) and the scoring ensemble's folds (§3.4.3) ------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 400), seed=st.integers(0, 10_000))
+def test_size_control_is_a_seeded_random_half_of_the_standard_set(n, seed):
+    half = splits.size_control_mask(n, seed)
+    assert half.dtype == bool and half.shape == (n,)
+    assert half.sum() == n // 2  # exactly half (rounded down)
+    np.testing.assert_array_equal(half, splits.size_control_mask(n, seed))  # the seed decides
+    standard = splits.setups(
+        np.arange(n, dtype=float), np.arange(3.0), splits.SplitPoints(1, 0, "c", "c", "t"),
+        seed=seed,
+    )  # fmt: skip
+    # every member of the half is in the standard training set, and it is the setups' half
+    assert not (standard["size_control"].train & ~standard["standard"].train).any()
+    np.testing.assert_array_equal(standard["size_control"].train, half)
+    np.testing.assert_array_equal(standard["size_control_hard"].train, half)
+    np.testing.assert_array_equal(standard["size_control_hard"].eval, standard["control"].eval)
+    assert standard["size_control"].eval.all()
+
+
+def test_different_seeds_draw_different_halves():
+    halves = {splits.size_control_mask(100, seed).tobytes() for seed in range(20)}
+    assert len(halves) == 20
+    # not the released code's first half, nor any other fixed block
+    assert any(not splits.size_control_mask(100, seed)[:50].all() for seed in range(20))
+    with pytest.raises(ParameterError, match="n"):
+        splits.size_control_mask(1, 0)
+
+
+def test_one_fold_is_the_papers_ensemble():
+    sent_t, sent_e = np.repeat(np.arange(4), 3), np.repeat(np.arange(2), 2)
+    (fold,) = extrapolation_grid.ensemble_folds(sent_t, sent_e, folds=1, seed=0)
+    assert fold.train.all() and fold.score_train.all() and fold.score_eval.all()
+    specs = extrapolation_grid.ensemble_specs(2, [5, 6])
+    assert [(s.view, s.seed) for s in specs] == [(0, 5), (0, 6), (1, 5), (1, 6)]
+    assert all(s.train is None for s in specs)
+    with pytest.raises(ParameterError, match="folds"):
+        extrapolation_grid.ensemble_folds(sent_t, sent_e, folds=0, seed=0)
+    with pytest.raises(ParameterError, match="folds"):
+        extrapolation_grid.ensemble_folds(sent_t, sent_e, folds=5, seed=0)  # 4 sentences
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n_train=st.integers(2, 30),
+    n_eval=st.integers(1, 30),
+    folds=st.integers(2, 4),
+    seed=st.integers(0, 1000),
+)
+def test_cross_fitted_folds_never_score_what_they_trained_on(n_train, n_eval, folds, seed):
+    folds = min(folds, n_train)
+    rng = np.random.default_rng(seed)
+    sent_t = np.sort(rng.integers(0, n_train, 5 * n_train))
+    sent_e = np.sort(rng.integers(0, n_eval, 3 * n_eval))
+    sent_t = np.unique(sent_t, return_inverse=True)[1]  # sentences 0..k-1, all present
+    if len(np.unique(sent_t)) < folds:
+        return
+    plan = extrapolation_grid.ensemble_folds(sent_t, sent_e, folds, seed)
+    assert len(plan) == folds
+    scored_t = np.sum([f.score_train for f in plan], axis=0)
+    scored_e = np.sum([f.score_eval for f in plan], axis=0)
+    assert (scored_t == 1).all() and (scored_e == 1).all()  # every example scored exactly once
+    for f in plan:
+        assert not (f.train & f.score_train).any()  # no example scored by a probe trained on it
+        assert (f.train | f.score_train).all() and not f.train.all()
+        for mask, sent in ((f.score_train, sent_t), (f.score_eval, sent_e)):
+            # whole sentences: a sentence's examples share a fold
+            inside = np.unique(sent[mask])
+            assert mask[np.isin(sent, inside)].all()
+    again = extrapolation_grid.ensemble_folds(sent_t, sent_e, folds, seed)
+    assert all(np.array_equal(a.train, b.train) for a, b in zip(plan, again, strict=True))
+
+
+def test_the_loss_ensemble_is_disjoint_from_the_evaluated_probes():
+    """No evaluated probe's (seed, training set) is an ensemble probe's, and with cross-fitting
+    no example is scored by an ensemble probe that trained on it."""
+    sent_t = np.repeat(np.arange(40), 5)  # 200 training examples in 40 sentences
+    sent_e = np.repeat(np.arange(20), 5)
+    scores_t, scores_e = np.arange(200.0) % 17, np.arange(100.0) % 13
+    points = splits.distributional_split_points(scores_t, scores_e)
+    setups = splits.setups(scores_t, scores_e, points, seed=0)
+    evaluated, _ = extrapolation_grid.probe_grid(setups, [0, 1], seeds=[1, 2, 3])
+    n = len(sent_t)
+
+    def training_set(spec):
+        return (spec.seed, spec.view, np.ones(n, bool).tobytes() if spec.train is None
+                else np.asarray(spec.train, bool).tobytes())  # fmt: skip
+
+    trained = {training_set(s) for s in evaluated}
+    plan = extrapolation_grid.ensemble_folds(sent_t, sent_e, folds=2, seed=7)
+    ensemble = extrapolation_grid.ensemble_specs(2, [11, 12, 13], plan)
+    assert len(ensemble) == 2 * 2 * 3
+    assert not trained & {training_set(s) for s in ensemble}
+    for spec in ensemble:
+        scored = np.zeros(n + len(sent_e), bool)
+        scored[spec.eval] = True
+        assert not (scored[:n] & spec.train).any()
+    # Even with the evaluated probes' own seeds, a cross-fitted ensemble trains on other data.
+    same_seeds = extrapolation_grid.ensemble_specs(2, [1, 2, 3], plan)
+    assert not trained & {training_set(s) for s in same_seeds}
+    # The paper's ensemble (one fold) with the probes' seeds would be the standard probes.
+    papers = extrapolation_grid.ensemble_specs(2, [1, 2, 3])
+    assert trained & {training_set(s) for s in papers}

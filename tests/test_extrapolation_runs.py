@@ -35,6 +35,7 @@ from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.sample import Sample, layer_inputs, task_examples
 from probekit.experiments.part4_extrapolation.splits import (
     EXPERIMENT_SETUPS,
+    SPLIT_SETUPS,
     TASK_SPLITS,
     build_splits,
     split_setups,
@@ -113,7 +114,7 @@ def test_static_scores_match_the_scoring_functions(sample):
 
 
 @pytest.fixture(scope="module")
-def pos_run(sample):
+def pos_run(sample, tmp_path_factory):
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     train, evaluation = task_examples("pos", sample)
@@ -123,20 +124,26 @@ def pos_run(sample):
     # the fixture's sentences have 2-5 words, so the split points are set by hand
     for name, m1, m2 in (("short", 3, 3), ("shortest", 4, 4)):
         points[name] = extrapolation_splits.SplitPoints(m1, m2, "constant", "constant", name)
-        splits[name] = extrapolation_splits.setups(
-            ts, es, points[name], seed=0, names=EXPERIMENT_SETUPS
-        )
-    run = runs.run_splits(Xt, Xe, train, evaluation, splits, [0, 1], seeds=[1, 2], epochs=2)
+        splits[name] = extrapolation_splits.setups(ts, es, points[name], seed=0, names=SPLIT_SETUPS)
+    cache = Cache(tmp_path_factory.mktemp("pos-run-cache"))
+    shared = runs.shared_probes(sample, "pos", [0, 1], [1, 2], 2, None, size_seed=0, cache=cache)
+    run = runs.run_splits(Xt, Xe, train, evaluation, splits, [0, 1], [1, 2], shared, epochs=2)
     torch.set_num_threads(before)
     return run, points, evaluation
 
 
 def test_run_splits_trains_shared_probes_once(pos_run):
     run, _, _ = pos_run
-    assert len(run.index) == 2 * 2 * 2 * 3  # splits x layers x seeds x setups
-    # standard and control probes on all training rows are one probe per (layer, seed) in total
-    assert run.result.n_trained == 2 * 2 * (1 + 2)
+    n_setups = len(EXPERIMENT_SETUPS)
+    assert len(run.index) == 2 * 2 * 2 * n_setups  # splits x layers x seeds x setups
+    # the standard (and control) and the size-control probes are one probe each per (layer,
+    # seed) for every split; the extrapolation probes one per split, layer and seed
+    assert run.result.n_trained == 2 * 2 * 2 + 2 * 2 * 2
     assert list(run.index.columns) == ["split", "layer", "seed", "setup", "n_train", "n_eval"]
+    standard = run.index[run.index["setup"] == "standard"]
+    half = run.index[run.index["setup"].str.startswith("size_control")]
+    assert (half["n_train"] == standard["n_train"].iloc[0] // 2).all()
+    assert run.result.eval_loss.shape == run.result.acc.shape
 
 
 def test_tables_agree_with_the_probes(pos_run):
@@ -144,9 +151,12 @@ def test_tables_agree_with_the_probes(pos_run):
     table = tables.probe_table(run)
     summary = tables.setup_summary(run)
     gaps = tables.gap_table(run)
-    assert len(summary) == 2 * 2 * 3 and len(gaps) == 2 * 2
+    assert len(summary) == 2 * 2 * len(EXPERIMENT_SETUPS) and len(gaps) == 2 * 2
     row = gaps.iloc[0]
     assert row["extrapolation_gap"] == pytest.approx(row["control"] - row["extrapolation"])
+    assert row["size_gap"] == pytest.approx(row["size_control_hard"] - row["extrapolation"])
+    assert row["size_cost"] == pytest.approx(row["standard"] - row["size_control"])
+    assert table["still_falling"].dtype == bool
     mine = table[(table.split == row["split"]) & (table.layer == row["layer"])]
     mean = mine[mine.setup == "standard"]["accuracy"].mean()
     assert row["standard"] == pytest.approx(mean)
@@ -185,7 +195,7 @@ def test_points_table_and_panels(pos_run, sample):
     with pytest.raises(ParameterError, match="hard set is empty"):
         split_setups("sentence_length_linguistic", tp, te)  # no sentence has 30 words
     p, setups = split_setups("sentence_length_pos", tp, te + 1)
-    assert (p.m1_from, p.m2_from) == ("train", "train") and set(setups) == set(EXPERIMENT_SETUPS)
+    assert (p.m1_from, p.m2_from) == ("train", "train") and set(setups) == set(SPLIT_SETUPS)
     fig = figures.setup_panels(tables.probe_table(run), {name: name for name in points}, ncols=2)
     assert sum(ax.get_visible() for ax in fig.axes) == 2
     plt.close(fig)
@@ -210,6 +220,28 @@ def test_ensemble_scores_are_cached(sample, tmp_path, monkeypatch, one_thread):
         sample, "pos", [0, 1], seeds=[1, 2], epochs=8, cache=cache
     )
     np.testing.assert_array_equal(again["speed_of_learning"][0], speed_t)
+
+
+def test_a_cross_fitted_ensemble_scores_every_example_out_of_fold(sample, tmp_path, one_thread):
+    cache = Cache(tmp_path)
+    papers = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [1, 2], epochs=4, cache=cache)
+    crossed = part4_scoring.ensemble_scores(
+        sample, "pos", [0, 1], [1, 2], epochs=4, folds=2, fold_seed=3, cache=cache
+    )
+    assert (papers.folds, crossed.folds) == (1, 2)
+    assert papers.still_falling.shape == (2, 1, 2) and crossed.still_falling.shape == (2, 2, 2)
+    n = sample.emb_train.offsets[-1]
+    loss_t, loss_e = crossed["sample_loss"]
+    assert loss_t.shape == (2, n) and (loss_t > 0).all() and (loss_e > 0).all()
+    speed_t, _ = crossed["speed_of_learning"]
+    assert ((speed_t > 0) & (speed_t <= 1)).all()
+    # out of fold, a training example's loss is that of probes that never saw it: higher on
+    # average than the in-sample loss of the paper's ensemble
+    assert loss_t.mean() > papers["sample_loss"][0].mean()
+    other = part4_scoring.ensemble_scores(
+        sample, "pos", [0, 1], [1, 2], epochs=4, folds=2, fold_seed=4, cache=cache
+    )
+    assert not np.array_equal(other["sample_loss"][0], loss_t)  # the folds' seed is recorded
 
 
 @settings(max_examples=50, deadline=None)
@@ -270,7 +302,8 @@ def test_run_task_skips_empty_splits(sample, one_thread):
     rng = np.random.default_rng(1)
     learned = {"sample_loss": (rng.random((2, n)), rng.random((2, m)))}
     out = runs.run_task(sample, "pos", ["sample_loss"], [0, 1], [1], epochs=1, learned=learned)
-    assert set(out.run.index["split"]) == {"sample_loss"} and len(out.run.index) == 6
+    assert set(out.run.index["split"]) == {"sample_loss"}
+    assert len(out.run.index) == 2 * len(EXPERIMENT_SETUPS)
 
 
 def test_build_splits_widens_or_keeps_strict(sample):
@@ -312,7 +345,12 @@ def test_empty_inputs_still_give_a_table_and_a_figure():
 def test_gap_ledger_keeps_matching_runs_only():
     same = {"n_train_sentences": 10, "n_eval_sentences": 10, "n_seeds": 2, "epochs": 1}
     results = {
-        "44_learning_criteria": {**same, "t1_speed_gap_mean": 30.0, "t2_loss_gap_mean": np.nan},
+        "44_learning_criteria": {
+            **same,
+            "t1_speed_gap_mean": 30.0,
+            "t1_speed_size_gap_mean": 25.0,
+            "t2_loss_gap_mean": np.nan,
+        },
         "42_length_criteria": {**same, "t1_dist_gap_mean": 1.5, "t2_arc_gap_mean": 20.0},
         "43_tag_criteria": {**same, "n_seeds": 10, "mft_gap_mean": 5.0},
     }
@@ -321,6 +359,9 @@ def test_gap_ledger_keeps_matching_runs_only():
     assert set(table["scoring function"]) == {"speed of learning", "sentence length", "arc length"}
     t1 = table[table.task == "T1"].set_index("scoring function")["gap"]
     assert t1.idxmin() == "sentence length" and t1.idxmax() == "speed of learning"
+    sized = table.set_index("scoring function")["size gap"]
+    assert sized["speed of learning"] == 25.0 and math.isnan(sized["sentence length"])
+    assert part_gaps.size_key("mft_gap_mean") == "mft_size_gap_mean"
     with pytest.raises(ParameterError, match="reference"):
         part_gaps.gap_ledger(results, "41_scoring_functions")
 
@@ -337,13 +378,17 @@ CONFIG = {
     "sample_seed": 3,
     "order_seed": -1,
     "epochs": 2,
+    "widen_top_ties": True,
 }
+ENSEMBLE = {"ensemble_folds": 2, "fold_seed": 0}
 
 
 def test_gap_intervals_compare_each_split_that_ran(pos_run, sample):
     run, points, _ = pos_run
     train, evaluation = task_examples("pos", sample)
-    config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [2, 1], "compare_layer": 1})
+    config = CriteriaConfig.from_parameters(
+        CONFIG | {"seeds": [2, 1], "size_seed": 0, "compare_layer": 1}
+    )
     tasks = {"pos": runs.TaskRun("pos", train, evaluation, points, {}, run)}
     chapter = ChapterRun(config, sample, [0, 1], 1, tasks, None, None)
     table = comparisons.gap_intervals(chapter)
@@ -371,7 +416,9 @@ def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch
         return sample
 
     monkeypatch.setattr(criteria, "load_sample", fake_load)
-    config = CriteriaConfig.from_parameters(CONFIG | {"seeds": [1, 2], "compare_layer": -1})
+    config = CriteriaConfig.from_parameters(
+        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": -1}
+    )
     splits = {"pos": ["sentence_length_linguistic", "sentence_length_pos"]}
     chapter = criteria.run_criteria(config, splits)
     assert calls == [(config,)]
@@ -390,10 +437,15 @@ def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch
     assert info.value.name == "ensemble_seeds" and calls == []  # refused before loading
 
 
-def test_run_criteria_scores_learning_splits_with_the_ensemble(sample, monkeypatch, one_thread):
+def test_run_criteria_scores_learning_splits_with_the_ensemble(
+    sample, monkeypatch, one_thread, tmp_path
+):
     monkeypatch.setattr(criteria, "load_sample", lambda *args: sample)
+    monkeypatch.setenv("PROBEKIT_CACHE", str(tmp_path))  # nothing trained yet
     config = LearningCriteriaConfig.from_parameters(
-        CONFIG | {"seeds": [1, 2], "compare_layer": 1, "ensemble_seeds": [3, 4]}
+        CONFIG
+        | ENSEMBLE
+        | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1, "ensemble_seeds": [3, 4]}
     )
     controls = {"pos": ["sentence_length_pos", "sample_loss"]}
     chapter = criteria.run_criteria(config, {"pos": ["sample_loss"]}, controls)
@@ -404,21 +456,33 @@ def test_run_criteria_scores_learning_splits_with_the_ensemble(sample, monkeypat
     assert list(task_run.controls) == ["sentence_length_pos"]
     index = task_run.run.index
     assert set(index.loc[index["split"] == "sentence_length_pos", "setup"]) == {"control"}
-    # ... and the standard probes' training: per layer and seed, one standard and one
+    # ... and the probes' training: per layer and seed, one standard, one size-control and one
     # extrapolation probe are trained
-    assert task_run.run.result.n_trained == 2 * 2 * 2
+    assert task_run.run.result.n_trained == 2 * 2 * 3
     assert set(chapter.probes["split"]) == {"T1 sample_loss"}
     assert set(chapter.gaps["split"]) == {"T1 sample_loss"}
-    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [3, 4], 2)  # cached
+    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [3, 4], 2, None, 2, 0)
+    assert chapter.ensembles["pos"].folds == 2
     for i, p in enumerate(per_layer):
         ts, es = learned["sample_loss"][0][i], learned["sample_loss"][1][i]
         assert p == extrapolation_splits.split_points("sample_loss", ts, es, include_top_ties=True)
+    # Another chapter on the same task reads the shared probes back: it trains only its own
+    # extrapolation probes, and its standard and size-control results are the same.
+    length = CriteriaConfig.from_parameters(
+        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1}
+    )
+    other = criteria.run_criteria(length, {"pos": ["sentence_length_pos"]})
+    assert other.tasks["pos"].run.result.n_trained == 2 * 2
+    shared = ["standard", "size_control"]
+    mine = chapter.probes[chapter.probes["setup"].isin(shared)]
+    theirs = other.probes[other.probes["setup"].isin(shared)]
+    np.testing.assert_array_equal(mine["accuracy"].to_numpy(), theirs["accuracy"].to_numpy())
 
 
 def test_survey_splits_shows_one_layer_of_every_split(sample, monkeypatch, one_thread):
     monkeypatch.setattr(survey, "load_sample", lambda *args: sample)
     config = ScoringFunctionsConfig.from_parameters(
-        CONFIG | {"ensemble_seeds": [1, 2], "score_layer": -1, "n_examples": 2}
+        CONFIG | ENSEMBLE | {"ensemble_seeds": [1, 2], "score_layer": -1, "n_examples": 2}
     )
     result = survey.survey_splits(config)
     assert result.layers == [0, 1] and result.score_layer == 1
@@ -426,7 +490,7 @@ def test_survey_splits_shows_one_layer_of_every_split(sample, monkeypatch, one_t
     assert made == {f"T1 {n}" for n in TASK_SPLITS["pos"]} | {
         f"T2 {n}" for n in TASK_SPLITS["deprel"]
     }
-    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [1, 2], 2)
+    learned = part4_scoring.ensemble_scores(sample, "pos", [0, 1], [1, 2], 2, None, 2, 0)
     if "T1 sample_loss" in result.entries:  # the shown layer's scores, not another's
         np.testing.assert_array_equal(
             result.entries["T1 sample_loss"][1], learned["sample_loss"][0][1]
@@ -434,6 +498,8 @@ def test_survey_splits_shows_one_layer_of_every_split(sample, monkeypatch, one_t
     values = survey.survey_values(result)
     assert values["n_train_words"] == len(task_examples("pos", sample)[0])
     assert values["n_ensemble"] == 2 and values["score_layer"] == 1 and values["pooling"] == "last"
+    assert values["ensemble_folds"] == 2 and values["n_ensemble_probes"] == 2 * 2 * 2 * 2
+    assert 0 <= values["cap_share"] <= 100
     for key, split in survey.SIZE_KEYS.items():
         have = split in result.entries
         assert have != math.isnan(values[f"{key}_hard_pct"]), key

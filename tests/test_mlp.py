@@ -10,7 +10,15 @@ import torch.nn.functional as F
 
 from probekit.errors import ParameterError
 from probekit.probes import mlp_batched
-from probekit.probes.mlp import ProbeSpec, epoch_orders, init_params, make_probe, train_reference
+from probekit.probes.mlp import (
+    ProbeSpec,
+    epoch_orders,
+    epoch_results,
+    init_params,
+    loss_still_falling,
+    make_probe,
+    train_reference,
+)
 from probekit.probes.mlp_batched import train_batched
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -265,3 +273,77 @@ def test_thread_count_is_restored(task):
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(1)
+
+
+def test_eval_loss_matches_the_reference_and_reads_convergence(task):
+    Xt, yt, Xe, ye, sub, ev = task
+    specs = mixed_specs(sub, ev)
+    rb = train_batched(Xt, yt, Xe, ye, C, specs, epochs=3)
+    assert rb.eval_loss.shape == (len(specs), 3)
+    for k, spec in enumerate(specs):
+        rr = train_reference(Xt, yt, Xe, ye, C, spec, epochs=3)
+        np.testing.assert_allclose(rb.eval_loss[k], rr.eval_loss[0], rtol=1e-3, atol=1e-4)
+    np.testing.assert_array_equal(rb.still_falling, loss_still_falling(rb.eval_loss))
+
+
+def test_loss_still_falling_means_the_last_epoch_is_the_lowest():
+    loss = np.array(
+        [
+            [3.0, 2.0, 1.0],  # falling to the end
+            [3.0, 1.0, 2.0],  # turned before the end
+            [3.0, 1.0, 1.0],  # flat at the end: not lower than before
+            [1.0, 2.0, 0.5],  # lowest at the end again
+        ]
+    )
+    np.testing.assert_array_equal(loss_still_falling(loss), [True, False, False, True])
+    assert loss_still_falling(np.array([[2.0], [1.0]])).all()  # one epoch: never converged
+    with pytest.raises(ParameterError, match="eval_loss"):
+        loss_still_falling(np.ones(3))
+
+
+def test_recorded_epochs_score_any_subset_like_a_probe_trained_for_it(task):
+    """Every epoch on all rows, scored after the fact on a subset, equals a probe evaluated on
+    that subset while it trained: accuracy, loss, best epoch and its predictions."""
+    Xt, yt, Xe, ye, sub, ev = task
+    specs = [ProbeSpec(seed=1), ProbeSpec(seed=4, view=1, train=sub)]
+    recorded = train_batched(Xt, yt, Xe, ye, C, specs, epochs=3, record_epochs=True)
+    assert recorded.epoch_pred.shape == (2, 3, M) and recorded.epoch_loss.shape == (2, 3, M)
+    for rows in (None, ev, np.flatnonzero(ev)[:7]):
+        direct = train_batched(
+            Xt, yt, Xe, ye, C, [ProbeSpec(s.seed, s.view, None, s.train, rows) for s in specs],
+            epochs=3,
+        )  # fmt: skip
+        acc, pred, loss = epoch_results(recorded.epoch_pred, recorded.epoch_loss, ye, rows)
+        np.testing.assert_allclose(acc, direct.acc, atol=1e-12)
+        np.testing.assert_allclose(loss, direct.eval_loss, rtol=1e-5)
+        np.testing.assert_array_equal(pred, direct.pred_best)
+    reference = train_reference(Xt, yt, Xe, ye, C, specs[1], epochs=3, record_epochs=True)
+    assert (reference.epoch_pred[0] == recorded.epoch_pred[1]).mean() >= 0.99
+    with pytest.raises(ParameterError, match="epoch_pred"):
+        epoch_results(recorded.epoch_pred[0], recorded.epoch_loss[0], ye, None)
+
+
+def test_recording_only_the_scored_rows_matches_recording_everything(task):
+    """record_train=False scores each probe on its own evaluation rows only, with the same
+    values there as a full record, and zeros elsewhere."""
+    Xt, yt, Xe, ye, sub, ev = task
+    specs = [ProbeSpec(seed=2, train=sub, eval=~sub[:M]), ProbeSpec(seed=3, train=~sub, eval=ev)]
+    ckpts = (1, 2, 4)
+    full = train_batched(Xt, yt, Xe, ye, C, specs, epochs=2, checkpoints=ckpts, record_loss=True)
+    lean = train_batched(
+        Xt, yt, Xe, ye, C, specs, epochs=2, checkpoints=ckpts, record_loss=True, record_train=False
+    )
+    assert lean.ckpt_correct_train is None and lean.loss_train is None
+    assert lean.flops < full.flops
+    np.testing.assert_allclose(lean.acc, full.acc, atol=1e-12)
+    for k, spec in enumerate(specs):
+        rows = np.flatnonzero(spec.eval)
+        np.testing.assert_array_equal(
+            lean.ckpt_correct_eval[k][:, rows], full.ckpt_correct_eval[k][:, rows]
+        )
+        np.testing.assert_allclose(lean.loss_eval[k][rows], full.loss_eval[k][rows], rtol=1e-5)
+    # each chunk scores the union of its probes' rows; rows of no probe stay zero
+    neither = ~(~sub[:M] | ev)
+    assert (lean.loss_eval[:, neither] == 0).all() and not lean.ckpt_correct_eval[
+        :, :, neither
+    ].any()

@@ -42,13 +42,17 @@ CONFIG = LearningCriteriaConfig.from_parameters(
         "sample_seed": 42,
         "order_seed": -1,
         "epochs": 3,
+        "widen_top_ties": True,
         "seeds": list(SEEDS),
+        "size_seed": 0,
         "compare_layer": -1,
         "ensemble_seeds": [11, 12, 13],
+        "ensemble_folds": 2,
+        "fold_seed": 0,
     }
 )
 # Accuracy of each setup's probes on the hard items unless a test says otherwise.
-BASE = {"standard": 0.9, "control": 0.8, "extrapolation": 0.6}
+BASE = {"standard": 0.9, "control": 0.8, "extrapolation": 0.6, "size_control_hard": 0.75}
 LEARNING = {
     "pos": ("speed_of_learning", "sample_loss"),
     "deprel": ("speed_of_learning", "sample_loss"),
@@ -62,10 +66,11 @@ def fake_chapter(splits, controls=None, accuracy=None, layers=(0, 6), n_sentence
     position is j modulo 3, so the splits' hard sets differ. ``accuracy`` maps (task, split,
     layer, setup, seed), (task, split, layer, setup) or (task, split, setup) to the probability
     (most specific first, else :data:`BASE`). Draws are fixed in order, so changing one
-    probability changes only that probe's predictions.
+    probability changes only that probe's predictions; the size-control probes draw from their
+    own stream, so that the paper's three setups draw as they did before the size control.
     """
     controls, accuracy = controls or {}, accuracy or {}
-    rng = np.random.default_rng(0)
+    rng, size_rng = np.random.default_rng(0), np.random.default_rng(1)
     sent = np.repeat(np.arange(n_sentences), items)
     m = len(sent)
     tasks = {}
@@ -73,7 +78,8 @@ def fake_chapter(splits, controls=None, accuracy=None, layers=(0, 6), n_sentence
         masks, rows, preds = {}, [], []
         for j, split in enumerate([*names, *controls.get(task, ())]):
             hard = (np.arange(m) + j) % 3 == 0
-            setups = ("standard", "control", "extrapolation") if split in names else ("control",)
+            setups = ("standard", "control", "extrapolation", "size_control_hard")
+            setups = setups if split in names else ("control",)
             for layer in layers:
                 masks[(split, layer)] = hard
                 for seed in SEEDS:
@@ -85,7 +91,8 @@ def fake_chapter(splits, controls=None, accuracy=None, layers=(0, 6), n_sentence
                                 accuracy.get((task, split, setup), BASE[setup]),
                             ),
                         )
-                        right = rng.random(m) < p
+                        draw = size_rng if setup == "size_control_hard" else rng
+                        right = draw.random(m) < p
                         pred = np.full(m, -1, dtype=np.int16)
                         pred[hard] = np.where(right[hard], 0, 1)
                         rows.append((split, layer, seed, setup, 0, int(hard.sum())))
@@ -253,6 +260,58 @@ def test_claim_intervals_are_the_differences_of_the_setups_accuracies():
     arc = per_seed(learning, "deprel", "arc_length", 6, "control")
     lossy = per_seed(learning, "deprel", "sample_loss", 6, "control")
     assert loss["t2_arc"].se_seeds == pytest.approx(math.sqrt(np.var(arc - lossy, ddof=1) / 3))
+
+
+def test_gap_intervals_also_compare_the_size_control_on_the_same_hard_items():
+    chapter = fake_chapter({"deprel": ("arc_length",)})
+    row = comparisons.gap_intervals(chapter).loc["T2 arc_length"]
+    size = accuracy_of(chapter, "deprel", "arc_length", 6, "size_control_hard")
+    extrapolation = accuracy_of(chapter, "deprel", "arc_length", 6, "extrapolation")
+    assert row["size control (%)"] == pytest.approx(100 * size)
+    assert row[comparisons.SIZE_GAP] == pytest.approx(100 * (size - extrapolation))
+    assert row["size 90% CI low"] < row[comparisons.SIZE_GAP] < row["size 90% CI high"]
+
+
+def test_gap_claims_are_read_again_against_the_size_control():
+    """IV.1, IV.2, IV.3 and IV.5 are gaps to the control; read against the size control with
+    the same rule, a gap that the smaller training set explains no longer reaches the SESOI."""
+    accuracy = {("deprel", "arc_length", "size_control_hard"): 0.62}  # 2 points above extrap.
+    chapter = fake_chapter({"deprel": ("arc_length",)}, accuracy=accuracy)
+    measured = [claims.MeasuredClaim(claims.ARC, claims.arc_gap_interval(chapter))]
+    table, values = claims.size_control_readings(chapter, measured)
+    assert list(table["claim"]) == ["IV.2"]
+    row = table.iloc[0]
+    size = accuracy_of(chapter, "deprel", "arc_length", 6, "size_control_hard")
+    extrapolation = accuracy_of(chapter, "deprel", "arc_length", 6, "extrapolation")
+    assert row["size-controlled gap (points)"] == pytest.approx(100 * (size - extrapolation))
+    assert row["part"] == f"layer {chapter.compare_layer}"  # a claim without parts: its layer
+    assert row["verdict"] == REPRODUCED and row["verdict against size control"] != REPRODUCED
+    assert values["size_claim_arc_verdict"] == row["verdict against size control"]
+    assert values["size_claim_arc_same"] == "not the same"
+    assert (values["size_survives"], values["size_changes"]) == ("none", "IV.2")
+    # with the size control as good as the control, the verdict stays
+    same = fake_chapter(
+        {"deprel": ("arc_length",)},
+        accuracy={("deprel", "arc_length", "size_control_hard"): 0.8},
+    )
+    measured = [claims.MeasuredClaim(claims.ARC, claims.arc_gap_interval(same))]
+    _, values = claims.size_control_readings(same, measured)
+    assert values["size_claim_arc_same"] == "the same" and values["size_survives"] == "IV.2"
+
+
+def test_only_gaps_to_the_control_have_a_size_controlled_reading():
+    length = fake_chapter({"pos": ("sentence_length_linguistic", "sentence_length_pos")})
+    parts = claims.size_controlled_intervals(length, claims.T1_LENGTH)
+    assert list(parts) == ["ling_L0", "ling_L6", "dist_L0", "dist_L6"]
+    learning = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS)
+    assert claims.size_controlled_intervals(learning, claims.SPEED) is not None
+    # IV.4 compares layers of one setup and IV.6 control accuracies: no size confound
+    assert claims.size_controlled_intervals(learning, claims.LOSS_CONTROL) is None
+    tag = fake_chapter({"pos": ("most_frequent_tag",)})
+    assert claims.size_controlled_intervals(tag, claims.MFT_LAYERS) is None
+    measured = claims.learning_claims(learning)
+    table, values = claims.size_control_readings(learning, measured)
+    assert set(table["claim"]) == {"IV.5"} and "size_claim_loss_control_verdict" not in values
 
 
 def test_claims_that_a_run_cannot_measure_are_not_tested():

@@ -34,8 +34,10 @@ SAMPLE = {
     "sample_seed": 42,
     "order_seed": -1,
     "epochs": 3,
+    "widen_top_ties": True,
 }
-CRITERIA = SAMPLE | {"seeds": [1, 2], "compare_layer": -1}
+CRITERIA = SAMPLE | {"seeds": [1, 2], "size_seed": 0, "compare_layer": -1}
+ENSEMBLE = {"ensemble_seeds": [11, 12], "ensemble_folds": 2, "fold_seed": 0}
 
 
 def _type_name(tp) -> str:
@@ -77,6 +79,8 @@ def test_a_missing_parameter_is_named():
         ("pooling", 1),
         ("compare_layer", 1.5),
         ("n_train", True),
+        ("widen_top_ties", 1),
+        ("size_seed", "0"),
     ],
 )
 def test_a_wrong_type_is_named(name, value):
@@ -103,15 +107,16 @@ def test_a_bad_value_is_named_before_anything_runs(name, value):
 
 
 def test_scoring_and_learning_configs_check_their_own_fields():
-    scoring = SAMPLE | {"ensemble_seeds": [1, 2, 3], "score_layer": -1, "n_examples": 5}
+    scoring = SAMPLE | ENSEMBLE | {"score_layer": -1, "n_examples": 5}
     assert ScoringFunctionsConfig.from_parameters(scoring).n_examples == 5
-    for name, value in (("ensemble_seeds", []), ("n_examples", -1)):
+    for name, value in (("ensemble_seeds", []), ("n_examples", -1), ("ensemble_folds", 0)):
         with pytest.raises(ParameterError) as info:
             ScoringFunctionsConfig.from_parameters(scoring | {name: value})
         assert info.value.name == name
-    with pytest.raises(ParameterError) as info:
-        LearningCriteriaConfig.from_parameters(CRITERIA | {"ensemble_seeds": []})
-    assert info.value.name == "ensemble_seeds"
+    for name, value in (("ensemble_seeds", []), ("ensemble_folds", 0)):
+        with pytest.raises(ParameterError) as info:
+            LearningCriteriaConfig.from_parameters(CRITERIA | ENSEMBLE | {name: value})
+        assert info.value.name == name
 
 
 def test_order_seed_minus_one_means_corpus_order():
@@ -132,7 +137,7 @@ def test_claims_of_trained_probes_need_two_seeds():
 
 def test_the_scoring_ensemble_shares_no_seed_with_the_probes():
     """An ensemble probe with a probe's seed would be that probe: it would pick its own hard set."""
-    learning = CRITERIA | {"seeds": [1, 2]}
+    learning = CRITERIA | ENSEMBLE | {"seeds": [1, 2]}
     with pytest.raises(ParameterError, match=r"\[2\]") as info:
         LearningCriteriaConfig.from_parameters(learning | {"ensemble_seeds": [2, 3]})
     assert info.value.name == "ensemble_seeds"

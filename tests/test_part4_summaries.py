@@ -32,7 +32,9 @@ PARAMETERS = {
     "sample_seed": 42,
     "order_seed": -1,
     "epochs": 3,
+    "widen_top_ties": True,
     "seeds": [1, 2],
+    "size_seed": 0,
     "compare_layer": -1,
 }
 # Accuracy values are exact in binary or compared with a tolerance of a few ulps of 100.
@@ -40,7 +42,11 @@ TOL = 1e-9
 
 
 def gap_rows(split: str, task: str, layers, standard, control, extrapolation) -> list[dict]:
-    """Rows of a combined gap table: mean accuracy (%) per setup and layer, and both gaps."""
+    """Rows of a combined gap table: mean accuracy (%) per setup and layer, and the gaps.
+
+    The size control loses 1 point against the standard setup on all items and 2 points
+    against the control on the hard items.
+    """
     return [
         {
             "split": split,
@@ -48,8 +54,12 @@ def gap_rows(split: str, task: str, layers, standard, control, extrapolation) ->
             "standard": float(s),
             "control": float(c),
             "extrapolation": float(e),
+            "size_control": float(s - 1),
+            "size_control_hard": float(c - 2),
             "difficulty": float(s - c),
             "extrapolation_gap": float(c - e),
+            "size_cost": 1.0,
+            "size_gap": float(c - 2 - e),
             "task": task,
         }
         for layer, s, c, e in zip(layers, standard, control, extrapolation, strict=True)
@@ -139,14 +149,21 @@ def test_easy_share_is_read_off_the_probe_table():
     run = length_run(with_arcmod=True)
     probes = pd.DataFrame(
         [
-            ("T1 sentence_length_pos", 0, 1, "standard", 200),
-            ("T1 sentence_length_pos", 0, 1, "extrapolation", 90),
-            ("T1 sentence_length_linguistic", 0, 1, "standard", 200),
+            ("T1 sentence_length_pos", 0, 1, "standard", 200, False),
+            ("T1 sentence_length_pos", 0, 1, "extrapolation", 90, True),
+            ("T1 sentence_length_linguistic", 0, 1, "standard", 200, False),
+            ("T2 arc_length", 0, 1, "standard", 200, False),
+            ("T2 arc_length", 0, 1, "extrapolation", 60, False),
         ],
-        columns=["split", "layer", "seed", "setup", "n_train"],
+        columns=["split", "layer", "seed", "setup", "n_train", "still_falling"],
     )
     v = summaries.length_values(dataclasses.replace(run, probes=probes))
     assert v["t1_dist_easy_pct"] == pytest.approx(45)
+    assert v["t2_arc_easy_pct"] == pytest.approx(30)
+    # one of the five probes was still falling at its last epoch: 20 %, not below the limit
+    assert v["cap_share"] == pytest.approx(20) and v["cap_ok"] == "not below"
+    assert v["cap_share_extra"] == pytest.approx(50) and v["cap_share_standard"] == 0
+    assert math.isnan(v["cap_share_size"])  # no size-control probe in this table
     assert math.isnan(v["t1_ling_easy_pct"])  # no extrapolation probe: nothing to read
     assert math.isnan(summaries.length_values(run)["t1_dist_easy_pct"])  # no probe table
 
@@ -264,7 +281,9 @@ def learning_run() -> ChapterRun:
             "deprel", None, None, {"speed_of_learning": [p] * 3, "sample_loss": [p] * 3}, {}, None
         ),
     }
-    config = LearningCriteriaConfig.from_parameters(PARAMETERS | {"ensemble_seeds": [11, 12, 13]})
+    config = LearningCriteriaConfig.from_parameters(
+        PARAMETERS | {"ensemble_seeds": [11, 12, 13], "ensemble_folds": 2, "fold_seed": 0}
+    )
     return chapter_run(config, layers, tasks, rows)
 
 
@@ -283,6 +302,11 @@ def test_learning_values_summarise_both_scores_per_task():
     assert v["t1_loss_gap_mean"] == pytest.approx(5 / 3)
     assert v["t2_loss_gap_mean"] == pytest.approx(20 / 3)
     assert v["t1_loss_control_mean"] == pytest.approx(55)
+    # the size control: 1 point below standard on all items, 2 below the control on hard ones
+    assert v["t1_speed_size_gap_mean"] == pytest.approx(57)
+    assert v["t1_speed_size_share"] == pytest.approx(100 * 57 / 59)
+    assert (v["size_cost_mean"], v["size_cost_max"]) == (1.0, 1.0)
+    assert v["ensemble_folds"] == 2 and math.isnan(v["ensemble_cap_share"])  # no ensemble run
     assert not any(k.startswith("claim_") for k in v)
 
 
@@ -316,6 +340,37 @@ def test_ranking_values_name_the_smallest_and_largest_gap():
         "none",
         0,
     )
+
+
+def test_ranking_by_the_gap_against_the_size_control():
+    table = pd.DataFrame(
+        {
+            "task": ["T1"] * 4,
+            "scoring function": ["speed", "length", "mft", "loss"],
+            "gap": [40.0, 1.0, 5.0, 3.0],
+            "size gap": [35.0, -1.0, 4.0, 8.0],
+            "chapter": ["44", "42", "43", "44"],
+        }
+    )
+    v = summaries.ranking_values(table, [])
+    assert (v["t1_size_smallest"], v["t1_size_largest"]) == ("length", "speed")
+    assert v["t1_rank_agreement"] == pytest.approx(0.8)  # loss and mft swap places
+    assert math.isnan(v["t2_rank_agreement"]) and v["t2_size_smallest"] == "none"
+
+
+def test_convergence_table_counts_probes_still_falling_per_split_and_setup():
+    probes = pd.DataFrame(
+        {
+            "split": ["a", "a", "a", "b"],
+            "setup": ["standard", "standard", "extrapolation", "standard"],
+            "still_falling": [True, False, True, False],
+        }
+    )
+    table = summaries.convergence_table(probes)
+    assert table.loc[("a", "standard"), "still falling (%)"] == 50
+    assert table.loc[("a", "extrapolation"), "probes"] == 1
+    assert table.loc[("all", "all"), "still falling (%)"] == 50
+    assert len(summaries.convergence_table(probes.iloc[:0])) == 0
 
 
 def test_collect_gaps_reads_the_earlier_chapters(tmp_path):

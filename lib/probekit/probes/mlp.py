@@ -75,6 +75,11 @@ class MLPTrainResult:
     and M evaluation rows: ``ckpt_correct_train`` (K, n_ckpt, N) bool, ``ckpt_loss_train``
     (K, n_ckpt, N) float32 and the same for eval with M. With ``record_loss``: per-example
     cross-entropy of the final weights, ``loss_train`` (K, N) and ``loss_eval`` (K, M).
+    ``eval_loss`` (K, epochs) is the mean cross-entropy after each epoch on each probe's eval
+    subset (what :func:`loss_still_falling` reads). With ``record_epochs``: the predictions
+    ``epoch_pred`` (K, epochs, M) int16 and cross-entropies ``epoch_loss`` (K, epochs, M)
+    float32 after every epoch on *all* M evaluation rows, from which :func:`epoch_results`
+    scores any evaluation subset later.
     ``flops`` counts the matmul FLOPs of training (forward and backward) and evaluation;
     ``n_trained`` the distinct probes actually trained (identical specs are trained once).
     """
@@ -92,6 +97,9 @@ class MLPTrainResult:
     loss_eval: np.ndarray | None = None
     n_trained: int = 0
     flops: float = 0.0
+    eval_loss: np.ndarray | None = None
+    epoch_pred: np.ndarray | None = None
+    epoch_loss: np.ndarray | None = None
 
     @property
     def best_acc(self) -> np.ndarray:
@@ -102,6 +110,60 @@ class MLPTrainResult:
     def best_epoch(self) -> np.ndarray:
         """0-based index of the first epoch reaching :attr:`best_acc`, shape (K,)."""
         return self.acc.argmax(axis=1)
+
+    @property
+    def still_falling(self) -> np.ndarray:
+        """:func:`loss_still_falling` of :attr:`eval_loss`, bool (K,)."""
+        if self.eval_loss is None:
+            raise ParameterError("eval_loss", "was not recorded by this trainer")
+        return loss_still_falling(self.eval_loss)
+
+
+def loss_still_falling(eval_loss: np.ndarray) -> np.ndarray:
+    """Whether each run's evaluation loss was still falling when its epochs ran out, bool (K,).
+
+    ``eval_loss`` (K, epochs): the mean cross-entropy on the run's evaluation examples after each
+    epoch. A run is still falling when its last epoch has the lowest loss of all its epochs
+    (strictly below every earlier one): it had not turned yet, so more epochs might still
+    change its best-epoch accuracy. Kunz & Kuhlmann 2021 (§3.2, §3.6) train for a fixed number
+    of epochs and report the best one, so the epoch budget, not early stopping, decides whether
+    a probe converged; the share of such runs is the Part IV analogue of the share of runs that
+    end at an early-stopping cap. A run of one epoch is always still falling.
+    """
+    loss = np.asarray(eval_loss, dtype=np.float64)
+    if loss.ndim != 2 or loss.shape[1] < 1:
+        raise ParameterError("eval_loss", f"must have shape (K, epochs), got {loss.shape}")
+    if loss.shape[1] == 1:
+        return np.ones(loss.shape[0], dtype=bool)
+    return loss[:, -1] < loss[:, :-1].min(axis=1)
+
+
+def epoch_results(
+    epoch_pred: np.ndarray, epoch_loss: np.ndarray, y: np.ndarray, rows: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-epoch accuracy and loss, and best-epoch predictions, of recorded probes on a subset.
+
+    ``epoch_pred`` (K, epochs, M) and ``epoch_loss`` (K, epochs, M) as recorded with
+    ``record_epochs``; ``y`` (M,) gold labels; ``rows`` the evaluation subset (bool mask (M,),
+    index array, or None for all). Returns ``acc`` (K, epochs), ``pred_best`` (K, M) int16 (the
+    first best epoch's predictions on ``rows``, -1 elsewhere) and ``eval_loss`` (K, epochs),
+    exactly what the trainers give a probe trained with ``eval=rows`` (Kunz & Kuhlmann 2021,
+    §3.6: the best of the epochs, per evaluation set).
+    """
+    epoch_pred, epoch_loss = np.asarray(epoch_pred), np.asarray(epoch_loss)
+    if epoch_pred.ndim != 3 or epoch_loss.shape != epoch_pred.shape:
+        raise ParameterError(
+            "epoch_pred", f"must be (K, epochs, M) like epoch_loss, got {epoch_pred.shape} "
+            f"and {epoch_loss.shape}",
+        )  # fmt: skip
+    K, _, M = epoch_pred.shape
+    picked = selected_rows(rows, M, "rows")
+    pred = epoch_pred[:, :, picked]
+    acc = (pred == np.asarray(y)[picked]).mean(axis=2)
+    loss = epoch_loss[:, :, picked].astype(np.float64).mean(axis=2)
+    pred_best = np.full((K, M), -1, dtype=np.int16)
+    pred_best[:, picked] = pred[np.arange(K), acc.argmax(axis=1)]
+    return acc, pred_best, loss
 
 
 # --------------------------------------------------------------------------------------------
@@ -267,6 +329,7 @@ def train_reference(
     lr: float = LR,
     checkpoints: Sequence[int] = (),
     record_loss: bool = False,
+    record_epochs: bool = False,
 ) -> MLPTrainResult:
     """Train one §3.2 probe the plain way: DataLoader over a TensorDataset, ``torch.optim.Adam``.
 
@@ -294,8 +357,10 @@ def train_reference(
     n_ck = len(ckpts)
     ck_ct, ck_lt = np.zeros((1, n_ck, N), bool), np.zeros((1, n_ck, N), np.float32)
     ck_ce, ck_le = np.zeros((1, n_ck, M), bool), np.zeros((1, n_ck, M), np.float32)
-    acc = np.zeros((1, epochs))
+    acc, eval_loss = np.zeros((1, epochs)), np.zeros((1, epochs))
     pred_best = np.full((1, M), -1, dtype=np.int16)
+    epoch_pred = np.zeros((1, epochs, M), np.int16) if record_epochs else None
+    epoch_loss = np.zeros((1, epochs, M), np.float32) if record_epochs else None
     updates = 0
     for epoch in range(epochs):
         loader = DataLoader(dataset, batch_size=batch_size, sampler=orders[epoch].tolist())
@@ -310,7 +375,13 @@ def train_reference(
                     ck_ct[0, i], ck_lt[0, i] = (a.numpy() for a in _score(probe(Xt), yt))
                     ck_ce[0, i], ck_le[0, i] = (a.numpy() for a in _score(probe(Xe), ye))
         with torch.inference_mode():
-            pred = probe(Xe[eval_rows]).argmax(1)
+            logits = probe(Xe[eval_rows])
+            pred = logits.argmax(1)
+            eval_loss[0, epoch] = float(F.cross_entropy(logits, ye[eval_rows]).double())
+            if record_epochs:
+                every = probe(Xe)
+                epoch_pred[0, epoch] = every.argmax(1).numpy()
+                epoch_loss[0, epoch] = F.cross_entropy(every, ye, reduction="none").numpy()
         acc[0, epoch] = float((pred == ye[eval_rows]).double().mean())
         if acc[0, epoch] > acc[0, :epoch].max(initial=-1.0):
             pred_best[0, eval_rows.numpy()] = pred.numpy()
@@ -319,7 +390,12 @@ def train_reference(
         with torch.inference_mode():
             loss_train = _score(probe(Xt), yt)[1].numpy()[None]
             loss_eval = _score(probe(Xe), ye)[1].numpy()[None]
-    evaluated = epochs * len(eval_rows) + n_ck * (N + M) + (N + M) * record_loss
+    evaluated = (
+        epochs * len(eval_rows)
+        + n_ck * (N + M)
+        + (N + M) * record_loss
+        + epochs * M * record_epochs
+    )
     return MLPTrainResult(
         specs=(spec,),
         acc=acc,
@@ -335,4 +411,7 @@ def train_reference(
         n_trained=1,
         flops=train_flops(epochs * steps, batch_size, d, hidden, n_classes)
         + eval_flops(evaluated, d, hidden, n_classes),
+        eval_loss=eval_loss,
+        epoch_pred=epoch_pred,
+        epoch_loss=epoch_loss,
     )

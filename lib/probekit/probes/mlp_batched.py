@@ -310,7 +310,10 @@ class _Job:
     width: int
     ckpts: tuple[int, ...]
     acc: np.ndarray  # (K, epochs)
+    eval_loss: np.ndarray  # (K, epochs)
     pred_best: np.ndarray  # (K, M)
+    epoch_pred: np.ndarray | None  # (U, epochs, M)
+    epoch_loss: np.ndarray | None  # (U, epochs, M)
     rec: _Recorder | None
     loss_train: np.ndarray | None  # (U, N)
     loss_eval: np.ndarray | None  # (U, M)
@@ -330,6 +333,8 @@ def train_batched(
     lr: float = LR,
     checkpoints: Sequence[int] = (),
     record_loss: bool = False,
+    record_epochs: bool = False,
+    record_train: bool = True,
     workers: int | None = None,
 ) -> MLPTrainResult:
     """Train K §3.2 probes in one batched pass; same semantics as :func:`train_reference`.
@@ -344,7 +349,16 @@ def train_batched(
     (view, training rows, order seed) form a group that shares every minibatch; groups are split
     into equal chunks and chunks step together with batched matmuls, the first layer of each
     chunk being one wide (c*h, d) matrix. Each probe is evaluated after every epoch on its own
-    eval subset. Returns a :class:`MLPTrainResult` with K rows in spec order.
+    eval subset (accuracy and mean cross-entropy). ``record_epochs`` also keeps every epoch's
+    predictions and losses on all evaluation rows, so that other subsets can be scored later
+    (:func:`probekit.probes.mlp.epoch_results`). Returns a :class:`MLPTrainResult` with K rows
+    in spec order.
+
+    ``record_train=False`` leaves the training rows out of the checkpoint and final-loss records
+    (``ckpt_*_train`` and ``loss_train`` are None) and scores each probe there only on the
+    evaluation rows that its chunk evaluates (the union of its chunk's eval subsets; other rows
+    stay 0). A scoring ensemble that only needs the examples it did not train on (cross-fitting,
+    passed as evaluation rows) then pays for no other row.
 
     ``workers`` (default: ``torch.get_num_threads()``) splits the chunks between that many
     threads, each running single-threaded torch ops; torch's thread count is restored afterwards.
@@ -378,9 +392,12 @@ def train_batched(
         Xt, yt, Xe, ye, distinct, specs_of, eval_rows, epochs, batch_size, hidden, n_classes,
         lr, width, ckpts,
         acc=np.zeros((K, epochs)),
+        eval_loss=np.zeros((K, epochs)),
         pred_best=np.full((K, M), -1, dtype=np.int16),
-        rec=_Recorder(U, len(ckpts), N, M) if ckpts else None,
-        loss_train=np.zeros((U, N), np.float32) if record_loss else None,
+        epoch_pred=np.zeros((U, epochs, M), np.int16) if record_epochs else None,
+        epoch_loss=np.zeros((U, epochs, M), np.float32) if record_epochs else None,
+        rec=_Recorder(U, len(ckpts), N, M, record_train) if ckpts else None,
+        loss_train=np.zeros((U, N), np.float32) if record_loss and record_train else None,
         loss_eval=np.zeros((U, M), np.float32) if record_loss else None,
     )  # fmt: skip
     n_workers = min(len(chunks), int(workers or torch.get_num_threads()))
@@ -404,15 +421,18 @@ def train_batched(
         pred_best=job.pred_best,
         n_updates=np.array([epochs * steps[u] for u in of_spec]),
         checkpoints=ckpts,
-        ckpt_correct_train=rec.correct_train[of_spec] if rec else None,
+        ckpt_correct_train=rec.correct_train[of_spec] if rec and record_train else None,
         ckpt_correct_eval=rec.correct_eval[of_spec] if rec else None,
-        ckpt_loss_train=rec.loss_train[of_spec] if rec else None,
+        ckpt_loss_train=rec.loss_train[of_spec] if rec and record_train else None,
         ckpt_loss_eval=rec.loss_eval[of_spec] if rec else None,
-        loss_train=job.loss_train[of_spec] if record_loss else None,
+        loss_train=job.loss_train[of_spec] if record_loss and record_train else None,
         loss_eval=job.loss_eval[of_spec] if record_loss else None,
         n_trained=U,
         flops=train_flops(probe_steps, batch_size, d, hidden, n_classes)
         + eval_flops(evaluated_rows, d, hidden, n_classes),
+        eval_loss=job.eval_loss,
+        epoch_pred=job.epoch_pred[of_spec] if record_epochs else None,
+        epoch_loss=job.epoch_loss[of_spec] if record_epochs else None,
     )
 
 
@@ -426,13 +446,15 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
     for g, chunk in enumerate(chunks):
         for j, u in enumerate(chunk.members):
             stack.place(g, j, *init_params(d, job.n_classes, job.distinct[u][3], job.hidden))
-    # Each chunk is evaluated on the union of its specs' eval rows (all rows if that is all).
+    # Each chunk is evaluated on the union of its specs' eval rows (all rows if that is all, or
+    # if every epoch is recorded).
     chunk_eval = []
     for chunk in chunks:
         union = np.unique(
             np.concatenate([job.eval_rows[k] for u in chunk.members for k in job.specs_of[u]])
         )
-        chunk_eval.append(None if len(union) == M else torch.from_numpy(union))
+        every = len(union) == M or job.epoch_pred is not None
+        chunk_eval.append(None if every else torch.from_numpy(union))
     flat, labels, weight = _schedule(chunks, job.epochs, job.batch_size, N, job.yt)
     active = _active(chunks, job.epochs)
     epoch_end: dict[int, list[int]] = {}
@@ -440,7 +462,6 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
         for e in range(job.epochs):
             epoch_end.setdefault((e + 1) * chunk.steps - 1, []).append(g)
     X_flat = job.Xt.view(V * N, d)
-    n_probes = sum(len(c.members) for c in chunks)
     evaluated_rows = 0  # probe-rows of evaluation, for the FLOP count
     for t in range(len(active)):
         g = int(active[t])
@@ -449,36 +470,56 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
         if t + 1 in job.ckpts:
             with torch.inference_mode():
                 for i, chunk in enumerate(chunks):
-                    job.rec.record(job.ckpts.index(t + 1), stack, i, chunk, job)
-            evaluated_rows += n_probes * (N + M)
+                    evaluated_rows += job.rec.record(
+                        job.ckpts.index(t + 1), stack, i, chunk, job, chunk_eval[i]
+                    )
         for i in epoch_end.get(t, ()):
             epoch = (t + 1) // chunks[i].steps - 1
             evaluated_rows += _evaluate(job, stack, i, chunks[i], epoch, chunk_eval[i])
-    if job.loss_train is not None:
+    if job.loss_eval is not None:
         with torch.inference_mode():
             for i, chunk in enumerate(chunks):
                 n, params = len(chunk.members), stack.chunk_params(i)
-                loss = _chunk_score(params, job.Xt[chunk.view], job.yt)[2]
-                job.loss_train[chunk.members] = loss[:n].numpy()
-                loss = _chunk_score(params, job.Xe[chunk.view], job.ye)[2]
-                job.loss_eval[chunk.members] = loss[:n].numpy()
-        evaluated_rows += n_probes * (N + M)
+                if job.loss_train is not None:
+                    loss = _chunk_score(params, job.Xt[chunk.view], job.yt)[2]
+                    job.loss_train[chunk.members] = loss[:n].numpy()
+                    evaluated_rows += n * N
+                rows = chunk_eval[i] if job.loss_train is None else None
+                X, y, where = _eval_rows(job, chunk, rows)
+                loss = _chunk_score(params, X, y)[2]
+                job.loss_eval[np.asarray(chunk.members)[:, None], where] = loss[:n].numpy()
+                evaluated_rows += n * len(y)
     return evaluated_rows
+
+
+def _eval_rows(
+    job: _Job, chunk: _Chunk, rows: torch.Tensor | None
+) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
+    """A chunk's evaluation inputs (m, d), labels (m,) and their row numbers (1, m) or all."""
+    Xe, ye = job.Xe[chunk.view], job.ye
+    if rows is None:
+        return Xe, ye, np.arange(len(ye))[None, :]
+    return Xe[rows], ye[rows], rows.numpy()[None, :]
 
 
 def _evaluate(
     job: _Job, stack: _Stack, g: int, chunk: _Chunk, epoch: int, rows: torch.Tensor | None
 ) -> int:
-    """Accuracy of chunk g's probes after ``epoch`` on each of their specs' eval subsets.
+    """Accuracy and loss of chunk g's probes after ``epoch`` on each of their specs' eval subsets.
 
-    Fills job.acc[k, epoch] and, on improvement, job.pred_best[k]. ``rows`` are the eval rows
-    to score (None = all). Returns the probe-rows evaluated.
+    Fills job.acc[k, epoch], job.eval_loss[k, epoch] and, on improvement, job.pred_best[k]
+    (and the epoch's records on all rows, if kept). ``rows`` are the eval rows to score
+    (None = all). Returns the probe-rows evaluated.
     """
-    Xe, ye = job.Xe[chunk.view], job.ye
-    X, y = (Xe, ye) if rows is None else (Xe[rows], ye[rows])
+    Xe = job.Xe[chunk.view]
+    X, y, _ = _eval_rows(job, chunk, rows)
     with torch.inference_mode():
-        pred, correct, _ = _chunk_score(stack.chunk_params(g), X, y, loss=False)
-    pred, correct = pred.numpy(), correct.numpy()
+        pred, correct, loss = _chunk_score(stack.chunk_params(g), X, y)
+    pred, correct, loss = pred.numpy(), correct.numpy(), loss.numpy()
+    if job.epoch_pred is not None:  # rows is None: every row was scored
+        n = len(chunk.members)
+        job.epoch_pred[chunk.members, epoch] = pred[:n]
+        job.epoch_loss[chunk.members, epoch] = loss[:n]
     # Position of every eval row in the evaluated set (identity when all rows were evaluated).
     where = None if rows is None else np.full(Xe.shape[0], -1, dtype=np.int64)
     if where is not None:
@@ -488,25 +529,42 @@ def _evaluate(
         for k in job.specs_of[u]:
             cols = job.eval_rows[k] if where is None else where[job.eval_rows[k]]
             acc[k, epoch] = correct[j, cols].mean()
+            job.eval_loss[k, epoch] = loss[j, cols].mean(dtype=np.float64)
             if acc[k, epoch] > acc[k, :epoch].max(initial=-1.0):
                 pred_best[k, job.eval_rows[k]] = pred[j, cols]
     return len(chunk.members) * len(y)
 
 
 class _Recorder:
-    """Per distinct probe, correctness and loss at each checkpoint on all train and eval rows."""
+    """Per distinct probe, correctness and loss at each checkpoint on train and eval rows.
 
-    def __init__(self, U: int, n_ck: int, N: int, M: int):
-        self.correct_train = np.zeros((U, n_ck, N), bool)
-        self.loss_train = np.zeros((U, n_ck, N), np.float32)
+    With ``train`` all train rows and all eval rows are recorded; without, only the eval rows
+    that each chunk evaluates.
+    """
+
+    def __init__(self, U: int, n_ck: int, N: int, M: int, train: bool = True):
+        self.train = train
+        if train:
+            self.correct_train = np.zeros((U, n_ck, N), bool)
+            self.loss_train = np.zeros((U, n_ck, N), np.float32)
         self.correct_eval = np.zeros((U, n_ck, M), bool)
         self.loss_eval = np.zeros((U, n_ck, M), np.float32)
 
-    def record(self, i: int, stack: _Stack, g: int, chunk: _Chunk, job: _Job) -> None:
+    def record(
+        self, i: int, stack: _Stack, g: int, chunk: _Chunk, job: _Job, rows: torch.Tensor | None
+    ) -> int:
+        """Record checkpoint i of chunk g; returns the probe-rows scored."""
         n, params = len(chunk.members), stack.chunk_params(g)
-        _, correct, loss = _chunk_score(params, job.Xt[chunk.view], job.yt)
-        self.correct_train[chunk.members, i] = correct[:n].numpy()
-        self.loss_train[chunk.members, i] = loss[:n].numpy()
-        _, correct, loss = _chunk_score(params, job.Xe[chunk.view], job.ye)
-        self.correct_eval[chunk.members, i] = correct[:n].numpy()
-        self.loss_eval[chunk.members, i] = loss[:n].numpy()
+        members = np.asarray(chunk.members)[:, None]
+        scored = 0
+        if self.train:
+            _, correct, loss = _chunk_score(params, job.Xt[chunk.view], job.yt)
+            self.correct_train[chunk.members, i] = correct[:n].numpy()
+            self.loss_train[chunk.members, i] = loss[:n].numpy()
+            scored += n * len(job.yt)
+            rows = None
+        X, y, where = _eval_rows(job, chunk, rows)
+        _, correct, loss = _chunk_score(params, X, y)
+        self.correct_eval[members, i, where] = correct[:n].numpy()
+        self.loss_eval[members, i, where] = loss[:n].numpy()
+        return scored + n * len(y)

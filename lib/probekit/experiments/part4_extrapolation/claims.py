@@ -39,7 +39,11 @@ from typing import Any
 import pandas as pd
 
 from probekit.experiments.claims import Claim
-from probekit.experiments.part4_extrapolation.comparisons import hard_counts, hard_difference
+from probekit.experiments.part4_extrapolation.comparisons import (
+    LEVEL,
+    hard_counts,
+    hard_difference,
+)
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.sample import TASK_LABEL
 from probekit.stats.intervals import Interval
@@ -303,6 +307,105 @@ def loss_control_intervals(chapter: ChapterRun) -> dict[str, Interval]:
             paired_seeds=True,
         )
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# The same gaps against the size control
+# --------------------------------------------------------------------------------------------
+
+
+def _size_gap(chapter: ChapterRun, task: str, split: str, layer: int) -> Interval | None:
+    """Size control - extrapolation on a split's hard items at ``layer``; None if skipped."""
+    task_run = chapter.tasks.get(task)
+    if task_run is None or split not in task_run.points:
+        return None
+    n = len(chapter.sample.eval)
+    return hard_difference(
+        hard_counts(task_run.run, split, layer, "size_control_hard", n),
+        hard_counts(task_run.run, split, layer, "extrapolation", n),
+    )
+
+
+def size_controlled_intervals(
+    chapter: ChapterRun, claim: Claim
+) -> Interval | dict[str, Interval] | None:
+    """A gap claim's quantity with the size control in place of the control (§3.5).
+
+    IV.1, IV.2, IV.3 and IV.5 compare the control (trained on every training example) with the
+    extrapolation probe (trained on the easy set, at most about half of them), so their gap
+    also counts the smaller training set. Here the same parts are measured against the size
+    control (a random half of the training examples, scored on the same hard items). None for
+    a claim that is not such a gap (IV.4 compares layers, IV.6 control accuracies) or that the
+    run could not measure.
+    """
+    layer = chapter.compare_layer
+    if claim is T1_LENGTH:
+        out = {}
+        for short, split in LENGTH_PARTS.items():
+            for probed in chapter.layers:
+                interval = _size_gap(chapter, "pos", split, probed)
+                if interval is not None:
+                    out[f"{short}_L{probed}"] = interval
+        return out or None
+    for gap_claim, task, split in (
+        (ARC, "deprel", "arc_length"),
+        (MFT, "pos", "most_frequent_tag"),
+        (SPEED, "pos", "speed_of_learning"),
+    ):
+        if claim is gap_claim:
+            return _size_gap(chapter, task, split, layer)
+    return None
+
+
+def size_control_readings(
+    chapter: ChapterRun, measured: Iterable[MeasuredClaim]
+) -> tuple[pd.DataFrame, dict[str, object]]:
+    """The chapter's gap claims read again against the size control, with the same rules.
+
+    For every measured claim that :func:`size_controlled_intervals` applies to: one row per
+    part with the gap as judged (control - extrapolation) and the size-controlled gap (size
+    control - extrapolation), each with its interval and what the claim's rule reads from it.
+    This is a robustness reading, not the claim's verdict (which the ledger keeps). Also the
+    glue values ``size_<key>_verdict`` (the rule's verdict on the size-controlled parts
+    together) and ``size_<key>_same`` ("the same" or "not the same" as the claim's verdict)
+    per claim, and ``size_survives``: the claims whose verdict the size control leaves as it is.
+    """
+    ci = f"{LEVEL:.0%} CI"
+    columns = [
+        "claim", "part", "gap (points)", f"gap {ci}", "verdict",
+        "size-controlled gap (points)", f"size-controlled {ci}", "verdict against size control",
+    ]  # fmt: skip
+    rows, values, same, changed = [], {}, [], []
+    for item in measured:
+        if item.intervals is None:
+            continue
+        sized = size_controlled_intervals(chapter, item.claim)
+        if sized is None:
+            continue
+        claim, rule = item.claim, item.claim.rule
+        original = item.intervals if claim.parts else {claim.key: item.intervals}
+        resized = sized if claim.parts else {claim.key: sized}
+        for part, iv in original.items():
+            if part not in resized:
+                continue
+            sv = resized[part]
+            label = claim.label(part) if claim.parts else f"layer {chapter.compare_layer}"
+            rows.append(
+                [claim.id, label, iv.estimate * rule.scale,
+                 f"[{iv.low * rule.scale:.1f}, {iv.high * rule.scale:.1f}]",
+                 judge(rule, iv).verdict, sv.estimate * rule.scale,
+                 f"[{sv.low * rule.scale:.1f}, {sv.high * rule.scale:.1f}]",
+                 judge(rule, sv).verdict]
+            )  # fmt: skip
+        kept = {p: resized[p] for p in original if p in resized}
+        verdict = claim.judge(kept if claim.parts else kept[claim.key]).verdict
+        values[f"size_{claim.key}_verdict"] = verdict
+        is_same = verdict == claim.judge(item.intervals).verdict
+        values[f"size_{claim.key}_same"] = "the same" if is_same else "not the same"
+        (same if is_same else changed).append(claim.id)
+    values["size_survives"] = ", ".join(same) or "none"
+    values["size_changes"] = ", ".join(changed) or "none"
+    return pd.DataFrame(rows, columns=columns), values
 
 
 # --------------------------------------------------------------------------------------------

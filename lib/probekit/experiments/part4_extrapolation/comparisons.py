@@ -28,8 +28,10 @@ _COLUMNS = [
     "sentences",
     "control (%)",
     "extrapolation (%)",
-    "control − extrapolation (points)",
+    "size control (%)",
 ]
+GAP = "control − extrapolation (points)"
+SIZE_GAP = "size control − extrapolation (points)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,32 +160,59 @@ def setup_gap(
     )
 
 
+def size_gap(
+    run: SplitRun, split: str, layer: int, n_sentences: int, level: float = LEVEL
+) -> Interval:
+    """Size control - extrapolation accuracy on one split's hard items at one layer (§3.5).
+
+    The size-control probes train on a random half of the training examples, the extrapolation
+    probes on the easy set, and both are scored on the same hard items, so the difference is
+    the extrapolation gap without the part that a smaller training set explains.
+    """
+    return hard_difference(
+        hard_counts(run, split, layer, "size_control_hard", n_sentences),
+        hard_counts(run, split, layer, "extrapolation", n_sentences),
+        level,
+    )
+
+
 def gap_intervals(chapter: ChapterRun, level: float = LEVEL) -> pd.DataFrame:
-    """Control against extrapolation at the chapter's ``compare_layer``, one row per split.
+    """Control and size control against extrapolation at ``compare_layer``, one row per split.
 
     Every split the chapter made, task by task. Columns: hard items, sentences with a hard
-    item, both accuracies (%) and the gap with its interval (points), from :func:`setup_gap`
-    over sentences and every seed.
+    item, the accuracies (%) of the control, extrapolation and size-control probes on the hard
+    items, and two gaps with their intervals (points) over sentences and every seed: control -
+    extrapolation (:func:`setup_gap`, the paper's comparison) and size control - extrapolation
+    (:func:`size_gap`, the same with the training-set size held about equal).
     """
     layer, n = chapter.compare_layer, len(chapter.sample.eval)
     ci = f"{level:.0%} CI"
-    columns = [*_COLUMNS, f"{ci} low", f"{ci} high"]
+    columns = [
+        *_COLUMNS, GAP, f"{ci} low", f"{ci} high", SIZE_GAP, f"size {ci} low",
+        f"size {ci} high",
+    ]  # fmt: skip
     rows = []
     for task, task_run in chapter.tasks.items():
         for split in task_run.points:
             control = hard_counts(task_run.run, split, layer, "control", n)
             extrapolation = hard_counts(task_run.run, split, layer, "extrapolation", n)
+            size = hard_counts(task_run.run, split, layer, "size_control_hard", n)
             gap = hard_difference(control, extrapolation, level)
+            sized = hard_difference(size, extrapolation, level)
             rows.append(
-                {
-                    "split": f"{TASK_LABEL[task]} {split}",
-                    "hard items": int(control.units.sum()),
-                    "sentences": int((control.units > 0).sum()),
-                    "control (%)": 100 * control.accuracy,
-                    "extrapolation (%)": 100 * extrapolation.accuracy,
-                    "control − extrapolation (points)": 100 * gap.estimate,
-                    f"{ci} low": 100 * gap.low,
-                    f"{ci} high": 100 * gap.high,
-                }
+                [
+                    f"{TASK_LABEL[task]} {split}",
+                    int(control.units.sum()),
+                    int((control.units > 0).sum()),
+                    100 * control.accuracy,
+                    100 * extrapolation.accuracy,
+                    100 * size.accuracy,
+                    100 * gap.estimate,
+                    100 * gap.low,
+                    100 * gap.high,
+                    100 * sized.estimate,
+                    100 * sized.low,
+                    100 * sized.high,
+                ]
             )
     return pd.DataFrame(rows, columns=columns).set_index("split")

@@ -2,11 +2,11 @@
 
 Each is built once from a chapter's parameters with ``from_parameters(globals())``.
 
-All four chapters draw the same sentence sample and probe the same layers
-(:class:`ExtrapolationSampleConfig`); chapter 41 adds its scoring ensemble and what it shows
-(:class:`ScoringFunctionsConfig`), chapters 42 and 43 their probe seeds and the layer the
-claims compare at (:class:`CriteriaConfig`), and chapter 44 also its scoring ensemble
-(:class:`LearningCriteriaConfig`).
+All four chapters draw the same sentence sample, probe the same layers and make their splits
+alike (:class:`ExtrapolationSampleConfig`); chapter 41 adds its scoring ensemble and what it
+shows (:class:`ScoringFunctionsConfig`), chapters 42 and 43 their probe seeds, the size
+control's seed and the layer the claims compare at (:class:`CriteriaConfig`), and chapter 44
+also its scoring ensemble (:class:`LearningCriteriaConfig`).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ class ExtrapolationSampleConfig(ChapterConfig):
 
     ``n_train``/``n_eval`` 0 mean all sentences; ``layers`` empty means every layer (negative
     indices count from the last); ``order_seed`` -1 means corpus order, as released.
+    ``widen_top_ties`` lowers m2 when ties at the top score leave a strict hard set empty (our
+    choice; see :func:`~probekit.methods.extrapolation.splits.distributional_split_points`).
     """
 
     treebank: str
@@ -49,6 +51,7 @@ class ExtrapolationSampleConfig(ChapterConfig):
     sample_seed: int
     order_seed: int
     epochs: int
+    widen_top_ties: bool
 
     def __post_init__(self) -> None:
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
@@ -62,30 +65,44 @@ class ExtrapolationSampleConfig(ChapterConfig):
         return None if self.order_seed < 0 else self.order_seed
 
 
+def _check_ensemble(config: ScoringFunctionsConfig | LearningCriteriaConfig) -> None:
+    _not_empty("ensemble_seeds", config.ensemble_seeds)
+    _at_least("ensemble_folds", config.ensemble_folds, 1)
+
+
 @dataclass(frozen=True)
 class ScoringFunctionsConfig(ExtrapolationSampleConfig):
-    """Chapter 41: the §3.4.3 scoring ensemble, the layer shown, and the examples shown."""
+    """Chapter 41: the §3.4.3 scoring ensemble, the layer shown, and the examples shown.
+
+    ``ensemble_folds`` 1 trains the ensemble on every training example, as the paper does;
+    2 or more cross-fit it, sentences dealt into folds with ``fold_seed``
+    (:func:`~probekit.methods.extrapolation.grid.ensemble_folds`).
+    """
 
     ensemble_seeds: list[int]
+    ensemble_folds: int
+    fold_seed: int
     score_layer: int
     n_examples: int
 
     def __post_init__(self) -> None:
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
         super().__post_init__()
-        _not_empty("ensemble_seeds", self.ensemble_seeds)
+        _check_ensemble(self)
         _at_least("n_examples", self.n_examples, 0)
 
 
 @dataclass(frozen=True)
 class CriteriaConfig(ExtrapolationSampleConfig):
-    """Chapters 42 and 43: the probe seeds of §3.6 and the layer the claims compare at.
+    """Chapters 42 and 43: the probe seeds of §3.6, the size control and the compared layer.
 
     The chapters' claims compare trained probes with seeds in their intervals, so ``seeds``
-    needs at least :data:`MIN_PROBE_SEEDS` distinct seeds.
+    needs at least :data:`MIN_PROBE_SEEDS` distinct seeds. ``size_seed`` draws the random half
+    of the training examples that the size control (§3.5) trains on.
     """
 
     seeds: list[int]
+    size_seed: int
     compare_layer: int
 
     def __post_init__(self) -> None:
@@ -102,20 +119,25 @@ class CriteriaConfig(ExtrapolationSampleConfig):
 
 @dataclass(frozen=True)
 class LearningCriteriaConfig(CriteriaConfig):
-    """Chapter 44: :class:`CriteriaConfig` and the seeds of the §3.4.3 scoring ensemble.
+    """Chapter 44: :class:`CriteriaConfig` and the §3.4.3 scoring ensemble.
 
     The ensemble's seeds must differ from the probes' ``seeds``: with the same seed, data, order
     and epochs an ensemble probe is the evaluated standard (and control) probe itself, so the
     hard set would be picked by the very probes it scores (Kunz & Kuhlmann 2021, §5.1, call the
-    loss split circular; their released code scored losses in separate runs).
+    loss split circular; their released code scored losses in separate runs). Seeds alone only
+    change the initialisation; ``ensemble_folds`` >= 2 also cross-fits the ensemble (see
+    :class:`ScoringFunctionsConfig`), so that its probes train on other data than the evaluated
+    ones and score only examples they did not train on.
     """
 
     ensemble_seeds: list[int]
+    ensemble_folds: int
+    fold_seed: int
 
     def __post_init__(self) -> None:
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
         super().__post_init__()
-        _not_empty("ensemble_seeds", self.ensemble_seeds)
+        _check_ensemble(self)
         shared = sorted(set(self.ensemble_seeds) & set(self.seeds))
         if shared:
             raise ParameterError(

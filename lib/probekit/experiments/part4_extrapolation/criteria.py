@@ -7,7 +7,7 @@ task and the combined tables the chapter shows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -15,7 +15,11 @@ from probekit.errors import ParameterError
 from probekit.experiments.part4_extrapolation.config import CriteriaConfig, LearningCriteriaConfig
 from probekit.experiments.part4_extrapolation.runs import TaskRun, run_task
 from probekit.experiments.part4_extrapolation.sample import Sample, load_sample
-from probekit.experiments.part4_extrapolation.scoring import ensemble_scores, is_learning_split
+from probekit.experiments.part4_extrapolation.scoring import (
+    EnsembleScores,
+    ensemble_scores,
+    is_learning_split,
+)
 from probekit.experiments.part4_extrapolation.tables import combined_tables
 from probekit.representations.layers import resolve_layer, resolve_layers
 
@@ -27,7 +31,9 @@ class ChapterRun:
     ``tasks`` maps "pos" (T1) or "deprel" (T2) to its
     :class:`~probekit.experiments.part4_extrapolation.runs.TaskRun`; ``probes`` and ``gaps``
     are the combined probe and gap tables of those runs (Kunz & Kuhlmann 2021, §3.3-3.6, §4);
-    ``compare_layer`` is the chapter's ``compare_layer`` resolved to one of ``layers``.
+    ``compare_layer`` is the chapter's ``compare_layer`` resolved to one of ``layers``;
+    ``ensembles`` maps a task to the scoring ensemble of its learning-based splits (empty
+    without them).
     """
 
     config: CriteriaConfig
@@ -37,6 +43,7 @@ class ChapterRun:
     tasks: dict[str, TaskRun]
     probes: pd.DataFrame
     gaps: pd.DataFrame
+    ensembles: dict[str, EnsembleScores] = field(default_factory=dict)
 
 
 def run_criteria(
@@ -70,16 +77,17 @@ def run_criteria(
         raise ParameterError(
             "compare_layer", f"layer {compare} is not among the probed layers {layer_list}"
         )
-    runs = {}
+    runs, ensembles = {}, {}
     for task, names in splits.items():
         learned = None
         if isinstance(config, LearningCriteriaConfig):
-            learned = ensemble_scores(
-                sample, task, layer_list, config.ensemble_seeds, config.epochs, config.order
-            )
+            learned = ensembles[task] = ensemble_scores(
+                sample, task, layer_list, config.ensemble_seeds, config.epochs, config.order,
+                config.ensemble_folds, config.fold_seed,
+            )  # fmt: skip
         runs[task] = run_task(
             sample, task, names, layer_list, config.seeds, config.epochs, config.order, learned,
-            (controls or {}).get(task, ()),
+            (controls or {}).get(task, ()), config.size_seed, config.widen_top_ties,
         )  # fmt: skip
     probes, gaps = combined_tables(list(runs.values()))
-    return ChapterRun(config, sample, layer_list, compare, runs, probes, gaps)
+    return ChapterRun(config, sample, layer_list, compare, runs, probes, gaps, ensembles)

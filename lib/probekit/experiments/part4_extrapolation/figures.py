@@ -51,6 +51,16 @@ LOSS_PANELS: dict[str, str] = {  # Fig. 5
 }
 
 
+# How the setups read in the figures' legends: training set -> evaluation set.
+SETUP_LABELS: dict[str, str] = {
+    "standard": "standard (all → all)",
+    "control": "control (all → hard)",
+    "extrapolation": "extrapolation (easy → hard)",
+    "size_control": "size control (half → all)",
+    "size_control_hard": "size control (half → hard)",
+}
+
+
 def _no_split_figure():
     """A small placeholder figure, so a chapter on a tiny sample still renders its panels."""
     fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.6, 1.5))
@@ -65,9 +75,11 @@ def setup_panels(table: pd.DataFrame, titles: Mapping[str, str], ncols: int = 2)
     ``table`` has one row per probe (split, layer, seed, setup, accuracy in %), as the combined
     probe table of a chapter; ``titles`` maps split names, in panel order, to panel titles;
     splits absent from ``table`` (skipped) get no panel. Reproduces the layout of Kunz &
-    Kuhlmann 2021, Figs. 1-5.
+    Kuhlmann 2021, Figs. 1-5, with the size control of §3.5 beside their three setups; setups
+    are named by :data:`SETUP_LABELS`.
     """
     plots.use_style()
+    table = table.assign(setup=table["setup"].map(SETUP_LABELS).fillna(table["setup"]))
     names = [name for name in titles if (table["split"] == name).any()]
     if not names:
         return _no_split_figure()

@@ -1,6 +1,7 @@
 """The control - extrapolation gap of every scoring function across Part IV.
 
-The gaps (Kunz & Kuhlmann 2021, §5.1) are collected from the chapters' saved results.
+The gaps (Kunz & Kuhlmann 2021, §5.1) are collected from the chapters' saved results, each
+beside the same gap against the size control (§3.5).
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ LEDGER_KEYS: dict[tuple[str, str], tuple[str, str]] = {
     ("44_learning_criteria", "t2_loss_gap_mean"): ("T2", "sample loss"),
 }
 LEDGER_MATCH: tuple[str, ...] = ("n_train_sentences", "n_eval_sentences", "n_seeds", "epochs")
+
+
+def size_key(key: str) -> str:
+    """The saved key of a gap against the size control: "mft_gap_mean" -> "mft_size_gap_mean"."""
+    return key.removesuffix("_gap_mean") + "_size_gap_mean"
+
+
 # The chapter that collects the gaps, and the earlier chapters whose saved results it reads.
 COLLECTING_CHAPTER = "44_learning_criteria"
 EARLIER_CHAPTERS: tuple[str, ...] = ("42_length_criteria", "43_tag_criteria")
@@ -43,7 +51,8 @@ def gap_ledger(
     chapter slug to its saved glue values (``build/results/<slug>.json``); chapters whose
     :data:`LEDGER_MATCH` values differ from those of ``reference`` (another profile's run) are
     left out and returned as the second value. Rows: task, scoring function, gap (points),
-    chapter; NaN gaps (skipped splits) are dropped.
+    size gap (the gap against the size control, :func:`size_key`; NaN if not saved), chapter;
+    NaN gaps (skipped splits) are dropped.
     """
     if reference not in results:
         raise ParameterError("reference", f"'{reference}' is not among {list(results)}")
@@ -54,11 +63,17 @@ def gap_ledger(
         if any(values.get(k) != ref.get(k) for k in LEDGER_MATCH)
     ]
     rows = [
-        {"task": task, "scoring function": name, "gap": float(results[slug][key]), "chapter": slug}
+        {
+            "task": task,
+            "scoring function": name,
+            "gap": float(results[slug][key]),
+            "size gap": float(results[slug].get(size_key(key), np.nan)),
+            "chapter": slug,
+        }
         for (slug, key), (task, name) in LEDGER_KEYS.items()
         if slug in results and slug not in stale and key in results[slug]
     ]
-    table = pd.DataFrame(rows, columns=["task", "scoring function", "gap", "chapter"])
+    table = pd.DataFrame(rows, columns=["task", "scoring function", "gap", "size gap", "chapter"])
     table = table[np.isfinite(table["gap"].astype(float))].reset_index(drop=True)
     return table, stale
 

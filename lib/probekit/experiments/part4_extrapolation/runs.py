@@ -1,11 +1,15 @@
-"""Training the probes of Part IV (Kunz & Kuhlmann 2021, §3.6) in one batched pass per task.
+"""Training the probes of Part IV (Kunz & Kuhlmann 2021, §3.5-3.6), task by task.
 
-:func:`run_splits` trains the standard, control and extrapolation probes of several splits of
-the same task together, so probes that several splits share (the standard/control probes on all
-training examples) are trained once; :func:`run_task` does it for one task of the sample, from
-its examples to the probes. A task can also score the control setup alone on further splits'
-hard sets ("reference controls"): those probes are the shared standard probes, so they cost an
-evaluation, not a training.
+A task's probes fall into two kinds. The *shared* probes train on the same examples whatever
+the split: the standard probes on every training example (the standard and control setups of
+every split, and the reference controls) and the size-control probes on a seeded random half
+(§3.5; scored on all evaluation examples and on each split's hard set).
+:func:`shared_probes` trains them once per task, layer and seed, keeps every epoch's predictions
+and losses on all evaluation examples, and caches them on disk, so the chapters of the part that
+probe the same task read them back instead of training them again; any evaluation subset is then
+scored after the fact (:func:`~probekit.probes.mlp.epoch_results`). The *extrapolation* probes
+train on one split's easy set and are trained per split in one batched pass
+(:func:`run_splits`). :func:`run_task` does both for one task of the sample.
 """
 
 from __future__ import annotations
@@ -19,20 +23,121 @@ import pandas as pd
 from probekit.errors import ParameterError
 from probekit.experiments.part4_extrapolation.sample import Sample, layer_inputs, task_examples
 from probekit.experiments.part4_extrapolation.scoring import LearnedScores
-from probekit.experiments.part4_extrapolation.splits import SplitSetups, build_splits
+from probekit.experiments.part4_extrapolation.splits import (
+    EXPERIMENT_SETUPS,
+    SplitSetups,
+    build_splits,
+)
 from probekit.io import tasks
-from probekit.methods.extrapolation import grid
-from probekit.probes.mlp import MLPTrainResult
+from probekit.io.cache import Cache
+from probekit.methods.extrapolation.splits import size_control_mask
+from probekit.probes.mlp import BATCH_SIZE, MLPTrainResult, ProbeSpec, epoch_results
 from probekit.probes.mlp_batched import train_batched
+
+# The two kinds of shared probe, in the order of the cached arrays' kind axis.
+SHARED_KINDS: tuple[str, ...] = ("all", "half")
+# Which shared probe, scored on which evaluation set, gives each setup; "extrapolation" is
+# trained per split.
+SHARED_SETUPS: dict[str, tuple[str, str]] = {
+    "standard": ("all", "every"),
+    "control": ("all", "hard"),
+    "size_control": ("half", "every"),
+    "size_control_hard": ("half", "hard"),
+}
+# Bump when the shared probes' training changes, so that cached probes are retrained.
+_SHARED_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class SharedProbes:
+    """The standard and size-control probes of one task, per layer and seed (§3.5-3.6).
+
+    ``epoch_pred`` (L, S, 2, E, M) int16 and ``epoch_loss`` (L, S, 2, E, M) float32: every
+    epoch's predictions and cross-entropies on all M evaluation examples, kind "all" (every
+    training example) then "half" (the size control's half, ``half`` bool (N,)). ``n_updates``
+    (2,): batch updates of each kind; ``n_trained``: probes trained by this call (0 when read
+    from the cache).
+    """
+
+    epoch_pred: np.ndarray
+    epoch_loss: np.ndarray
+    half: np.ndarray
+    n_updates: np.ndarray
+    n_trained: int
+
+
+def shared_probes(
+    sample: Sample,
+    task: str,
+    layers: Sequence[int],
+    seeds: Sequence[int],
+    epochs: int,
+    order_seed: int | None,
+    size_seed: int,
+    cache: Cache | None = None,
+) -> SharedProbes:
+    """Train (or read back) the shared probes of ``task``: standard and size control (§3.5-3.6).
+
+    Kunz & Kuhlmann 2021, §3.6 (standard: all training examples) and §3.5 (size control: the
+    standard training set randomly halved, :func:`~probekit.methods.extrapolation.splits.
+    size_control_mask` with ``size_seed``, one half for every seed so that its probes share
+    every minibatch). Cached on disk under the sample's embedding keys and every training
+    setting, so chapters 42-44 train them once per task.
+    """
+    store = cache or Cache()
+    train, eval_ = task_examples(task, sample)
+    half = size_control_mask(len(train), size_seed)
+    key = {
+        "kind": "extrapolation_shared",
+        "version": _SHARED_VERSION,
+        "train": sample.emb_train.entry.key,
+        "eval": sample.emb_eval.entry.key,
+        "task": task,
+        "layers": [int(k) for k in layers],
+        "seeds": [int(s) for s in seeds],
+        "epochs": int(epochs),
+        "order_seed": order_seed,
+        "size_seed": int(size_seed),
+    }
+    trained = []
+
+    def build(writer) -> None:
+        Xt, Xe = layer_inputs(sample, train, eval_, layers)
+        specs = [
+            ProbeSpec(int(seed), view, order_seed, rows)
+            for view in range(len(layers))
+            for seed in seeds
+            for rows in (None, half)
+        ]
+        result = train_batched(
+            Xt, train.y, Xe, eval_.y, len(train.labels), specs, epochs=epochs, record_epochs=True
+        )
+        shape = (len(layers), len(seeds), len(SHARED_KINDS), epochs, len(eval_))
+        writer.array("epoch_pred", result.epoch_pred.reshape(shape))
+        # Half precision is plenty for losses that are only ever averaged over many examples.
+        writer.array("epoch_loss", result.epoch_loss.reshape(shape).astype(np.float16))
+        trained.append(result.n_trained)
+
+    entry = store.get_or_create(key, build)
+    n_updates = np.array([epochs * -(-int(n) // BATCH_SIZE) for n in (len(train), half.sum())])
+    return SharedProbes(
+        entry.array("epoch_pred"),
+        entry.array("epoch_loss"),
+        half,
+        n_updates,
+        sum(trained),
+    )
 
 
 @dataclass(frozen=True, eq=False)
 class SplitRun:
-    """Probes of several splits of one task: the trainer's result and one index row per probe.
+    """Probes of several splits of one task: their results and one index row per probe.
 
-    ``index`` columns: split, layer, seed, setup, n_train, n_eval. ``y_eval`` (M,) gold labels;
-    ``sent_eval`` (M,) the sentence of each evaluation item (an index into the evaluation
-    sentences); ``eval_masks`` maps (split, layer) to the split's hard evaluation set, bool (M,).
+    ``index`` columns: split, layer, seed, setup, n_train, n_eval; row k describes row k of
+    ``result`` (``acc``, ``eval_loss``, ``pred_best``, ``n_updates``). ``y_eval`` (M,) gold
+    labels; ``sent_eval`` (M,) the sentence of each evaluation item (an index into the
+    evaluation sentences); ``eval_masks`` maps (split, layer) to the split's hard evaluation
+    set, bool (M,).
     """
 
     result: MLPTrainResult
@@ -42,41 +147,102 @@ class SplitRun:
     sent_eval: np.ndarray
 
 
+def _per_layer(setups_: SplitSetups, n_layers: int) -> list:
+    """One setups dict per layer, whether a split has one for all layers or one per layer."""
+    return [setups_] * n_layers if isinstance(setups_, Mapping) else list(setups_)
+
+
 def run_splits(
-    X_train: np.ndarray,
-    X_eval: np.ndarray,
+    X_train: np.ndarray | None,
+    X_eval: np.ndarray | None,
     train: tasks.Examples,
     eval_: tasks.Examples,
     splits: Mapping[str, SplitSetups],
     layers: Sequence[int],
     seeds: Sequence[int],
+    shared: SharedProbes,
     epochs: int = 5,
     order_seed: int | None = None,
 ) -> SplitRun:
-    """Train every split's setups for every layer and seed in one batched pass (§3.6).
+    """Every setup of every split, layer and seed: extrapolation probes trained, the rest read.
 
-    Kunz & Kuhlmann 2021, §3.6. ``splits`` maps a split name to one setups dict for all layers,
-    or a list with one per layer (learning-based scores), as
-    :func:`~probekit.experiments.part4_extrapolation.splits.build_splits` gives them.
-    ``X_train`` (L, N, d) and ``X_eval`` (L, M, d), view i being ``layers[i]``. Probes that
-    several splits share are trained once by the batched trainer.
+    Kunz & Kuhlmann 2021, §3.5-3.6. ``splits`` maps a split name to one setups dict for all
+    layers, or a list with one per layer (learning-based scores), as :func:`build_splits` gives
+    them; a split whose setups include "extrapolation" gets every setup of
+    :data:`~probekit.experiments.part4_extrapolation.splits.EXPERIMENT_SETUPS`, one with
+    "control" only (a reference control) just that. ``X_train`` (L, N, d) and ``X_eval``
+    (L, M, d), view i being ``layers[i]``, are needed only when a split trains extrapolation
+    probes, which all train in one batched pass; ``shared`` (:func:`shared_probes`) gives the
+    other setups, scored on each split's hard set.
     """
     if not splits:
         raise ParameterError("splits", "is empty: give at least one split")
-    all_specs, frames, masks = [], [], {}
+    y = np.asarray(eval_.y)
+    specs, masks, rows = [], {}, []
     for name, setups_ in splits.items():
-        specs, index = grid.probe_grid(setups_, layers, seeds, order_seed)
-        all_specs += specs
-        frames.append(index.assign(split=name))
-        per_layer = [setups_] * len(layers) if isinstance(setups_, Mapping) else list(setups_)
-        for layer, layer_setups in zip(layers, per_layer, strict=True):
-            masks[(name, int(layer))] = np.asarray(layer_setups["control"].eval)
-    result = train_batched(
-        X_train, train.y, X_eval, eval_.y, len(train.labels), all_specs, epochs=epochs
+        per_layer = _per_layer(setups_, len(layers))
+        for view, (layer, layer_setups) in enumerate(zip(layers, per_layer, strict=True)):
+            hard = np.asarray(layer_setups["control"].eval)
+            masks[(name, int(layer))] = hard
+            names = EXPERIMENT_SETUPS if "extrapolation" in layer_setups else ("control",)
+            for seed in seeds:
+                for setup in names:
+                    if setup == "extrapolation":
+                        easy = layer_setups["extrapolation"].train
+                        specs.append(ProbeSpec(int(seed), view, order_seed, easy, hard))
+                    rows.append((name, int(layer), int(seed), setup, view))
+    trained = None
+    if specs:
+        if X_train is None or X_eval is None:
+            raise ParameterError("X_train", "is needed to train the extrapolation probes")
+        trained = train_batched(
+            X_train, train.y, X_eval, y, len(train.labels), specs, epochs=epochs
+        )
+    # Scores of the shared probes on every evaluation set in use: (layer, kind, set) -> arrays.
+    scored: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    acc, loss, pred, n_upd, n_tr, n_ev = [], [], [], [], [], []
+    k_extra = 0
+    for name, layer, seed, setup, view in rows:
+        hard = masks[(name, layer)]
+        if setup == "extrapolation":
+            k = k_extra
+            k_extra += 1
+            acc.append(trained.acc[k])
+            loss.append(trained.eval_loss[k])
+            pred.append(trained.pred_best[k])
+            n_upd.append(trained.n_updates[k])
+            n_tr.append(int(specs[k].train.sum()))
+            n_ev.append(int(hard.sum()))
+            continue
+        kind, on = SHARED_SETUPS[setup]
+        where = None if on == "every" else hard
+        cache_key = (view, kind, None if where is None else name)
+        if cache_key not in scored:
+            i = SHARED_KINDS.index(kind)
+            scored[cache_key] = epoch_results(
+                shared.epoch_pred[view, :, i], shared.epoch_loss[view, :, i], y, where
+            )
+        a, p, lo = scored[cache_key]
+        s = list(seeds).index(seed)
+        acc.append(a[s])
+        loss.append(lo[s])
+        pred.append(p[s])
+        n_upd.append(shared.n_updates[SHARED_KINDS.index(kind)])
+        n_tr.append(len(train) if kind == "all" else int(shared.half.sum()))
+        n_ev.append(len(y) if where is None else int(hard.sum()))
+    index = pd.DataFrame([r[:4] for r in rows], columns=["split", "layer", "seed", "setup"]).assign(
+        n_train=n_tr, n_eval=n_ev
     )
-    index = pd.concat(frames, ignore_index=True)
-    index = index[["split", "layer", "seed", "setup", "n_train", "n_eval"]]
-    return SplitRun(result, index, np.asarray(eval_.y), masks, np.asarray(eval_.sent))
+    result = MLPTrainResult(
+        specs=tuple(specs),
+        acc=np.asarray(acc),
+        pred_best=np.asarray(pred, dtype=np.int16),
+        n_updates=np.asarray(n_upd),
+        n_trained=shared.n_trained + (trained.n_trained if trained is not None else 0),
+        flops=trained.flops if trained is not None else 0.0,
+        eval_loss=np.asarray(loss),
+    )
+    return SplitRun(result, index, y, masks, np.asarray(eval_.sent))
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,6 +253,7 @@ class TaskRun:
     splits); ``skipped`` maps a split that could not be made to the reason; ``run`` is None
     when every split was skipped. ``controls`` maps each reference-control split (control setup
     only, see :func:`run_task`) to its split points; they are in ``run`` but not in ``points``.
+    ``half`` (N,) bool is the size control's training half.
     """
 
     task: str
@@ -96,6 +263,7 @@ class TaskRun:
     skipped: dict[str, str]
     run: SplitRun | None
     controls: dict = field(default_factory=dict)
+    half: np.ndarray | None = None
 
 
 def run_task(
@@ -108,30 +276,42 @@ def run_task(
     order_seed: int | None = None,
     learned: LearnedScores | None = None,
     controls: Sequence[str] = (),
+    size_seed: int = 0,
+    widen_top_ties: bool = True,
+    cache: Cache | None = None,
 ) -> TaskRun:
-    """Examples, splits and the three setups of every split ``names`` of ``task`` (§3.3-3.6).
+    """Examples, splits and every setup of every split ``names`` of ``task`` (§3.3-3.6).
 
-    Kunz & Kuhlmann 2021, §3.6: per split, layer and seed one probe per setup; all probes of
-    the task train in one batched pass. ``learned`` (from
-    :func:`~probekit.experiments.part4_extrapolation.scoring.ensemble_scores` over the same
-    ``layers``) is needed for learning-based splits. Empty hard sets caused by ties at the top
-    score are widened to those tied examples (``include_top_ties``).
+    Kunz & Kuhlmann 2021, §3.5-3.6: per split, layer and seed the standard, control,
+    extrapolation and size-control setups (:data:`~probekit.experiments.part4_extrapolation.
+    splits.EXPERIMENT_SETUPS`); the shared probes come from :func:`shared_probes` (trained once
+    per task, cached), the extrapolation probes of all splits train in one batched pass.
+    ``learned`` (from :func:`~probekit.experiments.part4_extrapolation.scoring.ensemble_scores`
+    over the same ``layers``) is needed for learning-based splits. With ``widen_top_ties``,
+    empty hard sets caused by ties at the top score are widened to those tied examples.
 
     ``controls`` names further splits whose control setup alone is scored (§4.5 compares the
-    control accuracies of all scoring functions): their probes train on all examples like the
-    standard ones, so the trainer shares them and they add evaluations only. A split skipped
-    there is reported in ``skipped`` too.
+    control accuracies of all scoring functions): their probes are the shared standard ones,
+    so they cost an evaluation, not a training. A split skipped there is reported in
+    ``skipped`` too.
     """
     train, eval_ = task_examples(task, sample)
-    splits, points, skipped = build_splits(names, train, eval_, len(layers), learned)
+    splits, points, skipped = build_splits(
+        names, train, eval_, len(layers), learned, include_top_ties=widen_top_ties,
+        setup_names=("control", "extrapolation"),
+    )  # fmt: skip
     extra = [c for c in controls if c not in names]
     control_splits, control_points, control_skipped = build_splits(
-        extra, train, eval_, len(layers), learned, setup_names=("control",)
-    )
+        extra, train, eval_, len(layers), learned, include_top_ties=widen_top_ties,
+        setup_names=("control",),
+    )  # fmt: skip
     skipped = skipped | control_skipped
-    run = None
-    if splits or control_splits:
+    if not (splits or control_splits):
+        return TaskRun(task, train, eval_, points, skipped, None, control_points)
+    shared = shared_probes(sample, task, layers, seeds, epochs, order_seed, size_seed, cache)
+    Xt = Xe = None
+    if splits:
         Xt, Xe = layer_inputs(sample, train, eval_, layers)
-        every = splits | control_splits
-        run = run_splits(Xt, Xe, train, eval_, every, layers, seeds, epochs, order_seed)
-    return TaskRun(task, train, eval_, points, skipped, run, control_points)
+    every = splits | control_splits
+    run = run_splits(Xt, Xe, train, eval_, every, layers, seeds, shared, epochs, order_seed)
+    return TaskRun(task, train, eval_, points, skipped, run, control_points, shared.half)

@@ -8,6 +8,7 @@ chapters pay for it once); :func:`split_scores` gives the scores a split of §3.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from probekit.io import tasks
 from probekit.io.cache import Cache
 from probekit.methods.extrapolation import grid
 from probekit.methods.extrapolation import scores as scoring
-from probekit.probes.mlp import BATCH_SIZE, ProbeSpec
+from probekit.probes.mlp import BATCH_SIZE
 from probekit.probes.mlp_batched import train_batched
 
 STATIC_SCORERS: tuple[str, ...] = (
@@ -41,9 +42,6 @@ SPLIT_SCORER: dict[str, str] = {
     "sample_loss": "sample_loss",
     "speed_of_learning": "speed_of_learning",
 }
-
-# The learning-based scores of every layer: scorer -> (train (L, N), eval (L, M)).
-LearnedScores = Mapping[str, tuple[np.ndarray, np.ndarray]]
 
 
 def static_scores(
@@ -71,6 +69,40 @@ def static_scores(
     raise ParameterError("scorer", f"'{scorer}' is not one of {STATIC_SCORERS}")
 
 
+@dataclass(frozen=True, eq=False)
+class EnsembleScores:
+    """The learning-based scores of every layer and how the ensemble's probes ended.
+
+    ``scores`` maps "sample_loss" and "speed_of_learning" to (train (L, N), eval (L, M));
+    ``still_falling`` (L, F, S) bool says, per layer, fold and seed, whether the ensemble
+    probe's loss on the examples it scores was still falling at its last epoch
+    (:func:`~probekit.probes.mlp.loss_still_falling`); ``folds`` is the number of folds (1: the
+    paper's ensemble, trained on every training example). Indexing by scorer reads ``scores``.
+    """
+
+    scores: dict[str, tuple[np.ndarray, np.ndarray]]
+    still_falling: np.ndarray
+    folds: int
+
+    def __getitem__(self, scorer: str) -> tuple[np.ndarray, np.ndarray]:
+        """(train (L, N), eval (L, M)) scores of ``scorer``."""
+        return self.scores[scorer]
+
+
+# The learning-based scores of every layer: scorer -> (train (L, N), eval (L, M)), as a mapping
+# or as the EnsembleScores of ensemble_scores.
+LearnedScores = Mapping[str, tuple[np.ndarray, np.ndarray]] | EnsembleScores
+
+# Bump when the ensemble's training or scoring changes, so that cached scores are rebuilt.
+_ENSEMBLE_VERSION = 2
+
+
+def _per_example(values: np.ndarray, folds: list[grid.EnsembleFold]) -> np.ndarray:
+    """Each example's value from the fold that scores it: (L, F, N + M) -> (L, N + M)."""
+    which = np.stack([np.concatenate([f.score_train, f.score_eval]) for f in folds])  # (F, N+M)
+    return np.where(which[None], values, 0.0).sum(axis=1)
+
+
 def ensemble_scores(
     sample: Sample,
     task: str,
@@ -78,24 +110,31 @@ def ensemble_scores(
     seeds: Sequence[int] = grid.ENSEMBLE_SEEDS,
     epochs: int = 5,
     order_seed: int | None = None,
+    folds: int = 1,
+    fold_seed: int = 0,
     cache: Cache | None = None,
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+) -> EnsembleScores:
     """Sample-loss and speed-of-learning scores per layer from a probe ensemble (§3.4.3).
 
-    Kunz & Kuhlmann 2021, §3.4.3: one standard probe per (layer, seed) on all training
-    examples, recorded at :data:`~probekit.methods.extrapolation.scores.SPEED_CHECKPOINTS`
-    updates and at the end. Returns ``{"sample_loss": (train (L, N), eval (L, M)),
-    "speed_of_learning": ...}``. Both sets are scored by the same ensemble (trained on S_train
-    only). Checkpoints beyond the probes' last update are left out (tiny samples only; 1,000
-    sentences give hundreds of updates per epoch). Cached on disk under the sample's embedding
-    keys, so a second chapter reads the scores back.
+    Kunz & Kuhlmann 2021, §3.4.3: ``len(seeds)`` probes per layer, recorded at
+    :data:`~probekit.methods.extrapolation.scores.SPEED_CHECKPOINTS` updates and at the end.
+    ``folds`` 1 trains them on every training example and scores every example with all of
+    them, as the paper does (a training example's loss is then in-sample); ``folds`` >= 2
+    cross-fits them (:func:`~probekit.methods.extrapolation.grid.ensemble_folds`, sentences
+    dealt with ``fold_seed``): every example, training or evaluation, is scored by the
+    ``len(seeds)`` probes of the one fold that did not train on it. Checkpoints beyond the
+    probes' last update are left out (tiny samples only). Cached on disk under the sample's
+    embedding keys, so a second chapter reads the scores back.
     """
     store = cache or Cache()
     train, eval_ = task_examples(task, sample)
-    updates = epochs * -(-len(train) // BATCH_SIZE)
+    plan = grid.ensemble_folds(train.sent, eval_.sent, folds, fold_seed)
+    smallest = min(int(f.train.sum()) for f in plan)
+    updates = epochs * -(-smallest // BATCH_SIZE)
     ckpts = tuple(c for c in scoring.SPEED_CHECKPOINTS if c <= updates)
     key = {
         "kind": "extrapolation_ensemble",
+        "version": _ENSEMBLE_VERSION,
         "train": sample.emb_train.entry.key,
         "eval": sample.emb_eval.entry.key,
         "task": task,
@@ -103,32 +142,38 @@ def ensemble_scores(
         "seeds": [int(s) for s in seeds],
         "epochs": int(epochs),
         "order_seed": order_seed,
+        "folds": int(folds),
+        "fold_seed": int(fold_seed) if folds > 1 else None,
         "checkpoints": list(ckpts),
     }
 
     def build(writer) -> None:
         Xt, Xe = layer_inputs(sample, train, eval_, layers)
-        specs = grid.ensemble_specs(len(layers), seeds)
-        specs = [ProbeSpec(s.seed, s.view, order_seed) for s in specs]
+        X_scored = np.concatenate([Xt, Xe], axis=1)  # every example is scored as an eval row
+        y_scored = np.concatenate([train.y, eval_.y])
+        specs = grid.ensemble_specs(len(layers), seeds, plan, order_seed)
         result = train_batched(
-            Xt, train.y, Xe, eval_.y, len(train.labels), specs, epochs=epochs,
-            checkpoints=ckpts, record_loss=True,
+            Xt, train.y, X_scored, y_scored, len(train.labels), specs, epochs=epochs,
+            checkpoints=ckpts, record_loss=True, record_train=False,
         )  # fmt: skip
-        L, S = len(layers), len(seeds)
-        for part, loss, correct in (
-            ("train", result.loss_train, result.ckpt_correct_train),
-            ("eval", result.loss_eval, result.ckpt_correct_eval),
+        L, F, S, n = len(layers), len(plan), len(seeds), len(train)
+        loss = scoring.sample_loss(result.loss_eval.reshape(L, F, S, -1))  # (L, F, N + M)
+        correct = result.ckpt_correct_eval.reshape(L, F, S, len(ckpts), -1)
+        speed = scoring.speed_of_learning(correct)  # (L, F, N + M)
+        for name, values in (
+            ("loss", _per_example(loss, plan)),
+            ("speed", _per_example(speed, plan)),
         ):
-            n = loss.shape[-1]
-            writer.array(f"loss_{part}", scoring.sample_loss(loss.reshape(L, S, n)))
-            speed = scoring.speed_of_learning(correct.reshape(L, S, -1, n))
-            writer.array(f"speed_{part}", speed)
+            writer.array(f"{name}_train", values[:, :n])
+            writer.array(f"{name}_eval", values[:, n:])
+        writer.array("still_falling", result.still_falling.reshape(L, F, S))
 
     entry = store.get_or_create(key, build)
-    return {
+    scores = {
         "sample_loss": (entry.array("loss_train", False), entry.array("loss_eval", False)),
         "speed_of_learning": (entry.array("speed_train", False), entry.array("speed_eval", False)),
     }
+    return EnsembleScores(scores, entry.array("still_falling", False), int(folds))
 
 
 def is_learning_split(split: str) -> bool:

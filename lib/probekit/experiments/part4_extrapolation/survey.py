@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
+from probekit.experiments.deviations import MAX_CAP_SHARE, cap_share
 from probekit.experiments.part4_extrapolation.config import ScoringFunctionsConfig
 from probekit.experiments.part4_extrapolation.figures import SCORE_PANELS
 from probekit.experiments.part4_extrapolation.sample import (
@@ -23,7 +24,11 @@ from probekit.experiments.part4_extrapolation.sample import (
     load_sample,
     task_examples,
 )
-from probekit.experiments.part4_extrapolation.scoring import ensemble_scores, split_scores
+from probekit.experiments.part4_extrapolation.scoring import (
+    EnsembleScores,
+    ensemble_scores,
+    split_scores,
+)
 from probekit.experiments.part4_extrapolation.splits import TASK_SPLITS, build_splits
 from probekit.experiments.part4_extrapolation.tables import example_items, split_sizes
 from probekit.io import tasks
@@ -57,7 +62,7 @@ class SplitSurvey:
     e.g. "T1 tag_proportion", to (split points, train scores (N,), eval scores (M,)), learning-
     based ones at ``score_layer``; ``skipped`` maps a split that could not be made to the
     reason; ``sizes`` is :func:`~probekit.experiments.part4_extrapolation.tables.split_sizes`
-    of ``entries``.
+    of ``entries``; ``ensembles`` maps a task to its scoring ensemble.
     """
 
     config: ScoringFunctionsConfig
@@ -68,6 +73,7 @@ class SplitSurvey:
     entries: dict[str, tuple[extrapolation_splits.SplitPoints, np.ndarray, np.ndarray]]
     skipped: dict[str, str]
     sizes: pd.DataFrame
+    ensembles: dict[str, EnsembleScores]
 
 
 def survey_splits(config: ScoringFunctionsConfig) -> SplitSurvey:
@@ -84,28 +90,35 @@ def survey_splits(config: ScoringFunctionsConfig) -> SplitSurvey:
     if shown not in layer_list:
         raise ParameterError("score_layer", f"{shown} is not among the layers {layer_list}")
     pos = layer_list.index(shown)
-    examples, entries, skipped = {}, {}, {}
+    examples, entries, skipped, ensembles = {}, {}, {}, {}
     for task, names in TASK_SPLITS.items():
         train, evaluation = task_examples(task, sample)
         examples[task] = (train, evaluation)
-        learned = ensemble_scores(
-            sample, task, layer_list, config.ensemble_seeds, config.epochs, config.order
-        )
-        _, points, skip = build_splits(names, train, evaluation, len(layer_list), learned)
+        learned = ensembles[task] = ensemble_scores(
+            sample, task, layer_list, config.ensemble_seeds, config.epochs, config.order,
+            config.ensemble_folds, config.fold_seed,
+        )  # fmt: skip
+        _, points, skip = build_splits(
+            names, train, evaluation, len(layer_list), learned,
+            include_top_ties=config.widen_top_ties,
+        )  # fmt: skip
         for name, p in points.items():
             ts, es = split_scores(name, train, evaluation, learned, pos)
             entries[f"{TASK_LABEL[task]} {name}"] = (p[pos] if isinstance(p, list) else p, ts, es)
         skipped.update({f"{TASK_LABEL[task]} {k}": v for k, v in skip.items()})
     return SplitSurvey(
-        config, sample, layer_list, shown, examples, entries, skipped, split_sizes(entries)
-    )
+        config, sample, layer_list, shown, examples, entries, skipped, split_sizes(entries),
+        ensembles,
+    )  # fmt: skip
 
 
 def survey_values(survey: SplitSurvey) -> dict[str, object]:
     """Chapter 41's glue values.
 
-    Sample and example counts, the ensemble, the layer shown, the skipped splits, and m1, m2, easy %
-    and hard % of each split of :data:`SIZE_KEYS` (NaN for a skipped split).
+    Sample and example counts, the ensemble (its folds, and the share (%) of its probes whose
+    loss on the examples they score was still falling at their last epoch, ``cap_share``), the
+    size control's half, the layer shown, the skipped splits, and m1, m2, easy % and hard % of
+    each split of :data:`SIZE_KEYS` (NaN for a skipped split).
     """
     (pos_train, pos_eval), (dep_train, dep_eval) = survey.examples["pos"], survey.examples["deprel"]
     v: dict[str, object] = {
@@ -120,7 +133,14 @@ def survey_values(survey: SplitSurvey) -> dict[str, object]:
         "score_layer": int(survey.score_layer),
         "pooling": survey.config.pooling,
         "skipped": "; ".join(f"{k}: {v}" for k, v in survey.skipped.items()) or "none",
+        "ensemble_folds": int(survey.config.ensemble_folds),
+        "n_half_words": int(len(pos_train) // 2),
+        "n_half_arcs": int(len(dep_train) // 2),
     }
+    falling = [np.asarray(e.still_falling).ravel() for e in survey.ensembles.values()]
+    v |= {"n_ensemble_probes": int(sum(len(f) for f in falling)), "cap_max": 100 * MAX_CAP_SHARE}
+    v["cap_share"] = 100 * cap_share(list(np.concatenate(falling))) if falling else float("nan")
+    v["cap_ok"] = "below" if v["cap_share"] < 100 * MAX_CAP_SHARE else "not below"
     sizes = survey.sizes
     for key, split in SIZE_KEYS.items():
         have = split in sizes.index

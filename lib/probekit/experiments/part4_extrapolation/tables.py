@@ -17,15 +17,26 @@ from probekit.io import tasks
 from probekit.io.treebanks import Sentence
 from probekit.methods.extrapolation import splits as extrapolation_splits
 
-_PROBE_COLUMNS = ["split", "layer", "seed", "setup", "n_train", "n_eval", "accuracy", "task"]
-_GAP_COLUMNS = ["split", "layer", *EXPERIMENT_SETUPS, "difficulty", "extrapolation_gap", "task"]
+_PROBE_COLUMNS = [
+    "split", "layer", "seed", "setup", "n_train", "n_eval", "accuracy", "still_falling", "task",
+]  # fmt: skip
+# The gaps of each split and layer, in points: what the paper compares and the size control.
+GAPS: tuple[str, ...] = ("difficulty", "extrapolation_gap", "size_cost", "size_gap")
+_GAP_COLUMNS = ["split", "layer", *EXPERIMENT_SETUPS, *GAPS, "task"]
 _POINT_COLUMNS = ["split", "rule", "m1", "m1 from", "m2", "m2 from"]
 _SIZE_COLUMNS = [*_POINT_COLUMNS, "easy", "easy %", "hard", "hard %"]
 
 
 def probe_table(run: SplitRun) -> pd.DataFrame:
-    """One row per probe with its best-epoch accuracy in percent (§3.6), column ``accuracy``."""
-    return run.index.assign(accuracy=100 * run.result.best_acc)
+    """One row per probe: best-epoch accuracy in percent (§3.6) and whether it converged.
+
+    Columns of the run's index, ``accuracy`` and ``still_falling`` (the probe's loss on its
+    evaluation examples was lowest at its last epoch,
+    :func:`~probekit.probes.mlp.loss_still_falling`).
+    """
+    return run.index.assign(
+        accuracy=100 * run.result.best_acc, still_falling=run.result.still_falling
+    )
 
 
 def setup_summary(run: SplitRun) -> pd.DataFrame:
@@ -47,11 +58,14 @@ def setup_summary(run: SplitRun) -> pd.DataFrame:
 
 
 def gap_table(run: SplitRun) -> pd.DataFrame:
-    """Per split and layer: mean accuracy (%) of each setup and the two gaps that matter.
+    """Per split and layer: mean accuracy (%) of each setup and the gaps (points) that matter.
 
     Kunz & Kuhlmann 2021, §4: ``difficulty`` = standard - control (how much harder the hard set
     is) and ``extrapolation_gap`` = control - extrapolation (what training on easy data only
-    costs on the same hard items).
+    costs on the same hard items). §3.5: ``size_cost`` = standard - size_control (what halving
+    the training set costs; the paper saw at most 1 point). Ours: ``size_gap`` =
+    size_control_hard - extrapolation, the extrapolation gap against probes trained on a random
+    half instead of all training examples, so that it does not count the smaller training set.
     """
     wide = setup_summary(run).pivot_table(
         index=["split", "layer"], columns="setup", values="accuracy", sort=False
@@ -59,6 +73,8 @@ def gap_table(run: SplitRun) -> pd.DataFrame:
     wide = wide.reindex(columns=list(EXPERIMENT_SETUPS))
     wide["difficulty"] = wide["standard"] - wide["control"]
     wide["extrapolation_gap"] = wide["control"] - wide["extrapolation"]
+    wide["size_cost"] = wide["standard"] - wide["size_control"]
+    wide["size_gap"] = wide["size_control_hard"] - wide["extrapolation"]
     wide.columns.name = None
     return wide.reset_index()
 

@@ -1,12 +1,16 @@
 """The probes of Kunz & Kuhlmann 2021, §3.6, and the §3.4.3 scoring ensemble.
 
-One MLP probe per layer x seed x setup and their specifications for the batched trainer.
+One MLP probe per layer x seed x setup and their specifications for the batched trainer; the
+scoring ensemble, either trained on every training example as in the paper or cross-fitted
+(:func:`ensemble_folds`), so that no example is scored by a probe that trained on it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
@@ -51,10 +55,84 @@ def probe_grid(
     return specs, index
 
 
-def ensemble_specs(n_layers: int, seeds: Sequence[int] = ENSEMBLE_SEEDS) -> list[ProbeSpec]:
-    """The §3.4.3 ensemble: one standard probe per (layer, seed), layer-major, (L * S,) specs.
+@dataclass(frozen=True, eq=False)
+class EnsembleFold:
+    """One fold of the scoring ensemble: what its probes train on and which examples they score.
 
-    Kunz & Kuhlmann 2021, §3.4.3. Train them with ``checkpoints=SPEED_CHECKPOINTS`` and
-    ``record_loss=True``; reshape the recorded arrays to (L, S, ...) for per-layer scores.
+    ``train`` bool (N,) selects the training examples its probes learn from; ``score_train``
+    bool (N,) and ``score_eval`` bool (M,) the training and evaluation examples they score.
     """
-    return [ProbeSpec(int(seed), view) for view in range(n_layers) for seed in seeds]
+
+    train: np.ndarray
+    score_train: np.ndarray
+    score_eval: np.ndarray
+
+
+def _deal(sentences: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
+    """Fold of each example (n,): its sentence's place in a seeded shuffle, modulo ``folds``."""
+    ids = np.unique(sentences)
+    fold_of = np.empty(int(ids.max()) + 1 if len(ids) else 0, dtype=np.int64)
+    fold_of[rng.permutation(ids)] = np.arange(len(ids)) % folds
+    return fold_of[sentences]
+
+
+def ensemble_folds(
+    train_sent: np.ndarray, eval_sent: np.ndarray, folds: int, seed: int
+) -> list[EnsembleFold]:
+    """The folds of the §3.4.3 scoring ensemble, whole sentences at a time.
+
+    Kunz & Kuhlmann 2021, §3.4.3 train the ensemble on every training example and score the
+    training examples with it, so a training example's score is that of probes that learnt it,
+    and the ensemble trains exactly as the evaluated standard probes do. ``folds=1`` is that
+    protocol: one fold that trains on everything and scores everything. With ``folds >= 2``
+    the ensemble is cross-fitted: the training sentences are dealt into ``folds`` folds in a
+    random order drawn with ``seed``; fold j's probes train on the other folds' examples and
+    score fold j's, so no example is scored by a probe that trained on it, and no ensemble probe
+    trains on the evaluated probes' training set. The evaluation sentences are dealt the same
+    way, so every example, training or evaluation, is scored by the probes of one fold, which
+    did not see it. ``train_sent`` (N,) and ``eval_sent`` (M,) give each example's sentence;
+    the examples of one sentence share a fold, as their contexts overlap.
+    """
+    if int(folds) < 1:
+        raise ParameterError("folds", f"must be >= 1, got {folds}")
+    train_sent, eval_sent = np.asarray(train_sent), np.asarray(eval_sent)
+    if folds == 1:
+        every_train = np.ones(len(train_sent), dtype=bool)
+        return [EnsembleFold(every_train, every_train, np.ones(len(eval_sent), dtype=bool))]
+    if len(np.unique(train_sent)) < folds:
+        raise ParameterError(
+            "folds", f"{folds} folds need at least {folds} training sentences, got "
+            f"{len(np.unique(train_sent))}",
+        )  # fmt: skip
+    rng = np.random.default_rng(int(seed))
+    train_fold, eval_fold = _deal(train_sent, folds, rng), _deal(eval_sent, folds, rng)
+    return [EnsembleFold(train_fold != j, train_fold == j, eval_fold == j) for j in range(folds)]
+
+
+def ensemble_specs(
+    n_layers: int,
+    seeds: Sequence[int] = ENSEMBLE_SEEDS,
+    folds: Sequence[EnsembleFold] | None = None,
+    order_seed: int | None = None,
+) -> list[ProbeSpec]:
+    """The §3.4.3 ensemble: one probe per (layer, fold, seed), in that order, (L * F * S,) specs.
+
+    Kunz & Kuhlmann 2021, §3.4.3. Without ``folds``, one standard probe per (layer, seed) on
+    every training example, evaluated on every evaluation example. With ``folds``
+    (:func:`ensemble_folds`), each fold's probes train on ``fold.train`` and are evaluated on
+    the rows they score, indexed into the concatenation of the training and evaluation examples
+    (N + M rows: pass that concatenation as the trainer's evaluation set). Train them with
+    ``checkpoints=SPEED_CHECKPOINTS`` and ``record_loss=True``; reshape the recorded arrays to
+    (L, F, S, ...) for per-layer scores.
+    """
+    if folds is None:
+        return [
+            ProbeSpec(int(seed), view, order_seed) for view in range(n_layers) for seed in seeds
+        ]
+    scored = [np.concatenate([f.score_train, f.score_eval]) for f in folds]
+    return [
+        ProbeSpec(int(seed), view, order_seed, fold.train, rows)
+        for view in range(n_layers)
+        for fold, rows in zip(folds, scored, strict=True)
+        for seed in seeds
+    ]

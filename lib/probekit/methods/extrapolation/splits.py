@@ -7,7 +7,9 @@ to neither set. The setups then train and evaluate probes:
 - standard: all training examples -> all evaluation examples;
 - control: all training examples -> hard evaluation examples;
 - extrapolation: easy training examples -> hard evaluation examples;
-- size control (§3.5): a seeded random half of the training examples -> all evaluation examples.
+- size control (§3.5): a seeded random half of the training examples -> all evaluation examples;
+- size control on the hard set (ours): the same half -> hard evaluation examples, the
+  comparison for the extrapolation setup with the training-set size held (about) equal.
 
 One sentence sample serves all layers (the released code drew a new one per layer), and the
 speed-of-learning hard set is the top quartile of the score (the code took the value at 25 % of
@@ -33,7 +35,13 @@ LINGUISTIC_M2 = 29  # "very difficult" above 29 words (§3.5)
 MODIFIED_ARC_M1 = 3  # §4.2: easy arcs of length 1-2 instead of length 1 only
 
 
-SETUPS: tuple[str, ...] = ("standard", "control", "extrapolation", "size_control")
+SETUPS: tuple[str, ...] = (
+    "standard",
+    "control",
+    "extrapolation",
+    "size_control",
+    "size_control_hard",
+)
 
 
 # Which data supplied (m1, m2) per scorer in the released code (jekunz/extrapolation,
@@ -252,9 +260,13 @@ class Setup:
 def size_control_mask(n: int, seed: int) -> np.ndarray:
     """A seeded random half (n // 2) of n training examples, bool (n,) (§3.5 size control).
 
-    Kunz & Kuhlmann 2021, §3.5. The released ``len_control.py`` took the first half of the
-    example tensor instead (released code: jekunz/extrapolation, `main.py`).
+    Kunz & Kuhlmann 2021, §3.5: "we randomly sub-sampled the 'standard' training sets down to
+    50% of their original size". The same ``seed`` gives the same half. The released
+    ``len_control.py`` took the first half of the example tensor instead (released code:
+    jekunz/extrapolation, `len_control.py`).
     """
+    if n < 2:
+        raise ParameterError("n", f"needs at least 2 training examples to halve, got {n}")
     mask = np.zeros(n, dtype=bool)
     mask[np.random.default_rng(seed).choice(n, size=n // 2, replace=False)] = True
     return mask
@@ -271,9 +283,11 @@ def setups(
     """The train/eval masks of the standard, control, extrapolation and size-control setups.
 
     Kunz & Kuhlmann 2021, §3.6 (standard N→N, control N→H, extrapolation E→H) and §3.5 (size
-    control: a random half of N → N, drawn with ``seed``). ``train_scores`` (N,), ``eval_scores``
-    (M,). Raises :class:`ParameterError` when the easy or hard set is empty (ties at a split point
-    are in neither set, so heavily tied scores can empty a set).
+    control: a random half of N → N, drawn with ``seed``); ``size_control_hard`` trains on the
+    same half and tests on H, so that it and the extrapolation setup differ in which examples
+    they train on, not (much) in how many. ``train_scores`` (N,), ``eval_scores`` (M,). Raises
+    :class:`ParameterError` when the easy or hard set is empty (ties at a split point are in
+    neither set, so heavily tied scores can empty a set).
     """
     unknown = [n for n in names if n not in SETUPS]
     if unknown:
@@ -283,7 +297,7 @@ def setups(
     every_eval = np.ones(len(eval_scores), dtype=bool)
     easy, hard = easy_mask(train_scores, points), hard_mask(eval_scores, points)
     for mask, what, where in ((easy, "easy", "m1"), (hard, "hard", "m2")):
-        if not mask.any() and ({"control", "extrapolation"} & set(names)):
+        if not mask.any() and ({"control", "extrapolation", "size_control_hard"} & set(names)):
             raise ParameterError(
                 "points",
                 f"the {what} set is empty ({where} = {getattr(points, where)}, rule "
@@ -294,6 +308,8 @@ def setups(
         "standard": (every_train, every_eval),
         "control": (every_train, hard),
         "extrapolation": (easy, hard),
-        "size_control": (size_control_mask(len(train_scores), seed), every_eval),
     }
+    if {"size_control", "size_control_hard"} & set(names):
+        half = size_control_mask(len(train_scores), seed)
+        masks |= {"size_control": (half, every_eval), "size_control_hard": (half, hard)}
     return {name: Setup(name, *masks[name]) for name in names}
