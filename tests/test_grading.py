@@ -24,6 +24,8 @@ from pathlib import Path
 import jupytext
 import pytest
 
+from fixtures.submission_class import HERE as FIXTURES
+from fixtures.submission_class import SOURCES, write_class
 from probekit import teaching as A
 from probekit.cli import main as cli_main
 from probekit.errors import ParameterError, ProbekitError
@@ -32,7 +34,7 @@ from probekit.teaching.grades import STATUSES, TaskGrade, hint_of
 from probekit.teaching.zygote import PRELOAD
 
 REPO = Path(__file__).resolve().parents[1]
-CLASS = Path(__file__).parent / "fixtures" / "submissions"
+CLASS = SOURCES  # the class without its two notebooks, which write_class adds
 NOTEBOOKS = sorted((REPO / "notebooks").glob("A[0-9]*_*.py"))
 TIME_LIMIT, MEMORY_LIMIT = 2.0, 256
 # The re-grade also runs every notebook's reference solutions (A5's power simulation among them),
@@ -98,7 +100,11 @@ def tree_state() -> dict[str, tuple]:
     The fixture class itself, the assignment notebooks and the grader's own modules (other
     files of the checkout may change meanwhile: other work goes on in it).
     """
-    paths = [*CLASS.rglob("*"), *NOTEBOOKS, *(REPO / "lib" / "probekit" / "teaching").glob("*.py")]
+    paths = [
+        *FIXTURES.rglob("*"),
+        *NOTEBOOKS,
+        *(REPO / "lib" / "probekit" / "teaching").glob("*.py"),
+    ]
     state = {}
     for path in sorted(p for p in paths if p.is_file()):
         data = path.read_bytes()
@@ -124,8 +130,9 @@ def graded(tmp_path_factory):
     for canary in CANARIES:
         canary.unlink(missing_ok=True)
     before, dirs_before = tree_state(), grading_dirs()
+    klass = write_class(tmp_path_factory.mktemp("handed-in") / "class")
     out = tmp_path_factory.mktemp("results")
-    argv = ["assignments", "--grade", str(CLASS), "--out", str(out), "--course-seed", "7"]
+    argv = ["assignments", "--grade", str(klass), "--out", str(out), "--course-seed", "7"]
     argv += ["--time-limit", f"{TIME_LIMIT:g}", "--memory-limit", str(MEMORY_LIMIT)]
     code, output, seconds = run_cli(argv)
     return {
@@ -133,6 +140,7 @@ def graded(tmp_path_factory):
         "output": output,
         "seconds": seconds,
         "out": out,
+        "class": klass,
         "changed": before != tree_state(),
         "new_dirs": grading_dirs() - dirs_before,
     }
@@ -263,9 +271,9 @@ def test_regrading_with_the_recorded_seeds_reproduces_the_grades(graded, tmp_pat
     }
     again = tmp_path / "class"
     again.mkdir()
-    shutil.copytree(CLASS / "alice", again / "alice")
+    shutil.copytree(graded["class"] / "alice", again / "alice")
     for student in ("bob", "carol", "frank", "grace"):
-        for path in CLASS.glob(f"{student}__*"):
+        for path in graded["class"].glob(f"{student}__*"):
             shutil.copy(path, again / path.name)
     # The notebooks' own solutions pass under the guard, in every assignment.
     (again / "teacher").mkdir()
