@@ -8,7 +8,7 @@ Two baselines, both training the probes of a random search one after the other:
   (b) ``one_at_a_time``: :func:`probekit.probes.structural_stack.train_stack` called once per
       probe (a stack of one), which isolates what stacking itself buys.
 Ours: one ``train_stack`` call for all P probes (one minibatch gather and one batched Prim per
-step for the whole stack, grouped by rank).
+step for the whole stack, grouped by rank; the gradient written out by hand, no autograd).
 
 Work (book shape, one searched layer): P = 10 random-search trials (ranks from {16, 32, 64,
 128, 384}, learning rates in [1e-3, 1e-2], dropout in [0, 0.5]) on synthetic sentences shaped

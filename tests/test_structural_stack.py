@@ -95,6 +95,29 @@ def test_dropout_drops_its_rate_and_keeps_the_mean():
     assert torch.all((out[0] == 0) | torch.isclose(out[0], torch.tensor(4 / 3)))
 
 
+@pytest.mark.parametrize("kind", ["structural", "perceptron"])
+def test_the_hand_written_gradient_is_autograds(data, kind):
+    """The training step's losses and gradient are those autograd finds through the losses of
+    eqs. 2-3 / eq. 4 (padded ranks masked, input dropout, several distance chunks)."""
+    train, _ = data
+    B, mask = T.init_stack(TRIALS, train.dim)
+    B = B + 0.3 * torch.randn(B.shape, generator=torch.Generator().manual_seed(0))
+    batch = train.batch(np.arange(40))
+    assert len(batch.chunks) > 1
+    rngs = [np.random.default_rng(t.seed) for t in TRIALS]
+    thresholds = [T.dropout_threshold(t.dropout) for t in TRIALS]
+    x = T._dropped_inputs(
+        train, [0], torch.zeros(3, dtype=torch.long), batch.words, thresholds, rngs
+    )
+    loss, grad = T.batch_loss_and_grad(kind, x, B * mask, train, batch)
+    B.requires_grad_(True)
+    expected = T.batch_losses(kind, x, B * mask, train, batch).mean(dim=1)
+    (expected_grad,) = torch.autograd.grad(expected.sum(), B)
+    torch.testing.assert_close(loss, expected.detach(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(grad * mask, expected_grad, rtol=1e-4, atol=1e-5)
+    assert float(expected_grad.abs().max()) > 1e-3  # a gradient that can be wrong
+
+
 def test_stacked_adam_is_torch_adam_per_probe():
     g = torch.Generator().manual_seed(0)
     start = torch.randn(3, 4, 5, generator=g)

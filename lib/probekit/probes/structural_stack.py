@@ -18,6 +18,9 @@ sentences, so :func:`train_stack` trains them together:
 - the losses of the probes are summed, so each probe's gradient is its own; each probe has its
   own Adam state and learning rate (Adam is elementwise, so a stacked update is P independent
   updates);
+- the gradient is written out by hand (:func:`batch_loss_and_grad`: the loss's derivative in
+  the squared distances, then through eq. 1 to B), so a step builds no autograd graph; the
+  tests check it against autograd;
 - the perceptron's minimum spanning trees (eq. 4) are found for the whole minibatch and every
   probe in one batched Prim (:func:`probekit.trees.spanning.prim_mst_batch`), and so are the
   trees behind the dev UUAS;
@@ -46,7 +49,7 @@ import torch
 from tqdm.auto import tqdm
 
 from probekit.errors import ParameterError
-from probekit.probes.perceptron import perceptron_loss
+from probekit.probes.perceptron import SQRT_FLOOR, mst_edge_mask, perceptron_loss
 from probekit.probes.structural import (
     INIT_SCALE,
     KINDS,
@@ -289,11 +292,15 @@ def stack_squared_distances(u_words: torch.Tensor, chunk: _Chunk) -> torch.Tenso
     c = chunk.c1 - chunk.c0
     u = torch.zeros(P, c * chunk.n, r, dtype=u_words.dtype)
     u = u.index_copy(1, chunk.slots, u_words[:, chunk.w0 : chunk.w1])
-    u = u.view(P, c, chunk.n, r)
+    return _squared_distances(u.view(P, c, chunk.n, r), chunk.n)
+
+
+def _squared_distances(u: torch.Tensor, n: int) -> torch.Tensor:
+    """Symmetric squared distances (..., N, N), clamped at 0, zero diagonal, of u (..., N, r)."""
     norms = (u * u).sum(-1)
     sq = norms[..., :, None] + norms[..., None, :] - 2.0 * (u @ u.transpose(-1, -2))
     sq = 0.5 * (sq + sq.transpose(-1, -2))
-    off = 1.0 - torch.eye(chunk.n, dtype=sq.dtype)
+    off = 1.0 - torch.eye(n, dtype=sq.dtype)
     return sq.clamp_min(0.0) * off
 
 
@@ -308,7 +315,8 @@ def batch_losses(
     """Per-probe, per-sentence losses (P, len(batch)) of the sentences of ``batch``.
 
     Eqs. 2-3 (``structural``) or eq. 4 (``perceptron``); ``x`` (P, W, d) the batch's words as
-    each probe reads them, ``B`` (P, r, d).
+    each probe reads them, ``B`` (P, r, d). Differentiable (autograd); training uses
+    :func:`batch_loss_and_grad`, which computes the same losses and their gradient directly.
     """
     u = project(x, B)
     out = []
@@ -318,6 +326,75 @@ def batch_losses(
         gold = data.gold[rows, : chunk.n, : chunk.n]
         out.append(stack_losses(kind, sq, gold, batch.lengths[chunk.c0 : chunk.c1]))
     return torch.cat(out, dim=1)
+
+
+def _loss_and_sq_grad(
+    kind: str, sq: torch.Tensor, gold: torch.Tensor, lengths: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-probe, per-sentence loss (P, c) and its gradient with respect to ``sq`` (P, c, N, N).
+
+    ``sq`` is :func:`stack_squared_distances`' output (clamped at 0, zero diagonal), ``gold``
+    (c, N, N) tree distances, ``lengths`` (c,). The loss is :func:`stack_losses`'; the gradient
+    is autograd's through it and through the clamp, which passes only positive entries (the
+    perceptron's floor passes entries >= ``SQRT_FLOOR``).
+
+    - eqs. 2-3: d/d sq_ij |sq_ij - Δ_ij| / n^2 = sign(sq_ij - Δ_ij) / n^2 on the real pairs i < j;
+    - eq. 4: d/d sq_ij of ± d_B(w_i, w_j) = ± 1 / (2 d_B) on the gold (+) and MST (-) edges, the
+      tree held fixed (a subgradient, as with autograd).
+    """
+    n = sq.shape[-1]
+    pos = torch.arange(n)
+    if kind == "structural":
+        valid = pos[None, :] < lengths[:, None]
+        pairs = valid[:, :, None] & valid[:, None, :] & (pos[:, None] < pos[None, :])
+        weight = pairs.to(sq.dtype) / lengths.to(sq.dtype).pow(2)[:, None, None]  # (c, N, N)
+        diff = sq - gold
+        loss = (diff.abs() * weight).sum(dim=(-2, -1))
+        grad = torch.sign(diff) * weight
+        return loss, grad * (sq > 0).to(sq.dtype)
+    gold_edges = (gold == 1.0) & (pos[:, None] < pos[None, :])
+    floored = sq.clamp_min(SQRT_FLOOR)
+    d = torch.sqrt(floored)
+    edges = gold_edges.to(sq.dtype) - mst_edge_mask(sq, lengths.expand(sq.shape[:-2])).to(sq.dtype)
+    loss = (d * edges).sum(dim=(-2, -1))
+    grad = edges * 0.5 / d
+    return loss, grad * (sq >= SQRT_FLOOR).to(sq.dtype)
+
+
+def batch_loss_and_grad(
+    kind: str, x: torch.Tensor, B: torch.Tensor, data: DistanceData, batch: _Batch
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each probe's mean per-sentence loss over ``batch`` (P,) and its gradient in B (P, r, d).
+
+    The losses of :func:`batch_losses`, averaged over the batch's sentences, differentiated by
+    hand rather than by autograd (the same gradient, up to rounding; no graph is built). With
+    G = d loss / d sq (:func:`_loss_and_sq_grad`) and H its symmetric part (the distances are
+    symmetrised), sq_ij = |u_i|^2 + |u_j|^2 - 2 u_i·u_j gives, per sentence padded to U
+    (N, r), d loss / d U = 4 (diag(H 1) U - H U); the words' gradients gathered back from the
+    padding give d loss / d B = (d loss / d u)^T x per probe, one batched product.
+    ``x`` (P, W, d) the batch's words as each probe reads them, ``B`` (P, r, d).
+    """
+    u = project(x, B)
+    P, r = u.shape[0], u.shape[2]
+    grad_u = torch.empty_like(u)
+    losses = []
+    scale = 1.0 / int(batch.idx.numel())
+    for chunk in batch.chunks:
+        c = chunk.c1 - chunk.c0
+        padded = torch.zeros(P, c * chunk.n, r, dtype=u.dtype)
+        padded = padded.index_copy(1, chunk.slots, u[:, chunk.w0 : chunk.w1])
+        padded = padded.view(P, c, chunk.n, r)
+        sq = _squared_distances(padded, chunk.n)
+        rows = batch.idx[chunk.c0 : chunk.c1]
+        gold = data.gold[rows, : chunk.n, : chunk.n]
+        loss, g = _loss_and_sq_grad(kind, sq, gold, batch.lengths[chunk.c0 : chunk.c1])
+        losses.append(loss)
+        h = g + g.transpose(-1, -2)  # 2 H: the symmetrisation halves, the chain rule doubles
+        grad_pad = h.sum(-1, keepdim=True) * padded - h @ padded
+        grad_pad = grad_pad.view(P, c * chunk.n, r).index_select(1, chunk.slots)
+        grad_u[:, chunk.w0 : chunk.w1] = grad_pad.mul_(2.0 * scale)
+    per_probe = torch.cat(losses, dim=1).mean(dim=1)
+    return per_probe, torch.bmm(grad_u.transpose(1, 2), x)
 
 
 def stack_losses(kind: str, sq: torch.Tensor, gold: torch.Tensor, lengths: torch.Tensor):
@@ -367,8 +444,8 @@ def _dropped_inputs(
             out[p].copy_(src)
             continue
         bits = g.bit_generator.random_raw(-(-n // 4)).view(np.uint16)[:n].reshape(W, d)
-        keep = torch.from_numpy(bits >= thr)
-        torch.mul(src, keep, out=out[p])
+        # NumPy multiplies by a bool mask several times faster than torch's promoting mul.
+        np.multiply(src.numpy(), bits >= thr, out=out[p].numpy())
         out[p].mul_(DROPOUT_LEVELS / (DROPOUT_LEVELS - thr))
     return out
 
@@ -641,10 +718,8 @@ def train_stack(
             idx = perm[start : start + batch_size]
             batch = train.batch(idx)
             x = _dropped_inputs(train, keys, probe_source, batch.words, thresholds, member_gens)
-            B.requires_grad_(True)
-            per_probe = batch_losses(kind, x, B * mask, train, batch).mean(dim=1)
-            (grad,) = torch.autograd.grad(per_probe.sum(), B)
-            B = B.detach()
+            per_probe, grad = batch_loss_and_grad(kind, x, B * mask, train, batch)
+            grad.mul_(mask)
             steps += 1
             _adam(B, grad, m, v, lr, steps)
             epoch_losses.append(per_probe.detach().numpy())
