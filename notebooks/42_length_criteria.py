@@ -226,19 +226,11 @@ display(chapter.gaps.set_index(["split", "layer"]).round(1))
 
 # %% tags=["remove-cell"]
 measured = claims.length_claims(chapter)
-for item in measured:
-    if item.intervals is None:
-        g.untested(item.claim, item.reason)
-    else:
-        g.claim(item.claim, item.intervals)
+size_readings, size_glue = claims.size_control_readings(chapter, measured)
+g.claims(measured, size_glue)
 
 # %% tags=["hide-input"]
 display(claims.claim_parts_table(measured[0]).round(2))
-
-# %% tags=["remove-cell"]
-size_readings, size_glue = claims.size_control_readings(chapter, measured)
-for key, value in size_glue.items():
-    g(key, value)
 
 # %% [markdown]
 # **For part of speech (T1), sentence-length splits hardly hurt: the control − extrapolation

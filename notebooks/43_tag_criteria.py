@@ -208,14 +208,8 @@ display(chapter.gaps.set_index(["split", "layer"]).round(1))
 
 # %% tags=["remove-cell"]
 measured = claims.tag_claims(chapter)
-for item in measured:
-    if item.intervals is None:
-        g.untested(item.claim, item.reason)
-    else:
-        g.claim(item.claim, item.intervals)
 size_readings, size_glue = claims.size_control_readings(chapter, measured)
-for key, value in size_glue.items():
-    g(key, value)
+g.claims(measured, size_glue)
 
 # %% [markdown]
 # **Training only on words with their most frequent tag makes the other words clearly harder:

@@ -280,14 +280,8 @@ for key, value in summaries.ranking_values(ledger, stale).items():
 
 # %% tags=["remove-cell"]
 measured = claims.learning_claims(chapter)
-for item in measured:
-    if item.intervals is None:
-        g.untested(item.claim, item.reason)
-    else:
-        g.claim(item.claim, item.intervals)
 size_readings, size_glue = claims.size_control_readings(chapter, measured)
-for key, value in size_glue.items():
-    g(key, value)
+g.claims(measured, size_glue)
 
 # %% [markdown]
 # **Training only on quickly learnt examples leaves a large gap on the slow ones:

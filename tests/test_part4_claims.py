@@ -546,12 +546,11 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 @pytest.mark.parametrize("claim", claims.CLAIMS, ids=lambda c: c.id)
 def test_every_claim_is_judged_and_shown_in_its_chapter(claim):
-    """The verdict paragraph quotes Glue.claim's values; a claim not measured is glued untested."""
+    """The verdict paragraph quotes Glue.claims' values (judged, or glued untested)."""
     nb = jupytext.read(NOTEBOOKS / f"{claim.chapter}.py")
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert "g.claim(item.claim, item.intervals)" in code
-    assert "g.untested(item.claim, item.reason)" in code
+    assert "g.claims(measured, size_glue)" in code
     verdicts = " ".join(prose.split("## Verdicts")[-1].split())
     prefix = f"ch{claim.chapter[:2]}_{claim.key}"
     assert f"**{claim.text}: {{glue:text}}`{prefix}_verdict`.**" in verdicts

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from IPython.display import Image
 from myst_nb import glue
 
 from probekit.experiments.claims import Claim
+from probekit.experiments.part4_extrapolation.claims import MeasuredClaim
 from probekit.io.results import save_results
 from probekit.stats.intervals import Interval
 from probekit.stats.verdicts import Judgement
@@ -81,6 +82,28 @@ class Glue:
         """
         for name, value in claim.untested_values(reason).items():
             self(name, value)
+
+    def claims(
+        self, measured: Iterable[MeasuredClaim], readings: Mapping[str, Any] | None = None
+    ) -> dict[str, Judgement | None]:
+        """Judge every claim a run measured, in order, then glue ``readings``.
+
+        A claim with intervals goes through :meth:`claim`, one without through
+        :meth:`untested` with its reason. ``readings``: further values that read the claims,
+        glued after them (e.g. the size-control readings of
+        :func:`~probekit.experiments.part4_extrapolation.claims.size_control_readings`).
+        Returns each claim's judgement by key (None: not tested).
+        """
+        judgements: dict[str, Judgement | None] = {}
+        for item in measured:
+            if item.intervals is None:
+                self.untested(item.claim, item.reason)
+                judgements[item.claim.key] = None
+            else:
+                judgements[item.claim.key] = self.claim(item.claim, item.intervals)
+        for name, value in (readings or {}).items():
+            self(name, value)
+        return judgements
 
     def comparison(self, name: str, cmp: Any) -> Any:
         """Glue a :class:`probekit.stats.comparison.Comparison` under ``name``.
