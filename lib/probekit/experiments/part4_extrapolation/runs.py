@@ -22,7 +22,7 @@ import pandas as pd
 
 from probekit.errors import ParameterError
 from probekit.experiments.part4_extrapolation.sample import Sample, layer_inputs, task_examples
-from probekit.experiments.part4_extrapolation.scoring import LearnedScores
+from probekit.experiments.part4_extrapolation.scoring import LearnedScores, probes_key
 from probekit.experiments.part4_extrapolation.splits import (
     EXPERIMENT_SETUPS,
     SplitSetups,
@@ -87,18 +87,17 @@ def shared_probes(
     store = cache or Cache()
     train, eval_ = task_examples(task, sample)
     half = size_control_mask(len(train), size_seed)
-    key = {
-        "kind": "extrapolation_shared",
-        "version": _SHARED_VERSION,
-        "train": sample.emb_train.entry.key,
-        "eval": sample.emb_eval.entry.key,
-        "task": task,
-        "layers": [int(k) for k in layers],
-        "seeds": [int(s) for s in seeds],
-        "epochs": int(epochs),
-        "order_seed": order_seed,
-        "size_seed": int(size_seed),
-    }
+    key = probes_key(
+        "extrapolation_shared",
+        _SHARED_VERSION,
+        sample,
+        task,
+        layers,
+        seeds,
+        epochs,
+        order_seed,
+        size_seed=int(size_seed),
+    )
     trained = []
 
     def build(writer) -> None:

@@ -97,6 +97,40 @@ LearnedScores = Mapping[str, tuple[np.ndarray, np.ndarray]] | EnsembleScores
 _ENSEMBLE_VERSION = 2
 
 
+def probes_key(
+    kind: str,
+    version: int,
+    sample: Sample,
+    task: str,
+    layers: Sequence[int],
+    seeds: Sequence[int],
+    epochs: int,
+    order_seed: int | None,
+    **settings: object,
+) -> dict[str, object]:
+    """The disk-cache key of probes trained on ``task`` of ``sample``.
+
+    A :class:`~probekit.io.cache.Cache` key: what they are (``kind``, ``version``), the
+    sample's embedding keys, the training settings every such set of probes has, and its own
+    ``settings``.
+
+    The shared probes (:func:`~probekit.experiments.part4_extrapolation.runs.shared_probes`)
+    and the scoring ensembles (:func:`ensemble_scores`) are keyed by it.
+    """
+    return {
+        "kind": kind,
+        "version": version,
+        "train": sample.emb_train.entry.key,
+        "eval": sample.emb_eval.entry.key,
+        "task": task,
+        "layers": [int(k) for k in layers],
+        "seeds": [int(s) for s in seeds],
+        "epochs": int(epochs),
+        "order_seed": order_seed,
+        **settings,
+    }
+
+
 def _per_example(values: np.ndarray, folds: list[grid.EnsembleFold]) -> np.ndarray:
     """Each example's value from the fold that scores it: (L, F, N + M) -> (L, N + M)."""
     which = np.stack([np.concatenate([f.score_train, f.score_eval]) for f in folds])  # (F, N+M)
@@ -132,20 +166,19 @@ def ensemble_scores(
     smallest = min(int(f.train.sum()) for f in plan)
     updates = epochs * -(-smallest // BATCH_SIZE)
     ckpts = tuple(c for c in scoring.SPEED_CHECKPOINTS if c <= updates)
-    key = {
-        "kind": "extrapolation_ensemble",
-        "version": _ENSEMBLE_VERSION,
-        "train": sample.emb_train.entry.key,
-        "eval": sample.emb_eval.entry.key,
-        "task": task,
-        "layers": [int(k) for k in layers],
-        "seeds": [int(s) for s in seeds],
-        "epochs": int(epochs),
-        "order_seed": order_seed,
-        "folds": int(folds),
-        "fold_seed": int(fold_seed) if folds > 1 else None,
-        "checkpoints": list(ckpts),
-    }
+    key = probes_key(
+        "extrapolation_ensemble",
+        _ENSEMBLE_VERSION,
+        sample,
+        task,
+        layers,
+        seeds,
+        epochs,
+        order_seed,
+        folds=int(folds),
+        fold_seed=int(fold_seed) if folds > 1 else None,
+        checkpoints=list(ckpts),
+    )
 
     def build(writer) -> None:
         Xt, Xe = layer_inputs(sample, train, eval_, layers)
