@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from hypothesis import settings
+
+from probekit.io.treebanks import Sentence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # Property tests draw the same examples on every run and machine, so a failure reproduces.
@@ -125,3 +128,74 @@ def blobs(n: int, seed: int, C: int = 4, d: int = 10, spread: float = 0.5):
     y = rng.integers(0, C, n)
     X = (centres[y] + rng.normal(size=(n, d)) * spread).astype(np.float32)
     return X, y
+
+
+def hand_sentence(
+    words: list[tuple[str, str]] | list[tuple[str, str, int]], sent_id: str = "s"
+) -> Sentence:
+    """A hand-built :class:`~probekit.io.treebanks.Sentence` from (form, upos[, head]) tuples.
+
+    Heads are 1-based, 0 = root; without them every word is headed by the first, the root.
+    Relations are "root" or "dep"; lemmas are the forms.
+    """
+    n = len(words)
+    forms, upos = [w[0] for w in words], [w[1] for w in words]
+    heads = [w[2] for w in words] if len(words[0]) == 3 else [0] + [1] * (n - 1)
+    return Sentence(
+        sent_id=sent_id,
+        text=None,
+        forms=np.array(forms),
+        lemmas=np.array(forms),
+        upos=np.array(upos),
+        xpos=np.array(["_"] * n),
+        feats=tuple({} for _ in range(n)),
+        heads=np.array(heads, dtype=np.int64),
+        deprel=np.array(["root" if h == 0 else "dep" for h in heads]),
+        path=Path("hand-built"),
+        line=1,
+    )
+
+
+# Words that state a verdict: the chapters' prose must glue them, never type them.
+VERDICT_WORDS = re.compile(
+    r"\b(reproduced|inconclusive|underpowered|holds|does not hold|sufficient|insufficient|"
+    r"unstable|certainly|confirms|confirmed|refutes|refuted)\b",
+    re.IGNORECASE,
+)
+GLUE_ROLE = re.compile(r"\{glue:[a-z]+\}`[^`]*`")
+
+
+def markdown(notebook: str) -> str:
+    """The markdown cells of a Jupytext percent notebook, joined, one line per prose line."""
+    cells, current = [], None
+    for line in (REPO / "notebooks" / notebook).read_text().splitlines():
+        if line.startswith("# %%"):
+            current = [] if "[markdown]" in line else None
+            if current is not None:
+                cells.append(current)
+        elif current is not None:
+            current.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
+    return "\n".join("\n".join(cell) for cell in cells)
+
+
+def typed_verdict_words(notebook: str) -> list[str]:
+    """Verdict words typed into a notebook's prose rather than glued."""
+    return VERDICT_WORDS.findall(GLUE_ROLE.sub("", markdown(notebook)))
+
+
+def missing_verdict_glue(notebook: str, claims) -> list[tuple[str, str]]:
+    """What the "## Verdicts" section of ``notebook`` fails to glue, as (claim id, field).
+
+    Each claim needs its bold "**<text>: <verdict>.**" line and its text, power, SESOI, SESOI
+    reason and reading; the glue keys are ``ch<NN>_<claim key>_<field>``.
+    """
+    prefix = f"ch{notebook[:2]}"
+    verdicts = " ".join(markdown(notebook).split("## Verdicts", 1)[1].split())
+    missing = []
+    for claim in claims:
+        if f"**{claim.text}: {{glue:text}}`{prefix}_{claim.key}_verdict`.**" not in verdicts:
+            missing.append((claim.id, "verdict"))
+        for field in ("text", "power:.2f", "sesoi", "sesoi_reason", "reading"):
+            if f"`{prefix}_{claim.key}_{field}`" not in verdicts:
+                missing.append((claim.id, field))
+    return missing

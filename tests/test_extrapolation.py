@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import hand_sentence as sentence
 from probekit.errors import ParameterError
 from probekit.io.tasks import deprel_examples, gather_layers, pos_examples
-from probekit.io.treebanks import UPOS_TAGS, Sentence, read_conllu
+from probekit.io.treebanks import UPOS_TAGS, read_conllu
 from probekit.methods.extrapolation import grid as extrapolation_grid
 from probekit.methods.extrapolation import scores, splits
 from probekit.probes.mlp_batched import train_batched
@@ -20,26 +21,7 @@ from probekit.probes.mlp_batched import train_batched
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_tagging.conllu"
 
 
-def sentence(words: list[tuple[str, str, int]], sent_id: str = "s") -> Sentence:
-    """A sentence from (form, upos, head) triples; relations are 'root' or 'dep'."""
-    forms, upos, heads = (list(x) for x in zip(*words, strict=True))
-    n = len(words)
-    return Sentence(
-        sent_id=sent_id,
-        text=None,
-        forms=np.array(forms),
-        lemmas=np.array(forms),
-        upos=np.array(upos),
-        xpos=np.array(["_"] * n),
-        feats=tuple({} for _ in range(n)),
-        heads=np.array(heads, dtype=np.int64),
-        deprel=np.array(["root" if h == 0 else "dep" for h in heads]),
-        path=Path("hand-built"),
-        line=1,
-    )
-
-
-def chain(n: int, sent_id: str = "s") -> Sentence:
+def chain(n: int, sent_id: str = "s"):
     """n words, each headed by the next, the last is the root."""
     return sentence([(f"w{i}", "NOUN", i + 2 if i < n - 1 else 0) for i in range(n)], sent_id)
 

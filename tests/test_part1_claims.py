@@ -5,13 +5,12 @@ data moves to every verdict the rule can reach, and chapters 11 and 12's verdict
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import markdown, missing_verdict_glue, typed_verdict_words
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
 from probekit.experiments.part1_probe_parser.claims import (
@@ -31,7 +30,6 @@ from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
 from probekit.stats.intervals import crossed_interval
 from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Judgement
 
-REPO = Path(__file__).resolve().parents[1]
 KINDS = ("perceptron", "structural")  # parser, probe
 
 # --------------------------------------------------------------------------------------------
@@ -299,38 +297,13 @@ def test_probe_parser_overall():
 # --------------------------------------------------------------------------------------------
 # The chapters' prose
 
-VERDICT_WORDS = re.compile(
-    r"\b(reproduced|inconclusive|underpowered|holds|does not hold|sufficient|insufficient|"
-    r"unstable|certainly|confirms|confirmed|refutes|refuted)\b",
-    re.IGNORECASE,
-)
-GLUE_ROLE = re.compile(r"\{glue:[a-z]+\}`[^`]*`")
-
-
-def markdown(notebook: str) -> str:
-    """The markdown cells of a Jupytext percent notebook, joined, one line per prose line."""
-    cells, current = [], None
-    for line in (REPO / "notebooks" / notebook).read_text().splitlines():
-        if line.startswith("# %%"):
-            current = [] if "[markdown]" in line else None
-            if current is not None:
-                cells.append(current)
-        elif current is not None:
-            current.append(line[2:] if line.startswith("# ") else line.lstrip("#"))
-    return "\n".join("\n".join(cell) for cell in cells)
-
 
 @pytest.mark.parametrize("notebook", ["11_syntactic_distance.py", "12_probe_vs_parser.py"])
 def test_no_verdict_word_is_typed_into_the_prose(notebook):
-    typed = VERDICT_WORDS.findall(GLUE_ROLE.sub("", markdown(notebook)))
-    assert not typed, f"{notebook}: {typed}"
+    assert not typed_verdict_words(notebook), notebook
 
 
 def test_chapter12_glues_every_claim_in_its_verdicts_section():
-    text = markdown("12_probe_vs_parser.py")
-    verdicts = " ".join(text.split("## Verdicts", 1)[1].split())
-    for claim in CLAIMS:
-        assert f"**{claim.text}: {{glue:text}}`ch12_{claim.key}_verdict`.**" in verdicts, claim.id
-        for field in ("text", "power:.2f", "sesoi", "sesoi_reason", "reading"):
-            assert f"`ch12_{claim.key}_{field}`" in verdicts, (claim.id, field)
-    assert "(sec-ch12-verdicts)=" in text and {c.anchor for c in CLAIMS} == {"sec-ch12-verdicts"}
+    assert not missing_verdict_glue("12_probe_vs_parser.py", CLAIMS)
+    assert "(sec-ch12-verdicts)=" in markdown("12_probe_vs_parser.py")
+    assert {c.anchor for c in CLAIMS} == {"sec-ch12-verdicts"}

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import markdown, missing_verdict_glue, typed_verdict_words
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
 from probekit.experiments.part2_jabberwocky.claims import (
@@ -24,7 +25,6 @@ from probekit.experiments.part2_jabberwocky.comparisons import drops_table, lead
 from probekit.experiments.part2_jabberwocky.config import JabberwockyProbesConfig
 from probekit.stats.intervals import crossed_interval
 from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Judgement
-from test_part1_claims import GLUE_ROLE, VERDICT_WORDS, markdown
 
 ENCODER = "toy"
 BEST = "toy · best layer"
@@ -279,15 +279,9 @@ def test_jabberwocky_overall():
 
 @pytest.mark.parametrize("notebook", ["21_jabberwocky_corpus.py", "22_jabberwocky_probes.py"])
 def test_no_verdict_word_is_typed_into_the_prose(notebook):
-    typed = VERDICT_WORDS.findall(GLUE_ROLE.sub("", markdown(notebook)))
-    assert not typed, f"{notebook}: {typed}"
+    assert not typed_verdict_words(notebook), notebook
 
 
 def test_chapter22_glues_every_claim_in_its_verdicts_section():
-    text = markdown("22_jabberwocky_probes.py")
-    verdicts = " ".join(text.split("## Verdicts", 1)[1].split())
-    for claim in CLAIMS:
-        assert f"**{claim.text}: {{glue:text}}`ch22_{claim.key}_verdict`.**" in verdicts, claim.id
-        for field in ("text", "power:.2f", "sesoi", "sesoi_reason", "reading"):
-            assert f"`ch22_{claim.key}_{field}`" in verdicts, (claim.id, field)
-    assert "(sec-ch22-verdicts)=" in text
+    assert not missing_verdict_glue("22_jabberwocky_probes.py", CLAIMS)
+    assert "(sec-ch22-verdicts)=" in markdown("22_jabberwocky_probes.py")

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import hand_sentence as sentence
 from probekit.experiments.part4_extrapolation import part_gaps, summaries, tables
 from probekit.experiments.part4_extrapolation.config import CriteriaConfig, LearningCriteriaConfig
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
@@ -19,7 +18,6 @@ from probekit.experiments.part4_extrapolation.runs import TaskRun
 from probekit.experiments.part4_extrapolation.sample import Sample
 from probekit.io.results import save_results
 from probekit.io.tasks import pos_examples
-from probekit.io.treebanks import Sentence
 from probekit.methods.extrapolation.splits import SplitPoints
 
 PARAMETERS = {
@@ -169,26 +167,6 @@ def test_easy_share_is_read_off_the_probe_table():
 
 
 # --- chapter 43 -------------------------------------------------------------------------------
-
-
-def sentence(words: list[tuple[str, str]], sent_id: str) -> Sentence:
-    """A sentence from (form, upos) pairs, every word headed by the first."""
-    forms, upos = (list(x) for x in zip(*words, strict=True))
-    n = len(words)
-    heads = [0] + [1] * (n - 1)
-    return Sentence(
-        sent_id=sent_id,
-        text=None,
-        forms=np.array(forms),
-        lemmas=np.array(forms),
-        upos=np.array(upos),
-        xpos=np.array(["_"] * n),
-        feats=tuple({} for _ in range(n)),
-        heads=np.array(heads, dtype=np.int64),
-        deprel=np.array(["root" if h == 0 else "dep" for h in heads]),
-        path=Path("hand-built"),
-        line=1,
-    )
 
 
 def tagged_examples():
