@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,13 @@ from probekit.seeds import derived_seeds
 
 PARSE_OPTIONS = TrainOptions(batch_size=128, eval_batch_size=256)
 """Released-code settings for parsing: 128 sentences per batch, otherwise as TrainOptions."""
+
+SELECT_ON = ("uas", "loss")
+"""Early-stopping criteria of the parsers: dev UAS (the metric) or dev cross-entropy (the
+released code's rule)."""
+
+UAS_MIN_DELTA = 0.001
+"""Smallest dev-UAS gain (0.1 points) that counts as an improvement when selecting on UAS."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,22 @@ def _xavier(shape: tuple[int, int], seed: int) -> torch.Tensor:
     return (torch.rand(*shape, generator=g) * 2.0 - 1.0) * bound
 
 
+INIT_NUCLEAR_NORM = 1.0
+"""||U||_* of every linear parsing probe at initialisation, whatever d (see :func:`_scaled_init`)."""
+
+
+def _scaled_init(d: int, seed: int, norm: float = INIT_NUCLEAR_NORM) -> torch.Tensor:
+    """A (d, d) Xavier-uniform draw rescaled to nuclear norm ``norm``.
+
+    The released code's Xavier init has ||U||_* of about 0.85 d (326 at d = 384, 54 at d = 64),
+    so against a cap of 700 the complexity axis would start at the input size. A fixed small
+    norm removes that; a scaled random draw (not zero) keeps the singular values distinct, so
+    the SVD behind the nuclear-norm penalty has a defined gradient from the first step.
+    """
+    U = _xavier((d, d), seed).double()
+    return (U * (norm / float(torch.linalg.matrix_norm(U, ord="nuc")))).float()
+
+
 def _dropout(x: torch.Tensor, p: float, generator: torch.Generator | None) -> torch.Tensor:
     # The mask covers the (B, n, d) data axes and is shared along a leading probe axis, so it
     # depends on the seed only, not on how many probes are stacked.
@@ -113,7 +136,9 @@ def _dropout(x: torch.Tensor, p: float, generator: torch.Generator | None) -> to
 class LinearBiaffineProbes(torch.nn.Module):
     """P linear parsing probes l(i, j) = x_i^T U x_j (Pimentel et al. 2020, §7.2, appendix A).
 
-    Parameters: ``U`` (P, d, d), Xavier-uniform as in the released code, and ``root`` (P, d),
+    Parameters: ``U`` (P, d, d), a Xavier-uniform draw rescaled to nuclear norm
+    :data:`INIT_NUCLEAR_NORM` (the released code keeps Xavier's ~0.85 d; :func:`_scaled_init`
+    says why we do not), and ``root`` (P, d),
     N(0, 1), the learned vector of the dummy root word; the same draw for every probe. ``root``
     passes through U like any word, so ||U||_* bounds its effect too; it is not counted in the
     complexity. ``forward(x, root, mask)``: x (B, n, d) or (P, B, n, d) and root (P, d), both
@@ -125,7 +150,7 @@ class LinearBiaffineProbes(torch.nn.Module):
         super().__init__()
         P = len(alphas)
         self.n_probes = P
-        self.U = torch.nn.Parameter(_xavier((d, d), seed).expand(P, -1, -1).clone())
+        self.U = torch.nn.Parameter(_scaled_init(d, seed).expand(P, -1, -1).clone())
         g = torch.Generator().manual_seed(seed + 1)
         self.root = torch.nn.Parameter(torch.randn(d, generator=g).expand(P, -1).clone())
         self.register_buffer("alpha", torch.tensor(list(alphas), dtype=torch.float32))
@@ -382,10 +407,12 @@ def _fit(
     opts: TrainOptions,
     order_seed: int,
     dropout_seed: int,
+    select_on: str = "uas",
 ) -> StackedEarlyStopping:
     """Fit on eq. 8 (cross-entropy over heads in bits + penalty) with :func:`fit_stack`.
 
-    Batches of sentence indices (B,) come from :func:`_batches`.
+    Batches of sentence indices (B,) come from :func:`_batches`; each probe is kept at its best
+    dev UAS (``select_on="uas"``, by more than :data:`UAS_MIN_DELTA`) or dev loss (``"loss"``).
     """
     lengths = np.asarray([len(s) for s in train[0]])
 
@@ -393,13 +420,20 @@ def _fit(
         x, gold, mask = pad_sentences([train[0][i] for i in idx], [train[1][i] for i in idx])
         return parse_loss(stack(x, mask, dropout_gen), gold) + stack.scorer.penalty()
 
+    def criterion() -> np.ndarray:
+        loss, accuracy, _ = _evaluate(stack, *dev, opts.eval_batch_size)
+        return 1.0 - accuracy if select_on == "uas" else loss
+
+    if select_on == "uas":
+        # The 0.02-bit threshold of the loss rule means nothing on a share of words.
+        opts = replace(opts, min_delta=UAS_MIN_DELTA)
     return fit_stack(
         stack,
         stack.scorer.n_probes,
         opts,
         batches=lambda order_gen: _batches(lengths, opts.batch_size, order_gen),
         train_loss=train_loss,
-        dev_loss=lambda: _evaluate(stack, *dev, opts.eval_batch_size)[0],
+        dev_loss=criterion,
         order_seed=order_seed,
         dropout_seed=dropout_seed,
     )
@@ -410,7 +444,9 @@ class BiaffineResult:
     """Outcome of :func:`train_biaffine_probes`; arrays have shape (P,) in config order.
 
     ``dev_uas`` is token-level UAS at the restored best state; ``complexity`` is ||U||_* for the
-    linear variant and NaN for the MLP variant; ``dev_loss`` is cross-entropy in bits per word.
+    linear variant and NaN for the MLP variant; ``dev_loss`` is cross-entropy in bits per word;
+    ``init_complexity`` is the complexity before training; ``at_cap`` is True for a probe still improving when training hit ``max_steps`` (not known
+    to have converged).
     """
 
     configs: list[BiaffineConfig]
@@ -418,6 +454,8 @@ class BiaffineResult:
     dev_loss: np.ndarray
     complexity: np.ndarray
     best_step: np.ndarray
+    at_cap: np.ndarray
+    init_complexity: np.ndarray
     stacks: list[tuple[np.ndarray, BiaffineStack]] = field(repr=False)
 
     def predict(self, inputs: Sequence[Any], batch_size: int = 256) -> list[list[np.ndarray]]:
@@ -517,10 +555,13 @@ def train_biaffine_probes(
     options: TrainOptions = PARSE_OPTIONS,
     max_parallel: int = 1,
     onehot_trainable: int | None = None,
+    select_on: str = "uas",
 ) -> BiaffineResult:
     """Train parsing probes and report dev UAS and complexity (Pimentel et al. 2020, §7.2).
 
-    Adam, early stopping on dev cross-entropy (:class:`TrainOptions`; batches count sentences).
+    Adam, early stopping on dev UAS, the metric (issue 14: a model is selected on its own
+    evaluation metric), or with ``select_on="loss"`` on dev cross-entropy as the released code
+    (:class:`TrainOptions`; batches count sentences).
     Linear-variant configs with the same dropout can train as stacks of up to ``max_parallel``
     probes (memory grows as P x B x n x d); each MLP config trains alone. The default is 1:
     one probe's (B*n, d) x (d, d) product is already a large matmul, and on 2 CPU cores a
@@ -543,10 +584,13 @@ def train_biaffine_probes(
         max_parallel: largest stack of linear-variant probes trained together.
         onehot_trainable: rows of the one-hot table at or above this id stay frozen outside the
             optimiser (the training sentences must only use lower ids); default all rows.
+        select_on: ``"uas"`` or ``"loss"``, the early-stopping criterion (:data:`SELECT_ON`).
 
     Returns:
         :class:`BiaffineResult`.
     """
+    if select_on not in SELECT_ON:
+        raise ParameterError("select_on", f"must be one of {SELECT_ON}, got {select_on!r}")
     _check_biaffine_configs(configs)
     _check_parse_data("train_inputs", train_inputs, train_heads)
     _check_parse_data("dev_inputs", dev_inputs, dev_heads)
@@ -569,9 +613,12 @@ def train_biaffine_probes(
     P = len(configs)
     dev_uas, dev_loss, cx = np.zeros(P), np.zeros(P), np.zeros(P)
     best_step, stacks = np.zeros(P, dtype=np.int64), []
+    at_cap = np.zeros(P, dtype=bool)
+    init_cx = np.zeros(P)
     for members in _groups(configs, max_parallel):
         group = [configs[i] for i in members]
         stack = _build(group, d_in, onehot_dim, V, normalise, init_seed, onehot_trainable)
+        init_cx[members] = stack.scorer.complexity()
         stopper = _fit(
             stack,
             (train_inputs, train_heads),
@@ -579,11 +626,14 @@ def train_biaffine_probes(
             options,
             order_seed,
             dropout_seed,
+            select_on,
         )
         dev_loss[members], dev_uas[members], _ = _evaluate(
             stack, dev_inputs, dev_heads, options.eval_batch_size
         )
         cx[members] = stack.scorer.complexity()
         best_step[members] = stopper.best_step
+        # A probe that never used up its patience was stopped by max_steps, not by convergence.
+        at_cap[members] = stopper.active
         stacks.append((members, stack))
-    return BiaffineResult(list(configs), dev_uas, dev_loss, cx, best_step, stacks)
+    return BiaffineResult(list(configs), dev_uas, dev_loss, cx, best_step, at_cap, init_cx, stacks)

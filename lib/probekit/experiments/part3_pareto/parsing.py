@@ -11,14 +11,15 @@ accuracy is UAS.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto.memorisation import (
     CONDITIONS,
-    control_options,
     memorisation_rows,
     memorisation_table,
     run_conditions,
@@ -47,6 +48,21 @@ def _parse_correct(pred: list[list[np.ndarray]], gold: list[np.ndarray]) -> np.n
     return np.stack([np.concatenate(p) == gold_flat for p in pred])
 
 
+def plateau_options(options: TrainOptions, memorise_steps: int) -> TrainOptions:
+    """Training options of the parsing controls (Pimentel et al. 2020, §5; released code).
+
+    A control trains until its loss on the shuffled heads it memorises stops falling by more
+    than ``options.min_delta`` bits for ``options.patience`` checks (the released criterion,
+    with the control's own training sentences as its "dev" set), with ``memorise_steps`` as a
+    cap; a control that reaches the cap is counted in the chapter's cap share.
+    """
+    if memorise_steps < 1:
+        raise ParameterError("memorise_steps", f"must be >= 1, got {memorise_steps}")
+    return replace(
+        options, max_steps=memorise_steps, eval_every=min(options.eval_every, memorise_steps)
+    )
+
+
 def _sentence_index(sentences: Sequence[pkdata.Sentence]) -> np.ndarray:
     """Each word's sentence, int64 (N_words,): the groups of sentence-level bootstraps."""
     return np.repeat(np.arange(len(sentences)), [len(s) for s in sentences])
@@ -70,7 +86,8 @@ def parse_linear_pareto(
     Returns:
         :class:`~.runs.ParetoRun` (items = test words: ``correct`` (P, N_test_words)) with
         columns representation, task ("parse"), family ("nuclear"), probe, alpha, complexity
-        (||U||_*), dev_accuracy, accuracy (UAS), best_step.
+        (||U||_*), dev_accuracy, accuracy (UAS), best_step, at_cap (ended at ``max_steps``),
+        init_norm (||U||_* at initialisation).
     """
     alphas = alpha_values(n_probes, high=alpha_max)
     configs = [biaffine.BiaffineConfig(alpha=float(a)) for a in alphas]
@@ -101,6 +118,8 @@ def parse_linear_pareto(
             "dev_accuracy": res.dev_uas,
             "accuracy": correct.mean(axis=1),
             "best_step": res.best_step,
+            "at_cap": res.at_cap,
+            "init_norm": res.init_complexity,
         }
     )
     return ParetoRun(table, correct, _sentence_index(splits.test))
@@ -127,13 +146,16 @@ def parse_mlp_pareto(
     heads within each training sentence
     (:func:`probekit.methods.pareto.controls.shuffle_heads`); the fully-shuffled one also reads
     its inputs from word-order-shuffled sentences (``shuffled_words`` (N_train_words, d)).
-    Memorisation = UAS on the shuffled heads of the ``n_memorise`` training sentences (0 = all)
-    the control trains on, for exactly ``memorise_steps`` updates. Each config trains alone
+    Memorisation = UAS on the shuffled heads of the ``n_memorise`` training sentences (0 = all,
+    the paper's whole training split) the control trains on, until its memorisation plateaus or
+    after ``memorise_steps`` updates (:func:`plateau_options`). Each config trains alone
     (:func:`probekit.probes.biaffine.train_biaffine_probes`), all with the same batch order.
 
     Returns:
         :class:`~.runs.ParetoRun` (items = test words: ``correct`` (K, N_test_words) for the
-        K configs) with columns as :func:`~.memorisation.mlp_pareto`.
+        K configs) with columns as :func:`~.memorisation.mlp_pareto`, plus ``at_cap`` (the
+        parser on the gold heads ended at ``max_steps``) and ``<control>_at_cap`` (the control
+        ended at ``memorise_steps``).
     """
     conditions = run_conditions(conditions, rep, shuffled_words)
     bconfigs = [biaffine.BiaffineConfig(mlp=c) for c in configs]
@@ -148,6 +170,7 @@ def parse_mlp_pareto(
         onehot_trainable=rep.n_trainable,
     )
     memorised: dict[str, np.ndarray] = {}
+    ctrl_cap: dict[str, np.ndarray] = {}
     with torch_threads(threads):
         res = biaffine.train_biaffine_probes(
             bconfigs,
@@ -167,9 +190,10 @@ def parse_mlp_pareto(
             rng = np.random.default_rng(streams[CONDITIONS.index(name) - 1])
             y = controls.shuffle_heads([heads["train"][i] for i in rows], rng)
             ctrl = biaffine.train_biaffine_probes(
-                bconfigs, X, y, X, y, options=control_options(options, memorise_steps), **common
+                bconfigs, X, y, X, y, options=plateau_options(options, memorise_steps), **common
             )
             memorised[name] = ctrl.uas(X, y)
+            ctrl_cap[name] = ctrl.at_cap
     table = memorisation_table(
         rep,
         "parse",
@@ -179,7 +203,9 @@ def parse_mlp_pareto(
         memorised=memorised,
         best_step=res.best_step,
         n_memorise=len(rows),
-    )
+    ).assign(at_cap=res.at_cap)
+    for name in CONDITIONS[1:]:
+        table[f"{name}_at_cap"] = ctrl_cap.get(name, np.full(len(configs), np.nan))
     return ParetoRun(table, correct, _sentence_index(splits.test))
 
 
@@ -203,7 +229,7 @@ def parse_mlp_seeds(
     Returns:
         :class:`~.runs.ParetoRun` with one row per seed (columns representation, task
         ("parse"), family ("mlp"), probe (``index``), seed, dev_accuracy, accuracy (UAS),
-        best_step) and ``correct`` (k, N_test_words).
+        best_step, at_cap) and ``correct`` (k, N_test_words).
     """
     heads = {k: _heads(splits[k]) for k in SPLITS}
     common = dict(
@@ -212,7 +238,7 @@ def parse_mlp_seeds(
         onehot_trainable=rep.n_trainable,
         options=options,
     )
-    correct, dev, steps = [], [], []
+    correct, dev, steps, caps = [], [], [], []
     with torch_threads(threads):
         for seed in seeds:
             res = biaffine.train_biaffine_probes(
@@ -227,6 +253,7 @@ def parse_mlp_seeds(
             correct.append(_parse_correct(res.predict(rep.sentences("test")), heads["test"])[0])
             dev.append(float(res.dev_uas[0]))
             steps.append(int(res.best_step[0]))
+            caps.append(bool(res.at_cap[0]))
     hits = np.stack(correct)
     table = pd.DataFrame(
         {
@@ -238,6 +265,7 @@ def parse_mlp_seeds(
             "dev_accuracy": dev,
             "accuracy": hits.mean(axis=1),
             "best_step": steps,
+            "at_cap": caps,
         }
     )
     return ParetoRun(table, hits, _sentence_index(splits.test))

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from probekit.experiments.deviations import cap_share
+from probekit.experiments.part3_pareto.ceiling import measured_ceiling
 from probekit.experiments.part3_pareto.config import ParsingConfig
 from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
 from probekit.experiments.part3_pareto.figures import (
@@ -115,6 +117,74 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
         controls=list(config.controls),
         x=config.complexity_control,
     )
+
+
+def parsing_cap_shares(runs: ParsingRuns, rivals: SeededRivals | None = None) -> pd.DataFrame:
+    """The share of training runs that ended at their step cap, by kind of run.
+
+    MLP parsers on the gold heads (``max_steps``), each control (``memorise_steps``), linear
+    parsers (``max_steps``, when run), the seeded rivals of claim III.6 (when run) and all
+    together; columns ``runs`` (count) and ``cap share`` (:func:`~..deviations.cap_share`).
+    """
+    flags: dict[str, list[bool]] = {"MLP parsers": runs.mlp_table["at_cap"].astype(bool).tolist()}
+    for name in runs.controls:
+        flags[f"{name.replace('_', '-')} controls"] = (
+            runs.mlp_table[f"{name}_at_cap"].astype(bool).tolist()
+        )
+    if runs.linear_table is not None:
+        flags["linear parsers"] = runs.linear_table["at_cap"].astype(bool).tolist()
+    if rivals is not None:
+        flags["seeded rivals (claim III.6)"] = [
+            bool(f) for run in rivals.runs.values() for f in run.table["at_cap"]
+        ]
+    flags["all"] = [f for v in flags.values() for f in v]
+    return pd.DataFrame(
+        {
+            "runs": [len(v) for v in flags.values()],
+            "cap share": [cap_share(v) for v in flags.values()],
+        },
+        index=pd.Index(list(flags), name="kind"),
+    )
+
+
+CEILING_POINTS = 5.0
+"""Issue 14: the best contextual parser should come within this many UAS points of the ceiling."""
+
+
+def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
+    """The best contextual parser against the parsing ceiling (:mod:`.ceiling`), by glue name.
+
+    The contextual parser (MLP or linear) with the best dev UAS, so that the test set plays no
+    part in the choice: its test UAS in % (``best_ctx_uas``) and kind (``best_ctx_kind``); the
+    measured ceiling in % (``ceiling_uas``, NaN when this run's encoder, layer, pooling or
+    treebank differ from the measured set-up) and the gap in points (``ceiling_gap``), with
+    ``ceiling_text`` saying whether the gap is within :data:`CEILING_POINTS`.
+    """
+    tables = [("MLP", runs.mlp_table)]
+    if runs.linear_table is not None:
+        tables.append(("linear", runs.linear_table))
+    best = (np.nan, "not run", -np.inf)
+    for kind, table in tables:
+        ctx = table[table["representation"] == "contextual"]
+        if len(ctx) and float(ctx["dev_accuracy"].max()) > best[2]:
+            row = ctx.iloc[int(np.argmax(ctx["dev_accuracy"].to_numpy()))]
+            best = (100 * float(row["accuracy"]), kind, float(row["dev_accuracy"]))
+    ceiling = measured_ceiling(config)
+    ceiling_uas = 100 * ceiling.uas if ceiling is not None else np.nan
+    gap = ceiling_uas - best[0]
+    if np.isnan(gap):
+        text = "not measured for this set-up"
+    elif gap <= CEILING_POINTS:
+        text = f"within {CEILING_POINTS:.0f} points"
+    else:
+        text = f"more than {CEILING_POINTS:.0f} points below it"
+    return {
+        "best_ctx_uas": best[0],
+        "best_ctx_kind": best[1],
+        "ceiling_uas": ceiling_uas,
+        "ceiling_gap": gap,
+        "ceiling_text": text,
+    }
 
 
 def plot_parsing(runs: ParsingRuns, labels: Mapping[str, str]):
@@ -225,7 +295,8 @@ def linear_parsing_numbers(
 
     With :func:`~.frontiers.summarise_frontier`, by glue name: ``leaders_nuclear`` up to
     ``max_norm``, ``simple_nuclear``, the representation with the largest hypervolume up to
-    ``simple_fraction`` of it, and ``best_linear_max``, the best test UAS in %; "not run" and NaN
+    ``simple_fraction`` of it, ``best_linear_max``, the best test UAS in %, and ``init_norm``,
+    the largest ||U||_* at initialisation over the parsers; "not run" and NaN
     when the linear parsers were not run.
     """
     if runs.linear_table is None:
@@ -233,6 +304,7 @@ def linear_parsing_numbers(
             "leaders_nuclear": "not run",
             "simple_nuclear": "not run",
             "best_linear_max": np.nan,
+            "init_norm": np.nan,
         }
     table = runs.linear_table
     s = summarise_frontier(
@@ -242,6 +314,7 @@ def linear_parsing_numbers(
         "leaders_nuclear": s.leaders,
         "simple_nuclear": s.simple,
         "best_linear_max": 100 * float(table["accuracy"].max()),
+        "init_norm": float(table["init_norm"].max()) if "init_norm" in table else np.nan,
     }
 
 

@@ -1,0 +1,134 @@
+"""Tests for chapter 34's parsing runs (Pimentel et al. 2020, §7.2): the controls memorise the
+whole training split, every run records whether it ended at its cap, and the protocol table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from probekit.errors import ParameterError
+from probekit.experiments.deviations import deviation_table
+from probekit.experiments.part3_pareto import (
+    ceiling,
+    experimental_setup,
+    parsing,
+    parsing_experiment,
+    representations,
+)
+from probekit.experiments.part3_pareto.config import ParsingConfig
+from probekit.experiments.part3_pareto.protocol import PROTOCOL_34
+from probekit.probes import biaffine, mlp_stack
+from probekit.probes.training import TrainOptions
+from test_part3_config import parsing_params
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+OPTS = TrainOptions(batch_size=2, lr=0.05, eval_every=2, patience=2, max_steps=6)
+
+
+@pytest.fixture(scope="module")
+def splits(tiny):
+    return representations.Splits(list(tiny["train"]), list(tiny["dev"]), list(tiny["test"]))
+
+
+def control_sets(monkeypatch, rep, splits, **kwargs):
+    """The training sentences of every control parse_mlp_pareto trains (train set == dev set)."""
+    seen = []
+    train = biaffine.train_biaffine_probes
+
+    def spy(configs, x, y, dx, dy, **kw):
+        if x is dx:
+            seen.append([np.asarray(s).tolist() for s in x])
+        return train(configs, x, y, dx, dy, **kw)
+
+    monkeypatch.setattr(biaffine, "train_biaffine_probes", spy)
+    run = parsing.parse_mlp_pareto(
+        rep, splits, [mlp_stack.MLPConfig(1, 8, 0.0)], seed=0, options=OPTS, **kwargs
+    )
+    return seen, run
+
+
+def test_controls_memorise_the_whole_training_split(monkeypatch, splits):
+    rep = representations.type_representation("onehot", splits, dim=4, seed=0)
+    seen, run = control_sets(monkeypatch, rep, splits, memorise_steps=4)
+    everything = [np.asarray(s).tolist() for s in rep.sentences("train")]
+    assert seen == [everything]  # one control (label-shuffled), on every training sentence
+    assert (run.table["n_memorise"] == len(splits.train)).all()
+    # A subset parameter changes it.
+    seen, run = control_sets(monkeypatch, rep, splits, n_memorise=2, memorise_steps=4)
+    assert len(seen[0]) == 2 and (run.table["n_memorise"] == 2).all()
+
+
+def test_runs_record_whether_they_ended_at_the_cap(splits):
+    rep = representations.type_representation("onehot", splits, dim=4, seed=0)
+    # patience far beyond the cap: no run can stop before it.
+    capped = TrainOptions(batch_size=2, lr=0.05, eval_every=2, patience=50, max_steps=4)
+    run = parsing.parse_mlp_pareto(
+        rep, splits, [mlp_stack.MLPConfig(1, 8, 0.0)], seed=0, options=capped, memorise_steps=4
+    )
+    assert run.table["at_cap"].all() and run.table["label_shuffled_at_cap"].all()
+    assert run.table["fully_shuffled_at_cap"].isna().all()
+    lin = parsing.parse_linear_pareto(rep, splits, n_probes=2, seed=0, options=capped)
+    assert lin.table["at_cap"].all()
+    # With patience 1 and a cap far away, every run stops on its own.
+    early = TrainOptions(batch_size=2, lr=0.05, eval_every=1, patience=1, max_steps=500)
+    lin = parsing.parse_linear_pareto(rep, splits, n_probes=2, seed=0, options=early)
+    assert not lin.table["at_cap"].any()
+
+
+def test_plateau_options_cap_the_controls():
+    opts = parsing.plateau_options(OPTS, 3)
+    assert opts.max_steps == 3 and opts.patience == OPTS.patience and opts.eval_every == 2
+    with pytest.raises(ParameterError, match="memorise_steps"):
+        parsing.plateau_options(OPTS, 0)
+
+
+def test_protocol_34_rows_follow_the_parameters():
+    config = ParsingConfig.from_parameters(parsing_params(n_memorise=0))
+    table = deviation_table(config, PROTOCOL_34)
+    assert list(table["setting"]) == [s.parameter for s in PROTOCOL_34]
+    row = table.set_index("setting").loc["n_memorise"]
+    assert not row["deviates"]  # the whole split, as the paper
+    subset = ParsingConfig.from_parameters(parsing_params(n_memorise=3))
+    assert deviation_table(subset, PROTOCOL_34).set_index("setting").loc["n_memorise", "deviates"]
+    # Settings no parameter can reproduce always deviate.
+    assert table.set_index("setting").loc["max_steps", "deviates"]
+
+
+def test_cap_shares_count_every_kind_of_run(splits):
+    config = ParsingConfig.from_parameters(
+        parsing_params(n_configs=1, max_steps=4, eval_every=2, batch_size=2)
+    )
+    setup = experimental_setup.build_pareto_setup(config)
+    runs = parsing_experiment.run_parsing(setup, config)
+    caps = parsing_experiment.parsing_cap_shares(runs)
+    n_mlp = len(runs.mlp_table)
+    assert caps.loc["MLP parsers", "runs"] == n_mlp
+    assert caps.loc["all", "runs"] == n_mlp * (1 + len(runs.controls)) + len(runs.linear_table)
+    assert caps["cap share"].between(0, 1).all()
+    numbers = parsing_experiment.linear_parsing_numbers(runs, 700.0, 0.1, {})
+    assert numbers["init_norm"] == pytest.approx(biaffine.INIT_NUCLEAR_NORM, rel=1e-4)
+
+
+def test_parsing_ceiling_trains_one_probe_to_its_stop(splits):
+    rep = representations.type_representation("onehot", splits, dim=4, seed=0)
+    c = ceiling.parsing_ceiling(rep, splits, config=mlp_stack.MLPConfig(1, 8, 0.0), options=OPTS)
+    assert 0 <= c.uas <= 1 and 0 <= c.dev_uas <= 1 and c.best_step <= OPTS.max_steps
+
+
+def test_ceiling_numbers_pick_the_contextual_parser_on_dev():
+    mlp = pd.DataFrame(
+        {
+            "representation": ["contextual", "contextual", "onehot"],
+            "dev_accuracy": [0.5, 0.7, 0.9],
+            "accuracy": [0.6, 0.55, 0.9],
+        }
+    )
+    runs = parsing_experiment.ParsingRuns({}, mlp, {}, None, ["label_shuffled"], "label_shuffled")
+    config = ParsingConfig.from_parameters(parsing_params())
+    numbers = parsing_experiment.ceiling_numbers(runs, config)
+    assert numbers["best_ctx_uas"] == pytest.approx(55.0) and numbers["best_ctx_kind"] == "MLP"
+    # The tiny treebank is not the measured set-up: no ceiling, and the chapter says so.
+    assert np.isnan(numbers["ceiling_uas"]) and numbers["ceiling_text"].startswith("not")
+    assert ceiling.measured_ceiling(config) is None
