@@ -341,7 +341,8 @@ class LinearProbeResult:
     ``complexity`` is the paper's metric for the probe's family: the nuclear norm of [W | b]
     for alpha-probes, the rank bound r for rank probes. ``nuclear_norm`` and ``rank`` (number
     of singular values of [W | b] above 1e-3) are given for both. ``dev_loss`` is cross-entropy
-    in bits without the penalty, at the restored best state (``best_step``).
+    in bits without the penalty, at the restored best state (``best_step``). ``at_cap`` (bool)
+    marks the probes that were still improving when training reached ``max_steps``.
     """
 
     configs: list[LinearProbeConfig]
@@ -351,6 +352,7 @@ class LinearProbeResult:
     nuclear_norm: np.ndarray
     rank: np.ndarray
     best_step: np.ndarray
+    at_cap: np.ndarray
     stacks: list[tuple[np.ndarray, LinearProbeStack]] = field(repr=False)
 
     def predict(self, X: Any, batch_size: int = 8192) -> np.ndarray:
@@ -476,6 +478,7 @@ def train_linear_probes(
     P = len(configs)
     res = {k: np.zeros(P) for k in ("acc", "loss", "cx", "nuc")}
     rank, best_step, stacks = np.zeros(P, np.int64), np.zeros(P, np.int64), []
+    at_cap = np.zeros(P, dtype=bool)
     for members in _groups(configs, max_parallel):
         group = [configs[i] for i in members]
         stack = _build_stack(
@@ -490,9 +493,18 @@ def train_linear_probes(
         res["nuc"][members] = nuclear_norm(W.detach().double(), b.detach().double()).numpy()
         rank[members] = numerical_rank(W.detach(), b.detach())
         best_step[members] = stopper.best_step
+        at_cap[members] = stopper.at_cap
         stacks.append((members, stack))
     return LinearProbeResult(
-        list(configs), res["acc"], res["loss"], res["cx"], res["nuc"], rank, best_step, stacks
+        list(configs),
+        res["acc"],
+        res["loss"],
+        res["cx"],
+        res["nuc"],
+        rank,
+        best_step,
+        at_cap,
+        stacks,
     )
 
 

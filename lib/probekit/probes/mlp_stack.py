@@ -155,7 +155,8 @@ class MLPResult:
     Arrays have shape (n_configs, n_sets).
 
     ``stop_accuracy`` / ``stop_loss`` (bits) are measured on each set's stopping examples at the
-    restored best state (``best_step``).
+    restored best state (``best_step``); ``at_cap`` (bool) marks the probes that were still
+    improving when training reached ``max_steps``.
     """
 
     configs: list[MLPConfig]
@@ -163,6 +164,7 @@ class MLPResult:
     stop_accuracy: np.ndarray
     stop_loss: np.ndarray
     best_step: np.ndarray
+    at_cap: np.ndarray
     stacks: list[tuple[np.ndarray, np.ndarray, MLPStack]] = field(repr=False)
 
     def predict(self, X: Any, set_index: int, batch_size: int = 8192) -> np.ndarray:
@@ -289,6 +291,7 @@ def train_mlps(
     K, S = len(configs), len(sets)
     acc, loss = np.zeros((K, S)), np.zeros((K, S))
     best = np.zeros((K, S), dtype=np.int64)
+    at_cap = np.zeros((K, S), dtype=bool)
     stacks = []
     pairs = [(c, s) for group in _group_by_shape(configs) for c in group.tolist() for s in range(S)]
     chunks = _chunks(pairs, configs, max_parallel)
@@ -313,8 +316,9 @@ def train_mlps(
             )
             loss[config_ids[members], s], acc[config_ids[members], s] = l_, a_
         best[config_ids, set_ids] = stopper.best_step
+        at_cap[config_ids, set_ids] = stopper.at_cap
         stacks.append((config_ids, set_ids, stack))
-    return MLPResult(list(configs), [s.name for s in sets], acc, loss, best, stacks)
+    return MLPResult(list(configs), [s.name for s in sets], acc, loss, best, at_cap, stacks)
 
 
 def _chunks(

@@ -30,6 +30,8 @@ class StackedEarlyStopping:
     A probe's state is saved when its dev loss drops by more than ``min_delta`` below its best;
     after ``patience`` evaluations without that, the probe stops (its later states are never
     saved). Every parameter of the module must carry the probe axis first, except when P = 1.
+    ``at_cap`` (P,) marks the probes still improving when :func:`fit_stack` reached
+    ``max_steps``: they ended at the step cap, not by early stopping.
     """
 
     def __init__(self, module: torch.nn.Module, n_probes: int, patience: int, min_delta: float):
@@ -40,6 +42,7 @@ class StackedEarlyStopping:
         self.best_step = np.zeros(n_probes, dtype=np.int64)
         self.wait = np.zeros(n_probes, dtype=np.int64)
         self.active = np.ones(n_probes, dtype=bool)
+        self.at_cap = np.zeros(n_probes, dtype=bool)
         self.state = {k: v.detach().clone() for k, v in module.state_dict().items()}
 
     def update(self, dev_loss: np.ndarray, step: int) -> None:
@@ -202,7 +205,8 @@ def fit_stack(
         dropout_seed: seed of the dropout generator.
 
     Returns:
-        The :class:`StackedEarlyStopping` record (best step and dev loss per probe).
+        The :class:`StackedEarlyStopping` record (best step, dev loss and ``at_cap`` per
+        probe).
     """
     stopper = StackedEarlyStopping(stack, n_probes, opts.patience, opts.min_delta)
     optimiser = StackAdam(stack, opts.lr)
@@ -224,6 +228,9 @@ def fit_stack(
                 stopper.update(dev_loss(), step)
                 if stopper.done or step >= opts.max_steps:
                     break
+    # A probe still waiting for its patience to run out was stopped by the cap, not by its
+    # dev loss: it is not known to have converged.
+    stopper.at_cap = stopper.active & (step >= opts.max_steps)
     stopper.restore()
     stack.eval()
     return stopper

@@ -5,7 +5,9 @@ Pareto frontiers, hypervolumes, and which representation leads the frontier wher
 Inputs are the tables of :class:`~probekit.experiments.part3_pareto.runs.ParetoRun` (one row
 per probe with a complexity column and an accuracy column).
 
-- Hypervolume (§3, Tables 2 and 3): :func:`hypervolume_table`, :func:`hypervolume_of`.
+- Hypervolume (§3, Tables 2 and 3): :func:`hypervolume_table`, :func:`hypervolume_of`; whether
+  a frontier has enough probes for it: :func:`hypervolume_stability` with
+  :func:`stability_numbers`.
 - Pareto-dominance over budgets (§3): :func:`frontier_leaders`, :func:`main_leaders`,
   :func:`describe_leaders`; simple probes (§2.3, §6.1): :func:`simple_winner`,
   :func:`simple_vs_best`; both for one frontier: :func:`summarise_frontier`.
@@ -32,6 +34,10 @@ from probekit.methods.pareto import frontier
 # Lead intervals narrower than this share of the cap are left out of a frontier's description:
 # near complexity 0 every probe sits at the majority baseline and the lead flips on noise.
 LEAD_SLIVER = 0.02
+# Largest change of a normalised hypervolume (in [0, 1]) when half the probes are dropped for
+# which a frontier still counts as stable (the issue's acceptance margin): at this size the
+# hypervolume no longer depends on which probes happened to be trained.
+HYPERVOLUME_TOLERANCE = 0.02
 
 
 def _cap(value: float | str, group: pd.DataFrame) -> float:
@@ -110,6 +116,104 @@ def hypervolume_of(hv: pd.DataFrame, **group: str) -> float:
     if len(row) > 1:
         raise ParameterError("group", f"{group} matches {len(row)} rows, not one")
     return float(row["hypervolume"].iloc[0]) if len(row) else float("nan")
+
+
+def hypervolume_stability(
+    table: pd.DataFrame,
+    x: str,
+    cap: float | str,
+    *,
+    seed: int,
+    y: str = "accuracy",
+    by: Sequence[str] = ("task", "family", "representation"),
+    min_accuracy: float = 0.0,
+) -> pd.DataFrame:
+    """Whether each frontier has enough probes for a stable hypervolume (Pimentel et al. 2020, §3).
+
+    For every group of probes (the same ``table``, ``x``, ``cap``, ``y``, ``by`` and
+    ``min_accuracy`` as :func:`hypervolume_table`), the hypervolume of all probes with a finite
+    complexity against that of a random half of them (``n // 2``, at least one, drawn without
+    replacement from a generator seeded with ``seed``, groups in table order). A subset's
+    frontier is never above the whole one's, so the difference is >= 0; when it stays within
+    :data:`HYPERVOLUME_TOLERANCE` the frontier is dense enough that one more or one fewer probe
+    would not move its hypervolume.
+
+    Returns:
+        One row per group: the ``by`` columns, ``n_probes``, ``n_half``, ``hypervolume`` (all
+        probes), ``hypervolume_half``, ``difference`` (all minus half) and ``stable``
+        (difference <= tolerance; False for a group without probes).
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    for key, group in table.groupby(list(by), sort=False):
+        g = group[np.isfinite(group[x].to_numpy(dtype=float))]
+        limit = _cap(cap, group)
+        n = len(g)
+        half = g.iloc[np.sort(rng.choice(n, size=max(n // 2, 1), replace=False))] if n else g
+        hv_all, hv_half = (
+            frontier.hypervolume(s[x], s[y], limit, min_accuracy=min_accuracy) if n else np.nan
+            for s in (g, half)
+        )
+        values = key if isinstance(key, tuple) else (key,)
+        rows.append(
+            dict(zip(by, values, strict=True))
+            | {
+                "n_probes": n,
+                "n_half": len(half),
+                "hypervolume": hv_all,
+                "hypervolume_half": hv_half,
+                "difference": hv_all - hv_half,
+                "stable": bool(hv_all - hv_half <= HYPERVOLUME_TOLERANCE),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def stability_numbers(stability: pd.DataFrame) -> dict[str, float | int | str]:
+    """Glue values of :func:`hypervolume_stability`'s table, with a chapter's prefix ``stability_``.
+
+    ``worst_difference`` (the largest hypervolume lost with half the probes, NaN without
+    groups), ``n_stable`` and ``n_frontiers`` (groups within the tolerance, and all groups), the
+    ``tolerance``, and ``text``: whether the hypervolumes can be read as stable.
+    """
+    diff = stability["difference"].to_numpy(dtype=float) if len(stability) else np.array([])
+    n_stable = int(stability["stable"].sum()) if len(stability) else 0
+    n = len(stability)
+    if n and n_stable == n:
+        text = "every frontier has enough probes for its hypervolume"
+    else:
+        text = (
+            f"{n - n_stable} of {n} frontiers lose more than that with half their probes, so "
+            "their hypervolumes rest on too few probes and should be read with that in mind"
+        )
+    return {
+        "stability_worst_difference": (
+            float(np.nanmax(diff)) if np.isfinite(diff).any() else float("nan")
+        ),
+        "stability_n_stable": n_stable,
+        "stability_n_frontiers": n,
+        "stability_tolerance": HYPERVOLUME_TOLERANCE,
+        "stability_text": text,
+    }
+
+
+def stability_table(stability: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
+    """:func:`hypervolume_stability`'s table for display, indexed by its group columns."""
+    index = [c for c in ("task", "family", "representation") if c in stability.columns]
+    return (
+        with_display_names(stability, labels)
+        .rename(
+            columns={
+                "n_probes": "probes",
+                "hypervolume": "hypervolume (all)",
+                "hypervolume_half": "hypervolume (random half)",
+                "difference": "difference",
+                "stable": f"within {HYPERVOLUME_TOLERANCE:g}",
+            }
+        )
+        .drop(columns=["n_half"])
+        .set_index(index)
+    )
 
 
 def _height(x_steps: np.ndarray, h_steps: np.ndarray, at: np.ndarray) -> np.ndarray:

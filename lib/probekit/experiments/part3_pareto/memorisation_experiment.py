@@ -32,6 +32,7 @@ from probekit.experiments.part3_pareto.figures import (
 )
 from probekit.experiments.part3_pareto.frontiers import (
     hypervolume_of,
+    hypervolume_stability,
     hypervolume_table,
     summarise_frontier,
     with_display_names,
@@ -169,6 +170,22 @@ def memorisation_hypervolumes(runs: MemorisationRuns) -> pd.DataFrame:
         )
     )
     return hv[hv["n_probes"] > 0]
+
+
+def memorisation_stability(runs: MemorisationRuns, seed: int) -> pd.DataFrame:
+    """Whether each frontier of :func:`memorisation_hypervolumes` has enough probes (§3).
+
+    :func:`~.frontiers.hypervolume_stability` under each control, cap 1, halves drawn with
+    ``seed``; settings without a probe of finite complexity are left out.
+    """
+    stability = pd.concat(
+        [
+            hypervolume_stability(runs.table.assign(family=control), control, 1.0, seed=seed)
+            for control in runs.controls
+        ],
+        ignore_index=True,
+    )
+    return stability[stability["n_probes"] > 0]
 
 
 def memorisation_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from probekit.experiments.part3_pareto.config import ParametricConfig
 from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
 from probekit.experiments.part3_pareto.figures import placeholder_figure, plot_frontiers
 from probekit.experiments.part3_pareto.frontiers import (
+    hypervolume_stability,
     hypervolume_table,
     summarise_frontier,
     with_display_names,
@@ -117,6 +118,22 @@ def parametric_hypervolumes(runs: ParametricRuns) -> pd.DataFrame:
             ],
             ignore_index=True,
         )
+    )
+
+
+def parametric_stability(runs: ParametricRuns, seed: int) -> pd.DataFrame:
+    """Whether each frontier of :func:`parametric_hypervolumes` has enough probes (§3).
+
+    :func:`~.frontiers.hypervolume_stability` with the same caps, halves drawn with ``seed``.
+    """
+    table = runs.table
+    return pd.concat(
+        [
+            hypervolume_stability(table[table["family"] == family], "complexity", cap, seed=seed)
+            for family, cap in (("nuclear", runs.max_norm), ("rank", "max_complexity"))
+            if family in runs.families
+        ],
+        ignore_index=True,
     )
 
 

@@ -36,6 +36,7 @@ from probekit.experiments.part3_pareto.figures import (
 from probekit.experiments.part3_pareto.frontiers import (
     FrontierSummary,
     hypervolume_of,
+    hypervolume_stability,
     hypervolume_table,
     summarise_frontier,
     with_display_names,
@@ -207,6 +208,15 @@ def parsing_hypervolumes(runs: ParsingRuns) -> pd.DataFrame:
     """
     table = runs.mlp_table.assign(family=runs.x)
     return paper_comparison(hypervolume_table(table, runs.x, 1.0), key="table2")
+
+
+def parsing_stability(runs: ParsingRuns, seed: int) -> pd.DataFrame:
+    """Whether each frontier of :func:`parsing_hypervolumes` has enough parsers (§3).
+
+    :func:`~.frontiers.hypervolume_stability` of the MLP parsers, cap 1, halves drawn with
+    ``seed``.
+    """
+    return hypervolume_stability(runs.mlp_table.assign(family=runs.x), runs.x, 1.0, seed=seed)
 
 
 def parsing_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
