@@ -131,12 +131,14 @@ def blobs(n: int, seed: int, C: int = 4, d: int = 10, spread: float = 0.5):
 
 
 def hand_sentence(
-    words: list[tuple[str, str]] | list[tuple[str, str, int]], sent_id: str = "s"
+    words: list[tuple[str, str]] | list[tuple[str, str, int]],
+    sent_id: str = "s",
+    deprel: list[str] | None = None,
 ) -> Sentence:
     """A hand-built :class:`~probekit.io.treebanks.Sentence` from (form, upos[, head]) tuples.
 
     Heads are 1-based, 0 = root; without them every word is headed by the first, the root.
-    Relations are "root" or "dep"; lemmas are the forms.
+    Relations are ``deprel``, by default "root" or "dep"; lemmas are the forms.
     """
     n = len(words)
     forms, upos = [w[0] for w in words], [w[1] for w in words]
@@ -150,7 +152,7 @@ def hand_sentence(
         xpos=np.array(["_"] * n),
         feats=tuple({} for _ in range(n)),
         heads=np.array(heads, dtype=np.int64),
-        deprel=np.array(["root" if h == 0 else "dep" for h in heads]),
+        deprel=np.array(deprel or ["root" if h == 0 else "dep" for h in heads]),
         path=Path("hand-built"),
         line=1,
     )

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import hand_sentence
 from probekit.errors import ParameterError
 from probekit.io.tasks import (
     OOV_LABEL,
@@ -24,20 +25,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "tiny_tagging.conllu"
 
 
 def sentence(forms, upos, heads, deprel, sent_id="s") -> Sentence:
-    n = len(forms)
-    return Sentence(
-        sent_id=sent_id,
-        text=" ".join(forms),
-        forms=np.array(forms),
-        lemmas=np.array(forms),
-        upos=np.array(upos),
-        xpos=np.array(["_"] * n),
-        feats=tuple({} for _ in range(n)),
-        heads=np.array(heads, dtype=np.int64),
-        deprel=np.array(deprel),
-        path=Path("hand-built"),
-        line=1,
-    )
+    return hand_sentence(list(zip(forms, upos, heads, strict=True)), sent_id, deprel)
 
 
 @pytest.fixture
