@@ -19,7 +19,7 @@ bootstraps, :mod:`.resampling`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +53,16 @@ def _cap(value: float | str, group: pd.DataFrame) -> float:
     return float(value)
 
 
+def _frontiers(
+    table: pd.DataFrame, x: str, cap: float | str, by: Sequence[str]
+) -> Iterator[tuple[dict[str, object], pd.DataFrame, float]]:
+    """Each group of probes: its ``by`` values, its probes with a finite complexity, its cap."""
+    for key, group in table.groupby(list(by), sort=False):
+        values = key if isinstance(key, tuple) else (key,)
+        finite = group[np.isfinite(group[x].to_numpy(dtype=float))]
+        yield dict(zip(by, values, strict=True)), finite, _cap(cap, group)
+
+
 def hypervolume_table(
     table: pd.DataFrame,
     x: str,
@@ -82,17 +92,14 @@ def hypervolume_table(
         complexity), ``n_within_cap`` and ``best_accuracy`` (the best probe within the cap).
     """
     rows = []
-    for key, group in table.groupby(list(by), sort=False):
-        g = group[np.isfinite(group[x].to_numpy(dtype=float))]
-        limit = _cap(cap, group)
+    for keys, g, limit in _frontiers(table, x, cap, by):
         inside = g[g[x] <= limit]
         hv = (
             frontier.hypervolume(g[x], g[y], limit, min_accuracy=min_accuracy) if len(g) else np.nan
         )
         best = float(inside[y].max()) if len(inside) else np.nan
-        values = key if isinstance(key, tuple) else (key,)
         rows.append(
-            dict(zip(by, values, strict=True))
+            keys
             | {
                 "hypervolume": hv,
                 "n_probes": len(g),
@@ -145,18 +152,15 @@ def hypervolume_stability(
     """
     rng = np.random.default_rng(seed)
     rows = []
-    for key, group in table.groupby(list(by), sort=False):
-        g = group[np.isfinite(group[x].to_numpy(dtype=float))]
-        limit = _cap(cap, group)
+    for keys, g, limit in _frontiers(table, x, cap, by):
         n = len(g)
         half = g.iloc[np.sort(rng.choice(n, size=max(n // 2, 1), replace=False))] if n else g
         hv_all, hv_half = (
             frontier.hypervolume(s[x], s[y], limit, min_accuracy=min_accuracy) if n else np.nan
             for s in (g, half)
         )
-        values = key if isinstance(key, tuple) else (key,)
         rows.append(
-            dict(zip(by, values, strict=True))
+            keys
             | {
                 "n_probes": n,
                 "n_half": len(half),

@@ -153,6 +153,14 @@ def plot_memorisation(runs: MemorisationRuns, labels: Mapping[str, str]):
     )
 
 
+def _frontier_inputs(runs: MemorisationRuns) -> list[tuple[pd.DataFrame, str, float]]:
+    """(probes, complexity column, cap) under each control, in column ``family``.
+
+    The cap is 1, a probe that memorises every shuffled label (§3).
+    """
+    return [(runs.table.assign(family=control), control, 1.0) for control in runs.controls]
+
+
 def memorisation_hypervolumes(runs: MemorisationRuns) -> pd.DataFrame:
     """Hypervolumes under each control (Pimentel et al. 2020, §3 and Table 3).
 
@@ -162,10 +170,7 @@ def memorisation_hypervolumes(runs: MemorisationRuns) -> pd.DataFrame:
     """
     hv = paper_comparison(
         pd.concat(
-            [
-                hypervolume_table(runs.table.assign(family=control), control, 1.0)
-                for control in runs.controls
-            ],
+            [hypervolume_table(*frontier) for frontier in _frontier_inputs(runs)],
             ignore_index=True,
         )
     )
@@ -179,10 +184,7 @@ def memorisation_stability(runs: MemorisationRuns, seed: int) -> pd.DataFrame:
     ``seed``; settings without a probe of finite complexity are left out.
     """
     stability = pd.concat(
-        [
-            hypervolume_stability(runs.table.assign(family=control), control, 1.0, seed=seed)
-            for control in runs.controls
-        ],
+        [hypervolume_stability(*frontier, seed=seed) for frontier in _frontier_inputs(runs)],
         ignore_index=True,
     )
     return stability[stability["n_probes"] > 0]

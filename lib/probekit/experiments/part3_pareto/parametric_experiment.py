@@ -102,20 +102,28 @@ def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRu
     )
 
 
+def _frontier_inputs(runs: ParametricRuns) -> list[tuple[pd.DataFrame, str, float | str]]:
+    """(probes, complexity column, cap) of each family's frontiers.
+
+    The nuclear norm is capped at ``max_norm``, the rank at C (§3).
+    """
+    table = runs.table
+    return [
+        (table[table["family"] == family], "complexity", cap)
+        for family, cap in (("nuclear", runs.max_norm), ("rank", "max_complexity"))
+        if family in runs.families
+    ]
+
+
 def parametric_hypervolumes(runs: ParametricRuns) -> pd.DataFrame:
     """Hypervolumes of every frontier (Pimentel et al. 2020, §3, Table 3).
 
     The nuclear norm capped at ``max_norm`` and the rank at C, with the paper's English values in
     ``paper`` (:func:`~.frontiers.hypervolume_table`, :func:`~.paper.paper_comparison`).
     """
-    table = runs.table
     return paper_comparison(
         pd.concat(
-            [
-                hypervolume_table(table[table["family"] == family], "complexity", cap)
-                for family, cap in (("nuclear", runs.max_norm), ("rank", "max_complexity"))
-                if family in runs.families
-            ],
+            [hypervolume_table(*frontier) for frontier in _frontier_inputs(runs)],
             ignore_index=True,
         )
     )
@@ -126,13 +134,8 @@ def parametric_stability(runs: ParametricRuns, seed: int) -> pd.DataFrame:
 
     :func:`~.frontiers.hypervolume_stability` with the same caps, halves drawn with ``seed``.
     """
-    table = runs.table
     return pd.concat(
-        [
-            hypervolume_stability(table[table["family"] == family], "complexity", cap, seed=seed)
-            for family, cap in (("nuclear", runs.max_norm), ("rank", "max_complexity"))
-            if family in runs.families
-        ],
+        [hypervolume_stability(*frontier, seed=seed) for frontier in _frontier_inputs(runs)],
         ignore_index=True,
     )
 

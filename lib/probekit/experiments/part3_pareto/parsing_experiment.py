@@ -201,13 +201,20 @@ def plot_parsing(runs: ParsingRuns, labels: Mapping[str, str]):
     )
 
 
+def _frontier_input(runs: ParsingRuns) -> tuple[pd.DataFrame, str, float]:
+    """(parsers, complexity column, cap) of the MLP parsers' frontiers.
+
+    The complexity is the control's memorisation, capped at 1 (§3).
+    """
+    return runs.mlp_table.assign(family=runs.x), runs.x, 1.0
+
+
 def parsing_hypervolumes(runs: ParsingRuns) -> pd.DataFrame:
     """The MLP parsers' hypervolumes under the complexity control, capped at 1.
 
     With the paper's English values in ``paper`` (Pimentel et al. 2020, §3 and Table 2).
     """
-    table = runs.mlp_table.assign(family=runs.x)
-    return paper_comparison(hypervolume_table(table, runs.x, 1.0), key="table2")
+    return paper_comparison(hypervolume_table(*_frontier_input(runs)), key="table2")
 
 
 def parsing_stability(runs: ParsingRuns, seed: int) -> pd.DataFrame:
@@ -216,7 +223,7 @@ def parsing_stability(runs: ParsingRuns, seed: int) -> pd.DataFrame:
     :func:`~.frontiers.hypervolume_stability` of the MLP parsers, cap 1, halves drawn with
     ``seed``.
     """
-    return hypervolume_stability(runs.mlp_table.assign(family=runs.x), runs.x, 1.0, seed=seed)
+    return hypervolume_stability(*_frontier_input(runs), seed=seed)
 
 
 def parsing_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
