@@ -445,8 +445,8 @@ class BiaffineResult:
 
     ``dev_uas`` is token-level UAS at the restored best state; ``complexity`` is ||U||_* for the
     linear variant and NaN for the MLP variant; ``dev_loss`` is cross-entropy in bits per word;
-    ``init_complexity`` is the complexity before training; ``at_cap`` is True for a probe still improving when training hit ``max_steps`` (not known
-    to have converged).
+    ``init_complexity`` is the complexity before training; ``at_cap`` is True for a probe still
+    improving when training hit ``max_steps`` (not known to have converged).
     """
 
     configs: list[BiaffineConfig]
@@ -559,8 +559,8 @@ def train_biaffine_probes(
 ) -> BiaffineResult:
     """Train parsing probes and report dev UAS and complexity (Pimentel et al. 2020, §7.2).
 
-    Adam, early stopping on dev UAS, the metric (issue 14: a model is selected on its own
-    evaluation metric), or with ``select_on="loss"`` on dev cross-entropy as the released code
+    Adam, early stopping on dev UAS, the metric a parser is judged by, or with
+    ``select_on="loss"`` on dev cross-entropy as the released code
     (:class:`TrainOptions`; batches count sentences).
     Linear-variant configs with the same dropout can train as stacks of up to ``max_parallel``
     probes (memory grows as P x B x n x d); each MLP config trains alone. The default is 1:
@@ -633,7 +633,6 @@ def train_biaffine_probes(
         )
         cx[members] = stack.scorer.complexity()
         best_step[members] = stopper.best_step
-        # A probe that never used up its patience was stopped by max_steps, not by convergence.
-        at_cap[members] = stopper.active
+        at_cap[members] = stopper.at_cap
         stacks.append((members, stack))
     return BiaffineResult(list(configs), dev_uas, dev_loss, cx, best_step, at_cap, init_cx, stacks)
