@@ -17,6 +17,7 @@ from probekit.experiments.part3_pareto import (
     representations,
 )
 from probekit.experiments.part3_pareto.config import ParsingConfig
+from probekit.experiments.part3_pareto.memorisation import control_options
 from probekit.experiments.part3_pareto.protocol import PROTOCOL_34
 from probekit.probes import biaffine, mlp_stack
 from probekit.probes.training import TrainOptions
@@ -77,11 +78,11 @@ def test_runs_record_whether_they_ended_at_the_cap(splits):
     assert not lin.table["at_cap"].any()
 
 
-def test_plateau_options_cap_the_controls():
-    opts = parsing.plateau_options(OPTS, 3)
+def test_parsing_controls_stop_at_their_plateau_or_the_cap():
+    opts = control_options(OPTS, 3, until_plateau=True)
     assert opts.max_steps == 3 and opts.patience == OPTS.patience and opts.eval_every == 2
     with pytest.raises(ParameterError, match="memorise_steps"):
-        parsing.plateau_options(OPTS, 0)
+        control_options(OPTS, 0, until_plateau=True)
 
 
 def test_protocol_34_rows_follow_the_parameters():

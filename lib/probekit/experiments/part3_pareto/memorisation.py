@@ -45,21 +45,30 @@ def memorisation_rows(n: int, n_memorise: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(n, size=n_memorise, replace=False))
 
 
-def control_options(options: TrainOptions | None, steps: int) -> TrainOptions:
+def control_options(
+    options: TrainOptions | None, steps: int, *, until_plateau: bool = False
+) -> TrainOptions:
     """Training options of the shuffled controls (Pimentel et al. 2020, §5).
 
-    Exactly ``steps`` updates, no early stop.
+    By default exactly ``steps`` updates, no early stop. On shuffled labels the training loss
+    falls slowly after a long plateau at the label entropy, so the released criterion (stop
+    after a while without a 0.02-bit gain) ends most runs on the plateau unless it waits 1,000
+    updates as the released code does; a fixed budget measures every architecture's
+    memorisation after the same amount of training.
 
-    On shuffled labels the training loss falls slowly after a long plateau at the label
-    entropy, so the released criterion (stop after a while without a 0.02-bit gain) ends most
-    runs on the plateau unless it waits 1,000 updates as the released code does; a fixed budget
-    measures every architecture's memorisation after the same amount of training.
+    With ``until_plateau`` (the parsing controls of chapter 34, evaluated on the sentences they
+    memorise), a control stops once its criterion has not improved for ``options.patience``
+    checks, with ``steps`` as the cap; a control that reaches the cap counts in the chapter's
+    cap share.
     """
     if steps < 1:
         raise ParameterError("memorise_steps", f"must be >= 1, got {steps}")
     base = options or TrainOptions()
     return replace(
-        base, max_steps=steps, patience=steps + 1, eval_every=min(base.eval_every, steps)
+        base,
+        max_steps=steps,
+        patience=base.patience if until_plateau else steps + 1,
+        eval_every=min(base.eval_every, steps),
     )
 
 

@@ -11,15 +11,14 @@ accuracy is UAS.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto.memorisation import (
     CONDITIONS,
+    control_options,
     memorisation_rows,
     memorisation_table,
     run_conditions,
@@ -46,21 +45,6 @@ def _parse_correct(pred: list[list[np.ndarray]], gold: list[np.ndarray]) -> np.n
     """
     gold_flat = np.concatenate(gold)
     return np.stack([np.concatenate(p) == gold_flat for p in pred])
-
-
-def plateau_options(options: TrainOptions, memorise_steps: int) -> TrainOptions:
-    """Training options of the parsing controls (Pimentel et al. 2020, §5; released code).
-
-    A control trains until its loss on the shuffled heads it memorises stops falling by more
-    than ``options.min_delta`` bits for ``options.patience`` checks (the released criterion,
-    with the control's own training sentences as its "dev" set), with ``memorise_steps`` as a
-    cap; a control that reaches the cap is counted in the chapter's cap share.
-    """
-    if memorise_steps < 1:
-        raise ParameterError("memorise_steps", f"must be >= 1, got {memorise_steps}")
-    return replace(
-        options, max_steps=memorise_steps, eval_every=min(options.eval_every, memorise_steps)
-    )
 
 
 def _sentence_index(sentences: Sequence[pkdata.Sentence]) -> np.ndarray:
@@ -148,7 +132,7 @@ def parse_mlp_pareto(
     its inputs from word-order-shuffled sentences (``shuffled_words`` (N_train_words, d)).
     Memorisation = UAS on the shuffled heads of the ``n_memorise`` training sentences (0 = all,
     the paper's whole training split) the control trains on, until its memorisation plateaus or
-    after ``memorise_steps`` updates (:func:`plateau_options`). Each config trains alone
+    after ``memorise_steps`` updates (:func:`~.memorisation.control_options`). Each config trains alone
     (:func:`probekit.probes.biaffine.train_biaffine_probes`), all with the same batch order.
 
     Returns:
@@ -190,7 +174,13 @@ def parse_mlp_pareto(
             rng = np.random.default_rng(streams[CONDITIONS.index(name) - 1])
             y = controls.shuffle_heads([heads["train"][i] for i in rows], rng)
             ctrl = biaffine.train_biaffine_probes(
-                bconfigs, X, y, X, y, options=plateau_options(options, memorise_steps), **common
+                bconfigs,
+                X,
+                y,
+                X,
+                y,
+                options=control_options(options, memorise_steps, until_plateau=True),
+                **common,
             )
             memorised[name] = ctrl.uas(X, y)
             ctrl_cap[name] = ctrl.at_cap
