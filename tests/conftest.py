@@ -61,19 +61,14 @@ def tiny():
     return load_treebank(FIXTURES / "tiny")
 
 
-@pytest.fixture(scope="session")
-def quick_book(tmp_path_factory, ewt):
-    """The whole book built once per session under the quick profile, in a copy of the project.
-
-    Every chapter of _toc.yml runs (the notebook smoke test) and `jb build -n -W` renders it.
-    Returns the project root of the copy; the HTML is in `<root>/_build/html`.
-    """
+def build_quick_copy(root: Path, **book_options) -> Path:
+    """Copy the project (its library linked) into ``root`` and build its book under the quick
+    profile with ``book_options`` for :func:`probekit.book.build.build_book`; returns ``root``."""
     import shutil
 
     from probekit.book import build, runner
     from probekit.io import treebanks
 
-    root = tmp_path_factory.mktemp("book")
     for name in ("_config.yml", "_toc.yml", "constraints.txt"):
         shutil.copy(REPO / name, root / name)
     for name in ("notebooks", "params", "book"):
@@ -88,13 +83,25 @@ def quick_book(tmp_path_factory, ewt):
     old = os.environ.get("PROBEKIT_DATA_MIRROR")
     os.environ["PROBEKIT_DATA_MIRROR"] = str(mirror)
     try:
-        build.build_book("quick", paths=runner.Paths(root), log=lambda message: None)
+        build.build_book(
+            "quick", paths=runner.Paths(root), log=lambda message: None, **book_options
+        )
     finally:
         if old is None:
             os.environ.pop("PROBEKIT_DATA_MIRROR", None)
         else:
             os.environ["PROBEKIT_DATA_MIRROR"] = old
     return root
+
+
+@pytest.fixture(scope="session")
+def quick_book(tmp_path_factory, ewt):
+    """The whole book built once per session under the quick profile, in a copy of the project.
+
+    Every chapter of _toc.yml runs (the notebook smoke test) and `jb build -n -W` renders it.
+    Returns the project root of the copy; the HTML is in `<root>/_build/html`.
+    """
+    return build_quick_copy(tmp_path_factory.mktemp("book"))
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -134,3 +135,39 @@ def test_sigkill_during_extraction_leaves_no_valid_entry(tmp_path, ewt):
     assert np.isfinite(np.asarray(emb.layer(6), dtype=np.float32)).all()
     assert np.abs(np.asarray(emb.layer(6)[-1], dtype=np.float32)).sum() > 0  # last row written
     assert cache.clean_partial() == 1  # the killed run's temporary directory
+
+
+def _race(args):
+    """One of several processes asking for the same entry at once; returns what it read."""
+    root, barrier_dir, n = args
+    # Start together: wait until every process has arrived.
+    Path(barrier_dir, str(os.getpid())).touch()
+    while len(list(Path(barrier_dir).iterdir())) < n:
+        time.sleep(0.001)
+
+    def build(w):
+        with open(Path(root) / "builds.log", "a") as log:
+            log.write(f"{os.getpid()}\n")
+        time.sleep(0.2)  # a slow build, so the others arrive while it runs
+        w.array("x", np.arange(1000, dtype=np.float32) * 2)
+        w.json("meta", {"by": os.getpid()})
+
+    entry = Cache(root).get_or_create({"kind": "race", "v": 1}, build)
+    return entry.json("meta")["by"], float(entry.array("x").sum())
+
+
+def test_processes_racing_on_one_entry_build_it_once_and_read_the_same(tmp_path):
+    """Chapters on parallel workers need the same embeddings: one builds, the others wait, then
+    read the winner's entry; no second build, no partial entry, no error."""
+    from multiprocessing import get_context
+
+    n = 6
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    with get_context("fork").Pool(n) as pool:
+        seen = pool.map(_race, [(str(tmp_path / "cache"), str(barrier), n)] * n)
+    builders = (tmp_path / "cache" / "builds.log").read_text().split()
+    assert len(builders) == 1
+    assert set(seen) == {(int(builders[0]), float(np.arange(1000).sum() * 2))}
+    entries = [p for p in (tmp_path / "cache" / "race").iterdir() if not p.name.startswith(".")]
+    assert len(entries) == 1 and not list((tmp_path / "cache" / "race").glob(".*.tmp"))

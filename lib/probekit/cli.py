@@ -42,6 +42,8 @@ def _cmd_book(args: argparse.Namespace) -> None:
         render=not args.no_render,
         log=_say,
         progress=True,
+        workers=args.workers,
+        scheduler=args.scheduler,
     )
 
 
@@ -171,6 +173,19 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--force", action="store_true")
     book.add_argument("--chapter", action="append", help="only these chapters (slugs)")
     book.add_argument("--no-render", action="store_true", help="run chapters only")
+    where = book.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        metavar="N",
+        help="run independent chapters side by side on a local Dask cluster of N worker "
+        "processes ('auto': one per core); default: one chapter at a time in this process",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the chapters on an existing Dask cluster (e.g. tcp://host:8786); its workers "
+        "need the project, data and cache on a shared filesystem",
+    )
     book.set_defaults(func=_cmd_book)
 
     params = sub.add_parser("params", help="list a chapter's parameters")

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from probekit.book import ledger
+from probekit.book import graph, ledger
 from probekit.book.params import effective_parameters, read_parameters
 from probekit.book.provenance import code_cell, text_cell
 from probekit.book.runner import (
@@ -161,15 +161,26 @@ def build_book(
     render: bool = True,
     log: Any = print,
     progress: bool = False,
+    workers: int | str | None = None,
+    scheduler: str | None = None,
 ) -> list[RunResult]:
     """Run the chapters (those of ``_toc.yml`` by default) and render the HTML book.
 
     Logs one line per chapter, ``[k/n, <time left>] <slug>: ...``, where the time left is the
     sum of the last build's run times of the chapters still to run; ``progress`` adds
     papermill's progress bar (cells done, elapsed time) on stderr for each chapter that runs.
+
+    ``workers`` (a number or "auto", one per core) runs the chapters as a task graph on a local
+    Dask cluster, ``scheduler`` (an address such as ``tcp://host:8786``) on an existing one
+    (:mod:`probekit.book.graph`); without either, chapters run one after another in this
+    process. On Dask a failed chapter does not stop the chapters that do not read it; the build
+    then raises, naming the failed chapters and those not run, without rendering.
     """
     paths = paths or Paths()
     slugs = chapters or toc_chapters(paths.root)
+    if workers is not None and scheduler is not None:
+        raise ProbekitError("give --workers or --scheduler, not both")
+    n_workers = graph.resolve_workers(workers) if workers is not None else None
     # Check every chapter's parameters and inputs before spending time on any of them.
     stale = stale_chapters(slugs, profile, paths, force)
     last = {s: load_manifest(paths).get(s, {}).get("seconds") for s in slugs}
@@ -179,6 +190,30 @@ def build_book(
         + (f", {estimate.removesuffix(' left')} by the last build's times" if estimate else "")
     )
     start = time.perf_counter()
+    if n_workers is not None or scheduler is not None:
+        results = _run_on_dask(stale, slugs, profile, force, paths, n_workers, scheduler, log)
+    else:
+        results = _run_in_order(stale, slugs, last, profile, force, paths, log, progress)
+    ran = [r for r in results if r.status == "ran"]
+    minutes = (time.perf_counter() - start) / 60
+    log(f"book: ran {len(ran)} of {len(slugs)} chapters in {minutes:.1f} min")
+    write_generated(paths, profile)
+    if render:
+        render_book(paths, log=log)
+    return results
+
+
+def _run_in_order(
+    stale: list[str],
+    slugs: list[str],
+    last: dict[str, float | None],
+    profile: str,
+    force: bool,
+    paths: Paths,
+    log: Any,
+    progress: bool,
+) -> list[RunResult]:
+    """The sequential path: every chapter in the toc's order, in this process."""
     results = []
     for k, slug in enumerate(slugs, start=1):
         left = time_left([last[s] for s in stale if slugs.index(s) >= k - 1])
@@ -193,13 +228,41 @@ def build_book(
                 progress=f"[{k}/{len(slugs)}] {slug}" if progress else False,
             )
         )
-    ran = [r for r in results if r.status == "ran"]
-    minutes = (time.perf_counter() - start) / 60
-    log(f"book: ran {len(ran)} of {len(slugs)} chapters in {minutes:.1f} min")
-    write_generated(paths, profile)
-    if render:
-        render_book(paths, log=log)
     return results
+
+
+def _run_on_dask(
+    stale: list[str],
+    slugs: list[str],
+    profile: str,
+    force: bool,
+    paths: Paths,
+    workers: int | None,
+    scheduler: str | None,
+    log: Any,
+) -> list[RunResult]:
+    """The task-graph path (:mod:`probekit.book.graph`).
+
+    Raises after the graph when a chapter failed, once every chapter that could run has been
+    promoted.
+    """
+    if scheduler is not None:
+        from distributed import Client
+
+        client = Client(scheduler)
+        log(f"book: on the Dask scheduler at {scheduler}")
+    else:
+        client = graph.local_client(workers)
+        log(f"book: on a local Dask cluster of {workers} workers")
+    with client:
+        outcomes = graph.run_graph(stale, slugs, profile, client, force, paths, log)
+    bad = {o.chapter: o for o in outcomes.values() if o.status in ("failed", "not run")}
+    if bad:
+        raise ProbekitError(
+            "; ".join(f"{slug} {o.status}: {o.message}" for slug, o in bad.items()),
+            hint="the other chapters were run and promoted; fix the failed ones and re-run",
+        )
+    return [outcomes[s].result for s in slugs if s in outcomes and outcomes[s].result]
 
 
 def render_book(paths: Paths | None = None, log: Any = print) -> Path:

@@ -4,7 +4,8 @@ An entry is a directory named by the sha256 of its key (a JSON-able dict: model,
 treebank file hash, pooling, dtype, ...). It holds ``.npy`` arrays (memory-mappable, never
 pickled), optional JSON files, and ``manifest.json`` with the key and the sha256 and size of every
 file. Writes are atomic: the entry is built in a temporary sibling directory, every file is
-fsynced, the manifest is written last, and the directory is renamed into place. A reader checks the
+fsynced, the manifest is written last, and the directory is renamed into place, under a per-entry
+file lock so that concurrent processes build an entry once. A reader checks the
 manifest and the checksums (once per process per entry), so an entry left by a killed run is never
 seen, and a corrupted one is detected, removed and rebuilt.
 """
@@ -12,12 +13,13 @@ seen, and a corrupted one is detected, removed and rebuilt.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +159,13 @@ class Cache:
             return entry
         final = self.entry_path(key)
         final.parent.mkdir(parents=True, exist_ok=True)
+        with _building(self.root / ".locks" / f"{final.parent.name}-{final.name}.lock"):
+            # Another process may have built the entry while this one waited for the lock.
+            entry = self.get(key)
+            return entry if entry is not None else self._create(key, final, build)
+
+    def _create(self, key: dict[str, Any], final: Path, build: Callable[[Writer], None]) -> Entry:
+        """Build the entry in a temporary sibling of ``final`` and rename it into place."""
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name[:16]}.", suffix=".tmp", dir=final.parent))
         try:
             build(Writer(tmp))
@@ -167,10 +176,7 @@ class Cache:
             manifest = {"format": FORMAT, "key": key, "key_digest": key_digest(key), "files": files}
             (tmp / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1, default=str))
             _fsync(tmp / MANIFEST)
-            if final.exists():  # a corrupt leftover, or a concurrent writer finished first
-                if self.get(key) is not None:
-                    shutil.rmtree(tmp, ignore_errors=True)
-                    return self.get(key)  # type: ignore[return-value]
+            if final.exists():  # a corrupt leftover (a finished entry returned under the lock)
                 self._discard(final, reason="replaced")
             os.rename(tmp, final)
             with contextlib.suppress(OSError):
@@ -196,7 +202,10 @@ class Cache:
             shutil.rmtree(path, ignore_errors=True)
 
     def clean_partial(self) -> int:
-        """Remove temporary directories left by killed runs; returns how many were removed."""
+        """Remove temporary directories left by killed runs; returns how many were removed.
+
+        Only while no other process uses the cache: a running build's directory looks the same.
+        """
         removed = 0
         if not self.root.is_dir():
             return 0
@@ -208,6 +217,25 @@ class Cache:
                     shutil.rmtree(child, ignore_errors=True)
                     removed += 1
         return removed
+
+
+@contextlib.contextmanager
+def _building(lock_path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of one entry, ``lock_path``, while the entry is checked and built.
+
+    Processes that need the same entry (chapters side by side on Dask workers) queue here: the
+    first builds it, the others then find it finished and read it, so nothing is computed twice.
+    ``flock`` locks are released by the kernel when a process dies, so a killed build never
+    blocks the next one. The lock files stay, empty, in ``<root>/.locks`` (removing one would
+    race with a process about to open it).
+    """
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def cached_json(key: dict[str, Any], compute: Callable[[], Any], cache: Cache | None = None) -> Any:

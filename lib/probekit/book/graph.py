@@ -1,0 +1,172 @@
+"""The book as a task graph on Dask distributed.
+
+Chapters are the nodes; a chapter depends on the chapters whose saved results it declares it
+reads (:func:`~probekit.book.runner.declared_reads`). :func:`run_graph` submits every chapter that
+a build must run to a Dask ``distributed`` client, each task waiting on the tasks of the chapters
+it reads, so independent chapters run side by side and the claims ledger (``reads: all``) runs
+last. Dask does the scheduling; this module only declares the graph and reports the outcome.
+
+Each task is :func:`~probekit.book.runner.run_chapter` in a worker process: the same digest
+check, staging, promotion and failed-run handling as the sequential path. Workers therefore need
+the project, the data, the model and the embedding cache on a filesystem they share with the
+client (one machine, or a cluster's shared home or scratch). A chapter that fails does not stop
+the others: the chapters that read its results are reported as not run, and every chapter that
+could run is promoted.
+
+Kernels inherit the worker's environment: ``threads`` sets ``OMP_NUM_THREADS`` and
+``MKL_NUM_THREADS`` of the workers a local cluster starts, so N workers share the cores instead
+of each assuming all of them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from probekit.book.runner import Paths, RunResult, declared_reads, run_chapter
+from probekit.errors import ParameterError, ProbekitError
+
+
+@dataclass
+class Outcome:
+    """What happened to one chapter of the graph.
+
+    ``status`` is "ran", "up to date", "failed" or "not run" (a chapter it reads failed or was
+    not run); ``message`` says why for the last two, ``log`` holds the runner's lines from the
+    worker.
+    """
+
+    chapter: str
+    status: str
+    result: RunResult | None = None
+    message: str = ""
+    log: tuple[str, ...] = ()
+
+
+def chapter_graph(slugs: list[str], paths: Paths) -> dict[str, list[str]]:
+    """Chapter -> the chapters of ``slugs`` it reads (its parents in the task graph)."""
+    return {
+        slug: [r for r in declared_reads(paths.notebooks / f"{slug}.py", paths.root) if r in slugs]
+        for slug in slugs
+    }
+
+
+def available_cores() -> int:
+    """CPU cores this process may use (the affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity mask
+        return os.cpu_count() or 1
+
+
+def resolve_workers(workers: int | str) -> int:
+    """``workers`` as a number >= 1; "auto" is one worker per core."""
+    if workers == "auto":
+        return available_cores()
+    if isinstance(workers, str):
+        if not workers.isdigit():
+            raise ParameterError("workers", f"must be 'auto' or a number >= 1, got {workers!r}")
+        workers = int(workers)
+    if workers < 1:
+        raise ParameterError("workers", f"must be 'auto' or a number >= 1, got {workers!r}")
+    return workers
+
+
+def _run_task(
+    slug: str,
+    profile: str,
+    force: bool,
+    root: str,
+    library: str,
+    *parents: Outcome,
+) -> Outcome:
+    """One chapter, in a worker: run it unless a chapter it reads did not produce results."""
+    blocked = [p.chapter for p in parents if p.status in ("failed", "not run")]
+    if blocked:
+        return Outcome(
+            slug, "not run", message="it reads " + ", ".join(blocked) + ", which did not run"
+        )
+    lines: list[str] = []
+    paths = Paths(Path(root), library=Path(library))
+    try:
+        result = run_chapter(
+            paths.notebooks / f"{slug}.py", profile, force=force, paths=paths, log=lines.append
+        )
+    except ProbekitError as exc:
+        # Returned, not raised: the client reports it and Dask does not retry a chapter whose
+        # failure is in its code or data.
+        return Outcome(slug, "failed", message=str(exc), log=tuple(lines))
+    return Outcome(slug, result.status, result, log=tuple(lines))
+
+
+def local_client(workers: int, threads: int | None = None) -> Any:
+    """A ``distributed.Client`` on a new ``LocalCluster`` of ``workers`` processes.
+
+    One task slot per worker (a chapter is one task); ``threads`` torch/BLAS threads per worker,
+    by default an equal share of the cores. Everything listens on 127.0.0.1 only, the
+    scheduler's HTTP endpoint on a free port (a fixed 8787 would clash with a second build).
+    """
+    from distributed import Client, LocalCluster
+
+    threads = threads or max(1, available_cores() // workers)
+    env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
+        host="127.0.0.1",
+        env=env,
+    )
+    return Client(cluster)
+
+
+def run_graph(
+    stale: list[str],
+    slugs: list[str],
+    profile: str,
+    client: Any,
+    force: bool = False,
+    paths: Paths | None = None,
+    log: Any = print,
+) -> dict[str, Outcome]:
+    """Run the ``stale`` chapters of ``slugs`` on a Dask ``client``.
+
+    Returns every stale chapter's :class:`Outcome` and logs one line per chapter as it finishes.
+
+    A stale chapter's task waits on the tasks of the stale chapters it reads; chapters it reads
+    that are up to date already have their results on disk. As in the sequential path, a reader
+    re-plans once its parents are done, so it is skipped when their results came out unchanged.
+    """
+    from distributed import as_completed
+
+    paths = paths or Paths()
+    parents = chapter_graph(slugs, paths)
+    futures: dict[str, Any] = {}
+    for slug in slugs:  # the toc's order is a topological order: readers come after
+        if slug not in stale:
+            continue
+        upstream = [futures[p] for p in parents[slug] if p in futures]
+        futures[slug] = client.submit(
+            _run_task,
+            slug,
+            profile,
+            force,
+            str(paths.root),
+            str(paths.library),
+            *upstream,
+            key=f"chapter-{slug}",
+            pure=False,
+        )
+    outcomes: dict[str, Outcome] = {}
+    for k, future in enumerate(as_completed(list(futures.values())), start=1):
+        outcome = future.result()
+        outcomes[outcome.chapter] = outcome
+        detail = {
+            "ran": f"done in {outcome.result.seconds:.0f} s" if outcome.result else "",
+            "up to date": "up to date",
+        }.get(outcome.status, f"{outcome.status}: {outcome.message}")
+        log(f"[{k}/{len(futures)}] {outcome.chapter}: {detail}")
+    return outcomes

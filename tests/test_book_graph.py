@@ -1,0 +1,138 @@
+"""probekit.book.graph: the book as a task graph on a local Dask cluster."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from probekit.book import build, graph, runner
+from probekit.errors import ParameterError, ProbekitError
+from test_book import DUMMY, _copy_library
+
+SAVE = "\n# %%\ng.save('build/results/{slug}.json')\n"
+READS = "# jupyter:\n#   probekit:\n#     reads: [{parents}]\n"
+
+
+def _graph_project(tmp_path, chapters: dict[str, list[str]], profile: str = "defaults: {}\n"):
+    """A project of dummy chapters, ``slug -> the slugs it reads``, in that (toc) order."""
+    (tmp_path / "notebooks").mkdir(parents=True)
+    for slug, parents in chapters.items():
+        text = DUMMY + SAVE.format(slug=slug)
+        if parents:
+            text = text.replace("# jupyter:\n", READS.format(parents=", ".join(parents)))
+        (tmp_path / "notebooks" / f"{slug}.py").write_text(text)
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nchapters:\n"
+        + "".join(f"  - file: book/chapters/{s}\n" for s in chapters)
+    )
+    (tmp_path / "params").mkdir()
+    (tmp_path / "params" / "quick.yml").write_text(profile)
+    (tmp_path / "constraints.txt").write_text("pinned==1\n")
+    return runner.Paths(tmp_path, library=_copy_library(tmp_path))
+
+
+def test_graph_edges_come_from_declared_reads(tmp_path):
+    paths = _graph_project(tmp_path, {"90_a": [], "91_b": ["90_a"], "92_c": [], "93_d": ["91_b"]})
+    assert graph.chapter_graph(["90_a", "91_b", "92_c", "93_d"], paths) == {
+        "90_a": [],
+        "91_b": ["90_a"],
+        "92_c": [],
+        "93_d": ["91_b"],
+    }
+    # Reads of chapters outside the build are not edges: their results are already on disk.
+    assert graph.chapter_graph(["91_b", "93_d"], paths) == {"91_b": [], "93_d": ["91_b"]}
+
+
+@pytest.mark.parametrize("bad", [0, "0", "two", -1])
+def test_bad_worker_counts_are_named_before_anything_runs(tmp_path, bad):
+    paths = _graph_project(tmp_path, {"90_a": []})
+    with pytest.raises(ParameterError, match="parameter 'workers'"):
+        build.build_book("quick", paths=paths, render=False, log=lambda m: None, workers=bad)
+    assert not paths.chapters.exists()
+
+
+def test_auto_is_one_worker_per_core():
+    assert graph.resolve_workers("auto") == graph.available_cores() >= 1
+    assert graph.resolve_workers("3") == 3 == graph.resolve_workers(3)
+
+
+@pytest.mark.slow
+def test_failed_chapter_leaves_independent_ones_promoted_and_readers_not_run(tmp_path):
+    """90 fails; 91 reads it and must not run; 92 and 93 (reading 92) are independent of it."""
+    paths = _graph_project(
+        tmp_path,
+        {"90_a": [], "91_b": ["90_a"], "92_c": [], "93_d": ["92_c"]},
+        profile="defaults: {}\nchapters:\n  90_a: {fail: true}\n",
+    )
+    lines: list[str] = []
+    with pytest.raises(ProbekitError) as info:
+        build.build_book("quick", paths=paths, render=False, log=lines.append, workers=2)
+    message = str(info.value)
+    assert "90_a failed" in message and "asked to fail" in message
+    assert "91_b not run: it reads 90_a" in message
+    assert "92_c" not in message and "93_d" not in message
+    assert (paths.failed / "90_a.ipynb").is_file()
+    promoted = sorted(p.stem for p in paths.chapters.glob("*.ipynb"))
+    assert promoted == ["92_c", "93_d"]
+    assert sorted(json.loads((paths.chapters / ".manifest.json").read_text())) == promoted
+    assert any(line.startswith("book: on a local Dask cluster of 2 workers") for line in lines)
+
+
+@pytest.mark.slow
+def test_graph_build_matches_the_sequential_one_and_skips_what_is_up_to_date(tmp_path):
+    chapters = {"90_a": [], "91_b": ["90_a"], "92_c": []}
+    done = {}
+    for how, workers in (("sequential", None), ("dask", 2)):
+        paths = _graph_project(tmp_path / how, chapters)
+        build.build_book("quick", paths=paths, render=False, log=lambda m: None, workers=workers)
+        done[how] = {
+            slug: (paths.root / "build" / "results" / f"{slug}.json").read_bytes()
+            for slug in chapters
+        }
+    assert done["dask"] == done["sequential"]
+    # A second build on Dask runs nothing: every digest matches.
+    lines: list[str] = []
+    build.build_book("quick", paths=paths, render=False, log=lines.append, workers=2)
+    assert lines[0] == "book: 0 of 3 chapters to run"
+
+
+@pytest.mark.slow
+def test_quick_book_on_two_dask_workers_saves_the_sequential_results(quick_book, tmp_path):
+    """`probekit book --workers 2 --profile quick` against the sequential build of the session.
+
+    Both builds share the session's embedding cache, as workers on one filesystem do, so this
+    compares the scheduling: chapters side by side, each in its own kernel, must save the same
+    results as chapters one after another.
+    """
+    from conftest import build_quick_copy
+
+    root = build_quick_copy(tmp_path, workers=2, render=False)
+    ours = sorted((root / "build" / "results").glob("*.json"))
+    theirs = sorted((quick_book / "build" / "results").glob("*.json"))
+    assert [p.name for p in ours] == [p.name for p in theirs] != []
+    differ = [p.name for p, q in zip(ours, theirs, strict=True) if p.read_bytes() != q.read_bytes()]
+    assert differ == []
+    promoted = sorted(p.name for p in (root / "book" / "chapters").glob("*.ipynb"))
+    assert promoted == sorted(p.name for p in (quick_book / "book" / "chapters").glob("*.ipynb"))
+
+
+def test_cli_names_a_bad_worker_count_and_refuses_both_workers_and_scheduler():
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    def book(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "probekit.cli", "book", "--no-render", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
+        )
+
+    bad = book("--workers", "none")
+    assert bad.returncode == 2 and "parameter 'workers'" in bad.stderr + bad.stdout
+    both = book("--workers", "2", "--scheduler", "tcp://127.0.0.1:1")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
