@@ -136,3 +136,31 @@ def test_cli_names_a_bad_worker_count_and_refuses_both_workers_and_scheduler():
     assert bad.returncode == 2 and "parameter 'workers'" in bad.stderr + bad.stdout
     both = book("--workers", "2", "--scheduler", "tcp://127.0.0.1:1")
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_critical_path_and_projected_wall_time_of_a_small_graph():
+    """a (10 s) is read by b (5 s); c (8 s) and d (1 s) stand alone."""
+    parents = {"a": [], "b": ["a"], "c": [], "d": []}
+    seconds = {"a": 10.0, "b": 5.0, "c": 8.0, "d": 1.0}
+    assert graph.path_lengths(seconds, parents) == {"a": 15.0, "b": 5.0, "c": 8.0, "d": 1.0}
+    assert graph.critical_path(seconds, parents) == ["a", "b"]
+    assert graph.projected_wall(seconds, parents, 1) == 24.0
+    # Two workers: a then b on one, c then d on the other; the path a-b bounds it.
+    assert graph.projected_wall(seconds, parents, 2) == 15.0
+    assert graph.projected_wall(seconds, parents, 8) == 15.0
+    # Longest path first: in toc order (d before c) two workers would need 16 s.
+    assert graph.projected_wall(seconds, {"d": [], "c": [], "a": [], "b": ["a"]}, 2) == 15.0
+    assert graph.critical_path({}, {}) == []
+
+
+def test_projection_page_from_the_recorded_run_times(tmp_path):
+    paths = _graph_project(tmp_path, {"90_a": [], "91_b": ["90_a"], "92_c": []})
+    paths.chapters.mkdir(parents=True)
+    assert build.workers_projection(paths).startswith("No projection")
+    for slug, seconds in (("90_a", 600.0), ("91_b", 300.0), ("92_c", 360.0)):
+        runner._record_run(paths, slug, {"seconds": seconds})
+    text = build.workers_projection(paths)
+    assert "add up to 21.0 minutes" in text and "takes 15.0 minutes" in text
+    assert "`90_a` (600 s) → `91_b` (300 s)" in text
+    assert "| 1 | 21.0 | 1.00 |" in text and "| 2 | 15.0 | 0.71 |" in text
+    assert "| 8 | 15.0 | 0.71 |" in text

@@ -10,6 +10,7 @@ times the manifest recorded for the last build; it reports progress one chapter 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -83,6 +84,49 @@ def build_summary(paths: Paths, profile: str) -> str:
     )
 
 
+PROJECTED_WORKERS = (1, 2, 4, 8)
+
+
+def workers_projection(paths: Paths) -> str:
+    """Markdown: the chapter graph's critical path and the projected wall time of the book.
+
+    On 1, 2, 4 and 8 workers, from the run times the manifest recorded
+    (:mod:`probekit.book.graph`).
+    """
+    slugs = toc_chapters(paths.root)
+    manifest = load_manifest(paths)
+    seconds = {s: manifest[s]["seconds"] for s in slugs if s in manifest}
+    if len(seconds) < len(slugs):
+        return "No projection: some chapters have no recorded run time yet.\n"
+    parents = graph.chapter_graph(slugs, paths)
+    chain = graph.critical_path(seconds, parents)
+    rows = ["| workers | projected wall time (min) | share of one worker's time |", "|---|---|---|"]
+    one = graph.projected_wall(seconds, parents, 1)
+    for n in PROJECTED_WORKERS:
+        wall = graph.projected_wall(seconds, parents, n)
+        rows.append(f"| {n} | {wall / 60:.1f} | {wall / one:.2f} |")
+    path = " → ".join(f"`{s}` ({seconds[s]:.0f} s)" for s in chain)
+    return "\n".join(
+        [
+            "Chapters that do not read each other's results can run side by side "
+            "(`probekit book --workers N`, {ref}`sec-rerun`). The chapters' run times above, "
+            "measured in the build that last ran each chapter (beside other chapters when it "
+            f"used several workers), add up to {one / 60:.1f} minutes. The longest chain of chapters "
+            f"that must run one after another, the critical path, takes "
+            f"{sum(seconds[s] for s in chain) / 60:.1f} minutes: {path}. No number of workers "
+            "builds the book faster.",
+            "",
+            "Projected from the same run times, with the longest remaining chain started first "
+            "(the priority the build gives the Dask scheduler); each worker is assumed to have "
+            "its own cores, so on a machine with fewer cores than workers these are lower "
+            "bounds:",
+            "",
+            *rows,
+            "",
+        ]
+    )
+
+
 def ledger_pages(paths: Paths) -> dict[str, str]:
     """Generated MyST from the claims ledger (:mod:`probekit.book.ledger`) on the saved results.
 
@@ -111,6 +155,7 @@ def write_generated(paths: Paths, profile: str) -> None:
     for name, text in (
         ("parameters.md", parameter_tables(paths, profile)),
         ("build.md", build_summary(paths, profile)),
+        ("workers.md", workers_projection(paths)),
         (
             "profile.md",
             f"This build used the parameter profile **{profile}** ({{ref}}`sec-this-build`).",
@@ -246,15 +291,15 @@ def _run_on_dask(
     Raises after the graph when a chapter failed, once every chapter that could run has been
     promoted.
     """
-    if scheduler is not None:
-        from distributed import Client
+    from distributed import Client
 
-        client = Client(scheduler)
+    if scheduler is not None:
         log(f"book: on the Dask scheduler at {scheduler}")
+        cluster = contextlib.nullcontext(scheduler)
     else:
-        client = graph.local_client(workers)
         log(f"book: on a local Dask cluster of {workers} workers")
-    with client:
+        cluster = graph.local_cluster(workers)
+    with cluster as address, Client(address) as client:
         outcomes = graph.run_graph(stale, slugs, profile, client, force, paths, log)
     bad = {o.chapter: o for o in outcomes.values() if o.status in ("failed", "not run")}
     if bad:

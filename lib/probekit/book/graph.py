@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from probekit.book.runner import Paths, RunResult, declared_reads, run_chapter
+from probekit.book.runner import Paths, RunResult, declared_reads, load_manifest, run_chapter
 from probekit.errors import ParameterError, ProbekitError
 
 
@@ -51,6 +51,62 @@ def chapter_graph(slugs: list[str], paths: Paths) -> dict[str, list[str]]:
         slug: [r for r in declared_reads(paths.notebooks / f"{slug}.py", paths.root) if r in slugs]
         for slug in slugs
     }
+
+
+def path_lengths(seconds: dict[str, float], parents: dict[str, list[str]]) -> dict[str, float]:
+    """Chapter -> its run time plus the longest chain of chapters that read it, transitively.
+
+    The largest value is the critical path: no number of workers builds the book faster. The
+    graph's tasks are submitted with these as priorities, so the chapters that hold the most
+    work behind them start first.
+    """
+    children: dict[str, list[str]] = {slug: [] for slug in parents}
+    for slug, ps in parents.items():
+        for p in ps:
+            children[p].append(slug)
+    length: dict[str, float] = {}
+    for slug in reversed(list(parents)):  # toc order is topological: readers come later
+        length[slug] = seconds.get(slug, 0.0) + max((length[c] for c in children[slug]), default=0)
+    return length
+
+
+def critical_path(seconds: dict[str, float], parents: dict[str, list[str]]) -> list[str]:
+    """The chain of chapters, first to last, whose run times add up to the longest path."""
+    if not parents:
+        return []
+    length = path_lengths(seconds, parents)
+    children = {slug: [c for c in parents if slug in parents[c]] for slug in parents}
+    chain = [max(parents, key=length.__getitem__)]  # the first of equals, in toc order
+    while children[chain[-1]]:
+        chain.append(max(children[chain[-1]], key=length.__getitem__))
+    return chain
+
+
+def projected_wall(seconds: dict[str, float], parents: dict[str, list[str]], workers: int) -> float:
+    """Wall time of the graph on ``workers`` workers, each chapter taking its ``seconds``.
+
+    A list schedule: whenever a worker is free it takes the ready chapter with the longest path
+    (:func:`path_lengths`), as the Dask scheduler does with the priorities :func:`run_graph`
+    gives. It assumes a chapter's time does not depend on what runs beside it, which holds when
+    each worker has its own cores; on a machine with fewer cores than workers it is a lower bound.
+    """
+    length = path_lengths(seconds, parents)
+    done: dict[str, float] = {}
+    running: list[tuple[float, str]] = []
+    now = 0.0
+    waiting = list(parents)
+    while waiting or running:
+        ready = [s for s in waiting if all(p in done for p in parents[s])]
+        ready.sort(key=lambda s: -length[s])
+        while ready and len(running) < workers:
+            slug = ready.pop(0)
+            waiting.remove(slug)
+            start = max([now] + [done[p] for p in parents[slug]])
+            running.append((start + seconds.get(slug, 0.0), slug))
+        running.sort()
+        now, slug = running.pop(0)
+        done[slug] = now
+    return now
 
 
 def available_cores() -> int:
@@ -101,18 +157,18 @@ def _run_task(
     return Outcome(slug, result.status, result, log=tuple(lines))
 
 
-def local_client(workers: int, threads: int | None = None) -> Any:
-    """A ``distributed.Client`` on a new ``LocalCluster`` of ``workers`` processes.
+def local_cluster(workers: int, threads: int | None = None) -> Any:
+    """A ``distributed.LocalCluster`` of ``workers`` processes (a context manager).
 
     One task slot per worker (a chapter is one task); ``threads`` torch/BLAS threads per worker,
     by default an equal share of the cores. Everything listens on 127.0.0.1 only, the
     scheduler's HTTP endpoint on a free port (a fixed 8787 would clash with a second build).
     """
-    from distributed import Client, LocalCluster
+    from distributed import LocalCluster
 
     threads = threads or max(1, available_cores() // workers)
     env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
-    cluster = LocalCluster(
+    return LocalCluster(
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
@@ -120,7 +176,6 @@ def local_client(workers: int, threads: int | None = None) -> Any:
         host="127.0.0.1",
         env=env,
     )
-    return Client(cluster)
 
 
 def run_graph(
@@ -144,6 +199,9 @@ def run_graph(
 
     paths = paths or Paths()
     parents = chapter_graph(slugs, paths)
+    last = load_manifest(paths)
+    # Chapters never run before count as one minute: they still go before short leaves.
+    priority = path_lengths({s: last.get(s, {}).get("seconds", 60.0) for s in slugs}, parents)
     futures: dict[str, Any] = {}
     for slug in slugs:  # the toc's order is a topological order: readers come after
         if slug not in stale:
@@ -159,6 +217,7 @@ def run_graph(
             *upstream,
             key=f"chapter-{slug}",
             pure=False,
+            priority=round(priority[slug]),
         )
     outcomes: dict[str, Outcome] = {}
     for k, future in enumerate(as_completed(list(futures.values())), start=1):
