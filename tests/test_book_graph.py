@@ -111,7 +111,13 @@ def test_quick_book_on_two_dask_workers_saves_the_sequential_results(quick_book,
     ours = sorted((root / "build" / "results").glob("*.json"))
     theirs = sorted((quick_book / "build" / "results").glob("*.json"))
     assert [p.name for p in ours] == [p.name for p in theirs] != []
-    differ = [p.name for p, q in zip(ours, theirs, strict=True) if p.read_bytes() != q.read_bytes()]
+
+    def text(path, project):  # chapter 21 saves where it wrote its corpus, inside the project
+        return path.read_text().replace(str(project), "<project>")
+
+    differ = [
+        p.name for p, q in zip(ours, theirs, strict=True) if text(p, root) != text(q, quick_book)
+    ]
     assert differ == []
     promoted = sorted(p.name for p in (root / "book" / "chapters").glob("*.ipynb"))
     assert promoted == sorted(p.name for p in (quick_book / "book" / "chapters").glob("*.ipynb"))
