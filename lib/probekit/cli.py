@@ -1,4 +1,4 @@
-"""Command line: ``probekit run|book|params|data|bench|assignments|jabberwocky``.
+"""Command line: ``probekit run|book|sweep|params|data|bench|assignments|jabberwocky``.
 
 Input errors (``ProbekitError``) print as one line plus a hint and exit with status 2; there is
 no traceback for them. Anything else is a bug and keeps its traceback.
@@ -14,6 +14,7 @@ import sys
 from probekit.book.build import build_book
 from probekit.book.params import effective_parameters, parse_overrides, read_parameters
 from probekit.book.runner import chapter_path, run_chapter
+from probekit.book.sweep import run_sweep
 from probekit.errors import ProbekitError
 from probekit.io.project import project_root
 from probekit.io.treebanks import data_dir, load_treebank, mirror_dir, resolve_treebank
@@ -44,6 +45,16 @@ def _cmd_book(args: argparse.Namespace) -> None:
         progress=True,
         workers=args.workers,
         scheduler=args.scheduler,
+    )
+
+
+def _cmd_sweep(args: argparse.Namespace) -> None:
+    run_sweep(
+        args.file,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        report=args.report,
+        log=_say,
     )
 
 
@@ -187,6 +198,28 @@ def build_parser() -> argparse.ArgumentParser:
         "need the project, data and cache on a shared filesystem",
     )
     book.set_defaults(func=_cmd_book)
+
+    sweep = sub.add_parser(
+        "sweep",
+        help="run chapters over a grid of parameters into build/sweeps/<name>/ (on Dask)",
+    )
+    sweep.add_argument("file", help="the sweep file (YAML), e.g. sweeps/example.yml")
+    sweep.add_argument(
+        "--report", action="store_true", help="add the sweep's report page to the book"
+    )
+    where = sweep.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        metavar="N",
+        help="worker processes of the local Dask cluster (default 'auto': one per core)",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the cells on an existing Dask cluster (e.g. tcp://host:8786); its workers "
+        "need the project, data and cache on a shared filesystem",
+    )
+    sweep.set_defaults(func=_cmd_sweep)
 
     params = sub.add_parser("params", help="list a chapter's parameters")
     params.add_argument("notebook")

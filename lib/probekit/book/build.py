@@ -10,7 +10,6 @@ times the manifest recorded for the last build; it reports progress one chapter 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import subprocess
@@ -19,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from probekit.book import graph, ledger
+from probekit.book import graph, ledger, sweep_report
 from probekit.book.params import effective_parameters, read_parameters
 from probekit.book.provenance import code_cell, text_cell
 from probekit.book.runner import (
@@ -148,8 +147,8 @@ def ledger_pages(paths: Paths) -> dict[str, str]:
 def write_generated(paths: Paths, profile: str) -> None:
     """Write the pages generated at build time.
 
-    Parameter tables, the build summary, and the claims ledger's verdicts for the landing page and
-    the parts' overview pages.
+    Parameter tables, the build summary, the claims ledger's verdicts for the landing page and
+    the parts' overview pages, and the reports of the sweeps run with ``--report``.
     """
     paths.generated.mkdir(parents=True, exist_ok=True)
     for name, text in (
@@ -161,6 +160,7 @@ def write_generated(paths: Paths, profile: str) -> None:
             f"This build used the parameter profile **{profile}** ({{ref}}`sec-this-build`).",
         ),
         *ledger_pages(paths).items(),
+        ("sweeps.md", sweep_report.book_page(paths.root)),
     ):
         target = paths.generated / name
         tmp = target.with_suffix(".tmp")
@@ -168,16 +168,25 @@ def write_generated(paths: Paths, profile: str) -> None:
         os.replace(tmp, target)
 
 
-def stale_chapters(slugs: list[str], profile: str, paths: Paths, force: bool = False) -> list[str]:
+def stale_chapters(
+    slugs: list[str],
+    profile: str,
+    paths: Paths,
+    force: bool = False,
+    overrides: dict[str, dict[str, Any]] | None = None,
+) -> list[str]:
     """The chapters of ``slugs`` that a build will run, in order.
 
     A chapter runs when its digest differs from the manifest's (or ``force``), and also when it
     reads the saved results of a chapter that runs before it, because those results will change.
     Every chapter's parameters and inputs are checked here, before anything runs.
+    ``overrides``: each chapter's parameters beyond the profile (slug -> name -> value).
     """
     stale: list[str] = []
     for slug in slugs:
-        plan = plan_chapter(paths.notebooks / f"{slug}.py", profile, paths=paths)
+        plan = plan_chapter(
+            paths.notebooks / f"{slug}.py", profile, (overrides or {}).get(slug), paths=paths
+        )
         reads = declared_reads(plan.notebook, paths.root)
         if force or not plan.up_to_date or any(r in stale for r in reads):
             stale.append(slug)
@@ -291,16 +300,8 @@ def _run_on_dask(
     Raises after the graph when a chapter failed, once every chapter that could run has been
     promoted.
     """
-    from distributed import Client
-
-    if scheduler is not None:
-        log(f"book: on the Dask scheduler at {scheduler}")
-        cluster = contextlib.nullcontext(scheduler)
-    else:
-        log(f"book: on a local Dask cluster of {workers} workers")
-        cluster = graph.local_cluster(workers)
-    with cluster as address, Client(address) as client:
-        outcomes = graph.run_graph(stale, slugs, profile, client, force, paths, log)
+    with graph.dask_client(workers, scheduler, log=lambda message: log(f"book: {message}")) as c:
+        outcomes = graph.run_graph(stale, slugs, profile, c, force, paths, log)
     bad = {o.chapter: o for o in outcomes.values() if o.status in ("failed", "not run")}
     if bad:
         raise ProbekitError(

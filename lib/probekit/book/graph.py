@@ -11,7 +11,8 @@ check, staging, promotion and failed-run handling as the sequential path. Worker
 the project, the data, the model and the embedding cache on a filesystem they share with the
 client (one machine, or a cluster's shared home or scratch). A chapter that fails does not stop
 the others: the chapters that read its results are reported as not run, and every chapter that
-could run is promoted.
+could run is promoted. A parameter sweep (:mod:`probekit.book.sweep`) submits the chapters of
+every cell of its grid to one client the same way, each with the cell's tree and parameters.
 
 Kernels inherit the worker's environment: ``threads`` sets ``OMP_NUM_THREADS`` and
 ``MKL_NUM_THREADS`` of the workers a local cluster starts, so N workers share the cores instead
@@ -21,9 +22,12 @@ of each assuming all of them.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+from distributed import Client, LocalCluster, as_completed
 
 from probekit.book.runner import Paths, RunResult, declared_reads, load_manifest, run_chapter
 from probekit.errors import ParameterError, ProbekitError
@@ -134,21 +138,29 @@ def _run_task(
     slug: str,
     profile: str,
     force: bool,
-    root: str,
-    library: str,
+    paths: Paths,
+    overrides: dict[str, Any] | None,
     *parents: Outcome,
 ) -> Outcome:
-    """One chapter, in a worker: run it unless a chapter it reads did not produce results."""
+    """One chapter, in a worker: run it unless a chapter it reads did not produce results.
+
+    ``paths`` says where it reads and writes (the book's tree, or a sweep cell's,
+    :class:`probekit.book.sweep.CellPaths`); ``overrides`` are its parameters beyond the profile.
+    """
     blocked = [p.chapter for p in parents if p.status in ("failed", "not run")]
     if blocked:
         return Outcome(
             slug, "not run", message="it reads " + ", ".join(blocked) + ", which did not run"
         )
     lines: list[str] = []
-    paths = Paths(Path(root), library=Path(library))
     try:
         result = run_chapter(
-            paths.notebooks / f"{slug}.py", profile, force=force, paths=paths, log=lines.append
+            paths.notebooks / f"{slug}.py",
+            profile,
+            overrides,
+            force=force,
+            paths=paths,
+            log=lines.append,
         )
     except ProbekitError as exc:
         # Returned, not raised: the client reports it and Dask does not retry a chapter whose
@@ -164,8 +176,6 @@ def local_cluster(workers: int, threads: int | None = None) -> Any:
     by default an equal share of the cores. Everything listens on 127.0.0.1 only, the
     scheduler's HTTP endpoint on a free port (a fixed 8787 would clash with a second build).
     """
-    from distributed import LocalCluster
-
     threads = threads or max(1, available_cores() // workers)
     env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     return LocalCluster(
@@ -178,25 +188,41 @@ def local_cluster(workers: int, threads: int | None = None) -> Any:
     )
 
 
-def run_graph(
+@contextmanager
+def dask_client(workers: int | None, scheduler: str | None, log: Any = print) -> Iterator[Any]:
+    """A client of the Dask scheduler at ``scheduler``, or of a new local cluster of ``workers``.
+
+    The local cluster is shut down on leaving the block.
+    """
+    if scheduler is not None:
+        log(f"on the Dask scheduler at {scheduler}")
+        with Client(scheduler) as client:
+            yield client
+        return
+    workers = workers or available_cores()
+    log(f"on a local Dask cluster of {workers} workers")
+    with local_cluster(workers) as cluster, Client(cluster) as client:
+        yield client
+
+
+def submit_chapters(
     stale: list[str],
     slugs: list[str],
     profile: str,
     client: Any,
     force: bool = False,
     paths: Paths | None = None,
-    log: Any = print,
-) -> dict[str, Outcome]:
-    """Run the ``stale`` chapters of ``slugs`` on a Dask ``client``.
-
-    Returns every stale chapter's :class:`Outcome` and logs one line per chapter as it finishes.
+    overrides: dict[str, dict[str, Any]] | None = None,
+    prefix: str = "chapter",
+) -> dict[str, Any]:
+    """Submit the ``stale`` chapters of ``slugs`` to a Dask ``client``; returns slug -> future.
 
     A stale chapter's task waits on the tasks of the stale chapters it reads; chapters it reads
     that are up to date already have their results on disk. As in the sequential path, a reader
     re-plans once its parents are done, so it is skipped when their results came out unchanged.
+    ``overrides``: each chapter's parameters beyond the profile (slug -> name -> value).
+    ``prefix`` makes the task keys unique when several trees (sweep cells) share one client.
     """
-    from distributed import as_completed
-
     paths = paths or Paths()
     parents = chapter_graph(slugs, paths)
     last = load_manifest(paths)
@@ -212,20 +238,48 @@ def run_graph(
             slug,
             profile,
             force,
-            str(paths.root),
-            str(paths.library),
+            paths,
+            (overrides or {}).get(slug),
             *upstream,
-            key=f"chapter-{slug}",
+            key=f"{prefix}-{slug}",
             pure=False,
             priority=round(priority[slug]),
         )
+    return futures
+
+
+def gather_outcomes(futures: dict[str, Any], log: Any = print) -> dict[str, Outcome]:
+    """Wait for submitted chapters; returns each one's :class:`Outcome` under its ``futures`` key.
+
+    Logs one line per chapter as it finishes, ``[k/n] <key>: <what happened>``.
+    """
+    label = {future.key: name for name, future in futures.items()}
     outcomes: dict[str, Outcome] = {}
     for k, future in enumerate(as_completed(list(futures.values())), start=1):
         outcome = future.result()
-        outcomes[outcome.chapter] = outcome
+        name = label[future.key]
+        outcomes[name] = outcome
         detail = {
             "ran": f"done in {outcome.result.seconds:.0f} s" if outcome.result else "",
             "up to date": "up to date",
         }.get(outcome.status, f"{outcome.status}: {outcome.message}")
-        log(f"[{k}/{len(futures)}] {outcome.chapter}: {detail}")
+        log(f"[{k}/{len(futures)}] {name}: {detail}")
     return outcomes
+
+
+def run_graph(
+    stale: list[str],
+    slugs: list[str],
+    profile: str,
+    client: Any,
+    force: bool = False,
+    paths: Paths | None = None,
+    log: Any = print,
+) -> dict[str, Outcome]:
+    """Run the ``stale`` chapters of ``slugs`` on a Dask ``client`` (:func:`submit_chapters`).
+
+    Returns every stale chapter's :class:`Outcome` by slug and logs one line per chapter as it
+    finishes.
+    """
+    futures = submit_chapters(stale, slugs, profile, client, force, paths)
+    return gather_outcomes(futures, log)
