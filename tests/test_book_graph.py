@@ -170,3 +170,27 @@ def test_projection_page_from_the_recorded_run_times(tmp_path):
     assert "`90_a` (600 s) → `91_b` (300 s)" in text
     assert "| 1 | 21.0 | 1.00 |" in text and "| 2 | 15.0 | 0.71 |" in text
     assert "| 8 | 15.0 | 0.71 |" in text
+
+
+def test_chapters_are_submitted_longest_chain_first(tmp_path):
+    """Idle workers start what is submitted first: the chain 92 -> 93 (the longest) must go in
+    before the short leaf 90, and every chapter after the chapters it reads."""
+    paths = _graph_project(tmp_path, {"90_a": [], "91_b": [], "92_c": [], "93_d": ["92_c"]})
+    paths.chapters.mkdir(parents=True)
+    for slug, seconds in (("90_a", 5.0), ("91_b", 50.0), ("92_c", 30.0), ("93_d", 30.0)):
+        runner._record_run(paths, slug, {"seconds": seconds})
+
+    class Recorder:
+        def __init__(self):
+            self.order, self.priority = [], {}
+
+        def submit(self, fn, slug, *args, key, pure, priority):
+            self.order.append(slug)
+            self.priority[slug] = priority
+            return key
+
+    client = Recorder()
+    slugs = ["90_a", "91_b", "92_c", "93_d"]
+    graph.submit_chapters(slugs, slugs, "quick", client, paths=paths)
+    assert client.order == ["92_c", "91_b", "93_d", "90_a"]
+    assert client.priority == {"92_c": 60, "91_b": 50, "93_d": 30, "90_a": 5}

@@ -229,9 +229,10 @@ def submit_chapters(
     # Chapters never run before count as one minute: they still go before short leaves.
     priority = path_lengths({s: last.get(s, {}).get("seconds", 60.0) for s in slugs}, parents)
     futures: dict[str, Any] = {}
-    for slug in slugs:  # the toc's order is a topological order: readers come after
-        if slug not in stale:
-            continue
+    # Idle workers start a task as soon as it is submitted, so the order of submission matters
+    # as much as the priorities: longest chain first. That order is also topological (a chapter's
+    # chain is longer than any of its readers'), and the toc's order breaks ties.
+    for slug in sorted(stale, key=lambda s: (-priority[s], slugs.index(s))):
         upstream = [futures[p] for p in parents[slug] if p in futures]
         futures[slug] = client.submit(
             _run_task,
