@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from probekit.devices import module_device, resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.linear import LN2, normalise_rows
 from probekit.probes.mlp_stack import MLPConfig
@@ -126,10 +127,11 @@ def _scaled_init(d: int, seed: int, norm: float = INIT_NUCLEAR_NORM) -> torch.Te
 
 def _dropout(x: torch.Tensor, p: float, generator: torch.Generator | None) -> torch.Tensor:
     # The mask covers the (B, n, d) data axes and is shared along a leading probe axis, so it
-    # depends on the seed only, not on how many probes are stacked.
+    # depends on the seed only, not on how many probes are stacked. It is drawn from the CPU
+    # generator and copied, so it is the same on every device.
     if p <= 0.0:
         return x
-    keep = torch.rand(x.shape[-3:], generator=generator) >= p
+    keep = (torch.rand(x.shape[-3:], generator=generator) >= p).to(x.device)
     return x * keep / (1.0 - p)
 
 
@@ -154,6 +156,8 @@ class LinearBiaffineProbes(torch.nn.Module):
         g = torch.Generator().manual_seed(seed + 1)
         self.root = torch.nn.Parameter(torch.randn(d, generator=g).expand(P, -1).clone())
         self.register_buffer("alpha", torch.tensor(list(alphas), dtype=torch.float32))
+        # Known here rather than read from the buffer at every step (that would wait for a GPU).
+        self.penalised = any(float(a) > 0 for a in alphas)
 
     def forward(
         self,
@@ -179,14 +183,14 @@ class LinearBiaffineProbes(torch.nn.Module):
 
     def penalty(self) -> torch.Tensor:
         """Alpha * ||U||_* per probe, shape (P,); no SVD when every alpha is 0."""
-        if not bool((self.alpha > 0).any()):
+        if not self.penalised:
             return torch.zeros_like(self.alpha)
         return self.alpha * nuclear_norm(self.U)
 
     def complexity(self) -> np.ndarray:
         """||U||_* per probe, shape (P,)."""
         with torch.no_grad():
-            return nuclear_norm(self.U.double()).numpy()
+            return nuclear_norm(self.U.double()).cpu().numpy()
 
 
 class _MLP(torch.nn.Module):
@@ -252,12 +256,12 @@ class MLPBiaffineProbe(torch.nn.Module):
         B, n, d = x.shape
         heads = self.mlp_head(torch.cat([root[0].expand(B, 1, d), x], dim=1), generator)
         tails = self.mlp_tail(x, generator)
-        tails = torch.cat([tails, torch.ones(B, n, 1)], dim=-1)
+        tails = torch.cat([tails, tails.new_ones(B, n, 1)], dim=-1)
         return torch.matmul(tails @ self.W.T, heads.transpose(1, 2))[None]
 
     def penalty(self) -> torch.Tensor:
         """No parametric penalty; shape (1,)."""
-        return torch.zeros(1)
+        return torch.zeros(1, device=self.W.device)
 
     def complexity(self) -> np.ndarray:
         """NaN: the MLP's complexity is non-parametric (label-shuffled UAS). Shape (1,)."""
@@ -266,7 +270,7 @@ class MLPBiaffineProbe(torch.nn.Module):
     def weight_nuclear_norm(self) -> np.ndarray:
         """||W||_* of the biaffine layer, shape (1,) (for inspection only)."""
         with torch.no_grad():
-            return nuclear_norm(self.W.double()).numpy()[None]
+            return nuclear_norm(self.W.double()).cpu().numpy()[None]
 
 
 class BiaffineStack(torch.nn.Module):
@@ -375,25 +379,35 @@ def _batches(lengths: np.ndarray, batch_size: int, generator: torch.Generator) -
     return [batches[k] for k in order]
 
 
+def _padded(
+    inputs: Sequence[Any], heads: Sequence[Any], device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """:func:`pad_sentences` of a batch, on ``device``: x, heads (B, n) and mask (B, n)."""
+    x, gold, mask = pad_sentences(inputs, heads)
+    return x.to(device), gold.to(device), mask.to(device)
+
+
 @torch.no_grad()
 def _evaluate(
     stack: BiaffineStack, inputs: Sequence[Any], heads: Sequence[Any], batch_size: int
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     was_training = stack.training
     stack.eval()
+    device = module_device(stack)
     order = np.argsort([len(s) for s in inputs], kind="stable")
     P = stack.scorer.n_probes
     ce_sum, hits, total = np.zeros(P), np.zeros(P), 0
     preds: list[np.ndarray] = [np.zeros(0)] * len(inputs)
     for start in range(0, len(order), batch_size):
         idx = order[start : start + batch_size]
-        x, gold, mask = pad_sentences([inputs[i] for i in idx], [heads[i] for i in idx])
+        x, gold, mask = _padded([inputs[i] for i in idx], [heads[i] for i in idx], device)
         scores = stack(x, mask)
-        n_words = int(mask.sum())
-        ce_sum += parse_loss(scores, gold).double().numpy() * n_words
+        n_words = sum(len(inputs[i]) for i in idx)
+        ce_sum += parse_loss(scores, gold).double().cpu().numpy() * n_words
         pred = decode_heads(scores)  # (P, B, n)
-        hits += ((pred == gold[None]) & mask[None]).sum(dim=(1, 2)).double().numpy()
+        hits += ((pred == gold[None]) & mask[None]).sum(dim=(1, 2)).double().cpu().numpy()
         total += n_words
+        pred = pred.cpu()
         for b, i in enumerate(idx):
             preds[i] = pred[:, b, : len(inputs[i])].numpy()
     stack.train(was_training)
@@ -415,9 +429,10 @@ def _fit(
     dev UAS (``select_on="uas"``, by more than :data:`UAS_MIN_DELTA`) or dev loss (``"loss"``).
     """
     lengths = np.asarray([len(s) for s in train[0]])
+    device = module_device(stack)
 
     def train_loss(idx: np.ndarray, dropout_gen: torch.Generator) -> torch.Tensor:
-        x, gold, mask = pad_sentences([train[0][i] for i in idx], [train[1][i] for i in idx])
+        x, gold, mask = _padded([train[0][i] for i in idx], [train[1][i] for i in idx], device)
         return parse_loss(stack(x, mask, dropout_gen), gold) + stack.scorer.penalty()
 
     def criterion() -> np.ndarray:
@@ -556,6 +571,7 @@ def train_biaffine_probes(
     max_parallel: int = 1,
     onehot_trainable: int | None = None,
     select_on: str = "uas",
+    device: str | torch.device = "cpu",
 ) -> BiaffineResult:
     """Train parsing probes and report dev UAS and complexity (Pimentel et al. 2020, §7.2).
 
@@ -585,10 +601,14 @@ def train_biaffine_probes(
         onehot_trainable: rows of the one-hot table at or above this id stay frozen outside the
             optimiser (the training sentences must only use lower ids); default all rows.
         select_on: ``"uas"`` or ``"loss"``, the early-stopping criterion (:data:`SELECT_ON`).
+        device: where the probes train (:func:`probekit.devices.resolve_device`); sentences are
+            padded on the CPU and copied per batch. Initial weights, batch orders and dropout
+            masks are drawn on the CPU, so they are the same on every device.
 
     Returns:
-        :class:`BiaffineResult`.
+        :class:`BiaffineResult`; its arrays are NumPy, its stacks stay on ``device``.
     """
+    where = resolve_device(device)
     if select_on not in SELECT_ON:
         raise ParameterError("select_on", f"must be one of {SELECT_ON}, got {select_on!r}")
     _check_biaffine_configs(configs)
@@ -618,7 +638,8 @@ def train_biaffine_probes(
     for members in _groups(configs, max_parallel):
         group = [configs[i] for i in members]
         stack = _build(group, d_in, onehot_dim, V, normalise, init_seed, onehot_trainable)
-        init_cx[members] = stack.scorer.complexity()
+        init_cx[members] = stack.scorer.complexity()  # of the CPU draw, before the move
+        stack = stack.to(where)
         stopper = _fit(
             stack,
             (train_inputs, train_heads),

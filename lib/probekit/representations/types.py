@@ -135,7 +135,7 @@ class OneHotEmbedding(torch.nn.Module):
         flat = ids.reshape(P, -1) if per_probe else ids.reshape(-1)
         inside = flat.clamp(max=k - 1)
         if per_probe:
-            out = W[torch.arange(P)[:, None], inside]  # (P, N, dim)
+            out = W[torch.arange(P, device=W.device)[:, None], inside]  # (P, N, dim)
         else:
             out = W[:, inside]  # (P, N, dim)
         if self.frozen.shape[0]:

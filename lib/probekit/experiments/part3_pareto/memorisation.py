@@ -121,6 +121,7 @@ def mlp_pareto(
     n_memorise: int = 0,
     memorise_steps: int = 2000,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """Random MLPs with memorisation complexity, for one representation and task.
 
@@ -140,7 +141,8 @@ def mlp_pareto(
     training set. The paper memorises the whole training split; here the controls train on
     ``n_memorise`` training examples (0 = all) for exactly ``memorise_steps`` updates
     (:func:`control_options`), so that memorisation is measurable in a small compute budget.
-    Both controls of all configs of one shape train in one stack.
+    Both controls of all configs of one shape train in one stack; every stack trains on
+    ``device``.
 
     Returns:
         :class:`~.runs.ParetoRun` (``correct`` (K, N_test) for the K configs) with columns
@@ -158,6 +160,7 @@ def mlp_pareto(
         onehot_dim=rep.onehot_dim,
         vocab_size=rep.vocab_size,
         onehot_trainable=rep.n_trainable,
+        device=device,
     )
     rows = memorisation_rows(len(y_train), n_memorise, seed)
     shuffled = control_labels(y_train[rows], seed)

@@ -61,11 +61,13 @@ def parse_linear_pareto(
     options: TrainOptions = biaffine.PARSE_OPTIONS,
     alpha_max: float = 8.0,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """Linear biaffine parsing probes with nuclear-norm complexity (Pimentel et al. 2020, §7.2).
 
     Appendix C, Figs. 7 and 8: l(i, j) = x_i^T U x_j, trained with alpha * ||U||_* for the weights
-    of :func:`~.parametric.alpha_values`; heads decoded by argmax.
+    of :func:`~.parametric.alpha_values`; heads decoded by argmax; the parsers train on
+    ``device``.
 
     Returns:
         :class:`~.runs.ParetoRun` (items = test words: ``correct`` (P, N_test_words)) with
@@ -89,6 +91,7 @@ def parse_linear_pareto(
             vocab_size=rep.vocab_size,
             onehot_trainable=rep.n_trainable,
             options=options,
+            device=device,
         )
         correct = _parse_correct(res.predict(inputs["test"]), heads["test"])
     table = pd.DataFrame(
@@ -121,6 +124,7 @@ def parse_mlp_pareto(
     n_memorise: int = 0,
     memorise_steps: int = 500,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """MLP biaffine parsers with memorisation complexity (Pimentel et al. 2020, §7.2).
 
@@ -152,6 +156,7 @@ def parse_mlp_pareto(
         onehot_dim=rep.onehot_dim,
         vocab_size=rep.vocab_size,
         onehot_trainable=rep.n_trainable,
+        device=device,
     )
     memorised: dict[str, np.ndarray] = {}
     ctrl_cap: dict[str, np.ndarray] = {}
@@ -208,13 +213,14 @@ def parse_mlp_seeds(
     *,
     options: TrainOptions = biaffine.PARSE_OPTIONS,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """One MLP parser architecture trained on the gold heads once per seed (§7.2).
 
     The seed drives initialisation, batch order and dropout; data, representation and
     architecture (``config``, number ``index`` of the chapter's architectures) stay fixed, so the
     runs differ by training randomness alone, which a comparison of two parsers must include
-    (Reimers & Gurevych 2017).
+    (Reimers & Gurevych 2017). The parsers train on ``device``.
 
     Returns:
         :class:`~.runs.ParetoRun` with one row per seed (columns representation, task
@@ -227,6 +233,7 @@ def parse_mlp_seeds(
         vocab_size=rep.vocab_size,
         onehot_trainable=rep.n_trainable,
         options=options,
+        device=device,
     )
     correct, dev, steps, caps = [], [], [], []
     with torch_threads(threads):

@@ -94,6 +94,7 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
             options=setup.options,
             n_memorise=config.n_memorise,
             memorise_steps=config.memorise_steps,
+            device=config.device,
         )
         for name, rep in setup.representations.items()
     }
@@ -107,6 +108,7 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
                 seed=config.seed,
                 options=setup.options,
                 alpha_max=config.alpha_max,
+                device=config.device,
             )
             for name, rep in setup.representations.items()
         }
@@ -402,6 +404,7 @@ def contextual_against_rival(
             index,
             config.claim_seeds,
             options=setup.options,
+            device=config.device,
         )
     return SeededRivals(rival, list(config.claim_seeds), seeded, chosen)
 
