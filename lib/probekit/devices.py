@@ -19,8 +19,6 @@ import torch
 
 from probekit.errors import ParameterError
 
-#: The spellings a ``device`` parameter accepts (``cuda:N`` with N a GPU index).
-DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")
 _SPEC = re.compile(r"^(auto|cpu|meta|cuda)(?::(\d+))?$")
 _HINT = "one of auto, cpu, cuda, cuda:N (auto: the GPU when there is one, else the CPU)"
 

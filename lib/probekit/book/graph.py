@@ -123,6 +123,12 @@ NEVER_RUN_SECONDS = 60.0
 """A chapter with no recorded time counts as one minute: it still goes before short leaves."""
 
 
+def _recorded_run_times(paths: Paths) -> dict[str, dict[str, float]]:
+    """:data:`RUN_TIMES` as profile -> chapter -> seconds; empty where there is no such file."""
+    f = paths.profiles / RUN_TIMES
+    return (yaml.safe_load(f.read_text()) or {}) if f.is_file() else {}
+
+
 def expected_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, float]:
     """Each chapter's expected run time under ``profile``.
 
@@ -130,8 +136,7 @@ def expected_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, 
     :data:`RUN_TIMES`; else :data:`NEVER_RUN_SECONDS`.
     """
     last = load_manifest(paths)
-    f = paths.profiles / RUN_TIMES
-    recorded = (yaml.safe_load(f.read_text()) or {}).get(profile) or {} if f.is_file() else {}
+    recorded = _recorded_run_times(paths).get(profile) or {}
     out = {}
     for slug in slugs:
         entry = last.get(slug, {})
@@ -147,8 +152,7 @@ def save_run_times(paths: Paths) -> dict[str, dict[str, float]]:
 
     Times of other profiles and of chapters the manifest lacks are kept. Returns what was written.
     """
-    f = paths.profiles / RUN_TIMES
-    times = (yaml.safe_load(f.read_text()) or {}) if f.is_file() else {}
+    times = _recorded_run_times(paths)
     for slug, entry in load_manifest(paths).items():
         if "seconds" in entry and entry.get("profile"):
             times.setdefault(entry["profile"], {})[slug] = round(float(entry["seconds"]))
@@ -162,6 +166,7 @@ def save_run_times(paths: Paths) -> dict[str, dict[str, float]]:
             "so that the longest chains start first. Scheduling only: no result depends on them.",
         )
     )
+    f = paths.profiles / RUN_TIMES
     tmp = f.with_suffix(".tmp")
     tmp.write_text(header + yaml.safe_dump(times, sort_keys=False))
     os.replace(tmp, f)

@@ -41,7 +41,6 @@ from traitlets.config import Config
 from probekit.book.imports import installed_library, library_digest
 from probekit.book.params import check_config, effective_parameters, read_parameters
 from probekit.book.provenance import provenance, provenance_markdown
-from probekit.devices import check_device_parameter
 from probekit.errors import ProbekitError
 from probekit.io.embeddings import resolve_model
 from probekit.io.project import project_root
@@ -128,14 +127,10 @@ def inputs_provenance(params: dict[str, Any]) -> dict[str, Any]:
     """Resolve the treebanks and models that ``params`` name: hashes and revisions.
 
     Parameters whose name contains ``treebank`` name treebanks; ``model`` and ``models`` name
-    models. Errors (unknown treebank, unreachable model, a misspelt ``device``) surface here,
-    before execution. Only a device's spelling is checked: the chapter may run on a Dask worker
-    with a GPU this process lacks, and its configuration checks that the device exists there.
+    models. Errors (unknown treebank, unreachable model) surface here, before execution.
     """
     out: dict[str, Any] = {"treebanks": {}, "models": {}}
     for name, value in params.items():
-        if name == "device":
-            check_device_parameter(value, available=False)
         if "treebank" in name and value:
             files = resolve_treebank(value)
             out["treebanks"][name] = {
