@@ -33,6 +33,7 @@ n_eval: int = 0  # evaluation sentences sampled from the dev split; 0 means all
 sample_seed: int = 42  # seed of the sentence samples
 order_seed: int = 0  # seed of the training data order
 epochs: int = 5  # training epochs of each probe (best epoch reported)
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% tags=["hide-input"]
@@ -145,7 +146,7 @@ g.figure("fig_labels", fig_labels)
 # This page uses **{glue:text}`ch01_pooling`** pooling; every chapter has it as a parameter.
 
 # %% tags=["hide-input"]
-encoder = embeddings.get_encoder(config.model)
+encoder = embeddings.get_encoder(config.model, config.device)
 pieces, examples = embeddings.wordpiece_statistics(encoder, tb["dev"])
 display(examples.set_index("word"))
 

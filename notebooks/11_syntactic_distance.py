@@ -33,6 +33,7 @@ split: str = "dev"  # split whose trees are checked and drawn, one of {train, de
 example_id: str = ""  # sent_id of the example sentence; empty picks one by length
 example_length: int = 12  # words in the example sentence (the first sentence of that length)
 transform_seed: int = 0  # seed of the random order-preserving transforms (Prop. 1 remark)
+device: str = "auto"  # unused here (nothing is trained or encoded); kept so every chapter takes it
 # fmt: on
 
 # %% tags=["hide-input"]

@@ -55,6 +55,7 @@ patience: int = 5  # epochs without a better selection score before training sto
 parser_selection: str = "uuas"  # what stops and selects the parser, one of {uuas, loss} (paper: loss)
 compare_layer: Optional[int] = None  # layer of the test comparison; None: best dev layer by UUAS
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% tags=["hide-input"]
@@ -129,7 +130,7 @@ config = ProbeParserConfig.from_parameters(globals())
 
 # %% tags=["hide-input"]
 data = samples.load_samples(config)
-embs = samples.embed_samples(data.samples, config.model, config.pooling)
+embs = samples.embed_samples(data.samples, config.model, config.pooling, config.device)
 n_layers = embs["train"].n_layers
 layer_list = resolve_layers(config.layers, n_layers)
 groups = training.search_groups(layer_list, n_layers, config.search_every)
@@ -287,6 +288,7 @@ scores, probes = training.train_layers(
     progress=True,
     max_epochs=config.max_epochs,
     patience=config.patience,
+    device=config.device,
 )
 dev_chain = evaluation.linear_baselines(data.gold["dev"])
 by_layer = dev_layers.summarise_layers(scores)
@@ -354,7 +356,7 @@ g("dev_chain_dspr", dev_chain["dspr"])
 
 # %% tags=["hide-input"]
 test = comparison.held_out_scores(
-    probes, scores, embs["test"], data.gold["test"], config.compare_layer
+    probes, scores, embs["test"], data.gold["test"], config.compare_layer, config.device
 )
 display(
     test.table.style.format(

@@ -35,6 +35,7 @@ pseudowords: str = ""  # pseudoword list file, one lower-case word per line; emp
 n_pseudowords: int = 2000  # pseudowords generated when no list file is given
 n_examples: int = 6  # example sentences shown beside their originals
 example_id: str = ""  # sent_id of the test sentence drawn as a tree; empty picks one
+device: str = "auto"  # unused here (nothing is trained or encoded); kept so every chapter takes it
 # fmt: on
 
 # %% tags=["hide-input"]

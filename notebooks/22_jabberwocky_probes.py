@@ -61,6 +61,7 @@ fasttext_epochs: int = 5  # fastText training epochs on the train split
 position_dim: int = 256  # sinusoidal position dimensions appended to the fastText vectors
 majority_min_count: int = 5  # lengths with fewer training trees fall back to the linear chain
 exclude_punct: bool = True  # leave punctuation (UPOS PUNCT) out of UUAS
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% tags=["hide-input"]

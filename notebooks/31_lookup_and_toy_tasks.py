@@ -34,6 +34,7 @@ treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,te
 model: str = "default"  # unused here (no model is needed); kept so that every chapter takes it
 lookup_sizes: list[int] = [250, 500, 1000, 2000, 4000, 0]  # training sentences (0 means all)
 sample_seed: int = 42  # seed of the training-sentence samples
+device: str = "auto"  # unused here (nothing is trained or encoded); kept so every chapter takes it
 # fmt: on
 
 # %% tags=["hide-input"]

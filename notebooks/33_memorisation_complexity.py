@@ -61,6 +61,7 @@ lr: float = 0.003  # Adam learning rate (the paper uses 0.001)
 eval_every: int = 50  # minibatches between early-stopping checks on dev (the paper uses 100)
 patience: int = 4  # checks without improvement before a probe stops (the paper uses 10)
 max_steps: int = 1500  # upper bound on minibatches per probe trained on the gold labels
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% tags=["hide-input"]

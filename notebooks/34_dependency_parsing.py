@@ -62,6 +62,7 @@ patience: int = 3  # checks without improvement before a parser stops (the paper
 max_steps: int = 4000  # upper bound on minibatches per parser and control
 n_boot: int = 2000  # bootstrap resamples of test sentences (claim III.5)
 claim_seeds: list[int] = [1, 2, 3]  # seeds of the two parsers claim III.6 compares (at least 2)
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% tags=["hide-input"]

@@ -52,6 +52,7 @@ epochs: int = 10  # training epochs of each ensemble probe (paper 5, released co
 widen_top_ties: bool = True  # lower m2 when ties at the top score empty the hard set (paper: no)
 score_layer: int = -1  # layer whose learning-based scores are shown; -1 is the last layer
 n_examples: int = 5  # easy and hard examples shown per split
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% [markdown]

@@ -38,6 +38,7 @@ order_seed: int = -1  # seed of the training data order; -1 means corpus order, 
 epochs: int = 10  # training epochs per probe, best epoch reported (paper 5, released code 10)
 widen_top_ties: bool = True  # lower m2 when ties at the top score empty the hard set (paper: no)
 compare_layer: int = -1  # layer where IV.3 compares control and extrapolation; -1 is the last
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% [markdown]

@@ -47,6 +47,7 @@ epochs: int = 20  # minimum training epochs of a probe
 min_updates: int = 1000  # minimum Adam updates of a probe (small subsets run more epochs)
 lr: float = 0.001  # Adam learning rate of both probes
 batch_size: int = 64  # examples per minibatch
+device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
 # %% [markdown]

@@ -208,3 +208,20 @@ def missing_verdict_glue(notebook: str, claims) -> list[tuple[str, str]]:
             if f"`{prefix}_{claim.key}_{field}`" not in verdicts:
                 missing.append((claim.id, field))
     return missing
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say in the summary whether the CUDA tests ran: without a GPU they are skipped, and a
+    skipped device test must not pass for a tested one."""
+    cuda = {
+        outcome: [r for r in terminalreporter.stats.get(outcome, []) if "cuda" in r.keywords]
+        for outcome in ("passed", "failed", "skipped")
+    }
+    if not any(cuda.values()):
+        return
+    if torch.cuda.is_available():
+        ran = len(cuda["passed"]) + len(cuda["failed"])
+        line = f"CUDA tests: run on {torch.cuda.get_device_name(0)} ({ran} tests)"
+    else:
+        line = f"CUDA tests: not run, no GPU ({len(cuda['skipped'])} skipped)"
+    terminalreporter.write_sep("-", line, yellow=not torch.cuda.is_available())

@@ -137,6 +137,28 @@ def test_cli_rejects_bad_parameters_before_running():
         )
         assert proc.returncode == 2, proc.stderr
         assert f"parameter '{name}'" in proc.stderr and "Traceback" not in proc.stderr
+    # A check of the chapter's typed configuration, beyond the declared types (chapter 12 needs
+    # two seeds or more), also fails before a kernel starts.
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "probekit.cli",
+            "run",
+            "12",
+            "--profile",
+            "quick",
+            "-p",
+            "seeds=1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "parameter 'seeds'" in proc.stderr and "Traceback" not in proc.stderr
+    assert "kernel" not in proc.stderr.lower() and "Executing" not in proc.stderr
     proc = subprocess.run(
         [sys.executable, "-m", "probekit.cli", "params", "01"],
         capture_output=True,

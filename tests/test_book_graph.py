@@ -80,6 +80,26 @@ def test_failed_chapter_leaves_independent_ones_promoted_and_readers_not_run(tmp
 
 
 @pytest.mark.slow
+def test_kernels_on_dask_get_their_share_of_threads_and_glibcs_own_trim_threshold(tmp_path):
+    """Dask's nanny sets MALLOC_TRIM_THRESHOLD_=65536 for its workers; a kernel that inherited
+    it would fault in fresh pages for every training step's tensors."""
+    paths = _graph_project(tmp_path, {"90_a": []})
+    notebook = paths.notebooks / "90_a.py"
+    notebook.write_text(
+        notebook.read_text().replace(
+            'g("double", 2 * x)\n',
+            'g("double", 2 * x)\nimport os\n'
+            'g("trim", os.environ.get("MALLOC_TRIM_THRESHOLD_", "unset"))\n'
+            'g("omp", os.environ.get("OMP_NUM_THREADS", "unset"))\n',
+        )
+    )
+    build.build_book("quick", paths=paths, render=False, log=lambda m: None, workers=2)
+    saved = json.loads((paths.root / "build" / "results" / "90_a.json").read_text())
+    assert saved["trim"] == "unset"
+    assert saved["omp"] == str(max(1, graph.available_cores() // 2))
+
+
+@pytest.mark.slow
 def test_graph_build_matches_the_sequential_one_and_skips_what_is_up_to_date(tmp_path):
     chapters = {"90_a": [], "91_b": ["90_a"], "92_c": []}
     done = {}
@@ -178,7 +198,7 @@ def test_chapters_are_submitted_longest_chain_first(tmp_path):
     paths = _graph_project(tmp_path, {"90_a": [], "91_b": [], "92_c": [], "93_d": ["92_c"]})
     paths.chapters.mkdir(parents=True)
     for slug, seconds in (("90_a", 5.0), ("91_b", 50.0), ("92_c", 30.0), ("93_d", 30.0)):
-        runner._record_run(paths, slug, {"seconds": seconds})
+        runner._record_run(paths, slug, {"seconds": seconds, "profile": "quick"})
 
     class Recorder:
         def __init__(self):
@@ -194,3 +214,23 @@ def test_chapters_are_submitted_longest_chain_first(tmp_path):
     graph.submit_chapters(slugs, slugs, "quick", client, paths=paths)
     assert client.order == ["92_c", "91_b", "93_d", "90_a"]
     assert client.priority == {"92_c": 60, "91_b": 50, "93_d": 30, "90_a": 5}
+
+
+def test_a_fresh_clone_takes_its_priorities_from_the_recorded_run_times(tmp_path):
+    """Without a manifest (a fresh clone) the priorities come from params/run_times.yml; a
+    manifest time counts only under its own profile; a chapter with neither counts a minute."""
+    paths = _graph_project(tmp_path, {"90_a": [], "91_b": [], "92_c": ["91_b"]})
+    slugs = ["90_a", "91_b", "92_c"]
+    assert graph.expected_seconds(slugs, "quick", paths) == dict.fromkeys(slugs, 60.0)
+    paths.chapters.mkdir(parents=True)
+    for slug, seconds in (("90_a", 500.0), ("91_b", 20.0)):
+        runner._record_run(paths, slug, {"seconds": seconds, "profile": "book"})
+    saved = graph.save_run_times(paths)
+    assert saved == {"book": {"90_a": 500, "91_b": 20}}
+    # A later build of another profile keeps the book's times beside its own.
+    runner._record_run(paths, "91_b", {"seconds": 7.0, "profile": "quick"})
+    assert graph.save_run_times(paths) == {"book": {"90_a": 500, "91_b": 20}, "quick": {"91_b": 7}}
+    assert graph.expected_seconds(slugs, "book", paths) == {"90_a": 500, "91_b": 20, "92_c": 60}
+    assert graph.expected_seconds(slugs, "quick", paths) == {"90_a": 60, "91_b": 7, "92_c": 60}
+    (paths.chapters / runner.MANIFEST).unlink()
+    assert graph.expected_seconds(slugs, "book", paths) == {"90_a": 500, "91_b": 20, "92_c": 60}

@@ -4,9 +4,7 @@ build it. Every paper chapter follows one skeleton (Setup first, Verdicts last).
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import importlib
 import re
 import types
 import typing
@@ -19,29 +17,6 @@ from probekit.book import params
 REPO = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted(p for p in (REPO / "notebooks").glob("[1-5][0-9]_*.py"))
 ALL = [REPO / "notebooks" / "01_data_and_representations.py", *CHAPTERS]
-
-
-def _config_class(notebook: Path) -> type:
-    """The class the notebook calls ``from_parameters(globals())`` on, resolved through the
-    notebook's own imports."""
-    tree = ast.parse(notebook.read_text())
-    imports = {
-        alias.asname or alias.name: (node.module, alias.name)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module
-        for alias in node.names
-    }
-    calls = [
-        node.func.value.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "from_parameters"
-        and isinstance(node.func.value, ast.Name)
-    ]
-    assert len(calls) == 1, f"{notebook.stem}: expected one Config.from_parameters(globals())"
-    module, name = imports[calls[0]]
-    return getattr(importlib.import_module(module), name)
 
 
 def _spelling(tp: object) -> str:
@@ -63,7 +38,8 @@ def _declared_spelling(p: params.Parameter) -> str:
 
 @pytest.mark.parametrize("notebook", ALL, ids=lambda p: p.stem)
 def test_config_fields_are_declared_parameters_of_the_same_type(notebook):
-    cls = _config_class(notebook)
+    cls = params.config_class(notebook)
+    assert cls is not None, f"{notebook.stem}: expected one Config.from_parameters(globals())"
     declared = params.read_parameters(notebook)
     hints = typing.get_type_hints(cls)
     for field in dataclasses.fields(cls):

@@ -583,7 +583,7 @@ def chapter22(source_dir, tmp_path_factory):
         mp.setattr(
             probe_runs,
             "embed_samples",
-            lambda samples, model, pooling: {
+            lambda samples, model, pooling, device="cpu": {
                 k: PiecedLayers(s, seed, 2 if k == "Jabberwocky" else 1)
                 for seed, (k, s) in enumerate(samples.items())
             },

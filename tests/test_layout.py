@@ -1,6 +1,6 @@
 """The library's layout rule, checked over its import graph.
 
-Layers, from the bottom: the base (``errors``, ``seeds``), ``io``, the core packages on top of
+Layers, from the bottom: the base (``errors``, ``seeds``, ``devices``), ``io``, the core packages on top of
 it (``trees``, ``stats``, ``representations``), ``probes``, ``methods``, ``experiments``, and
 the book (``book``, ``cli``, ``teaching``). A module may import from its own layer or below,
 never above. Core packages of one layer do not import each other, and neither do the methods
@@ -19,6 +19,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "probekit"
 LAYERS = {
     "errors": 0,
     "seeds": 0,
+    "devices": 0,
     "io": 1,
     "trees": 2,
     "stats": 2,

@@ -226,14 +226,14 @@ def test_load_samples_rejects_a_negative_size_before_reading():
 def test_embed_samples_embeds_each_list_by_its_key(monkeypatch):
     calls = []
 
-    def fake_embed(sentences, model, pooling, progress=True):
-        calls.append((len(sentences), model, pooling, progress))
+    def fake_embed(sentences, model, pooling, progress=True, device="cpu"):
+        calls.append((len(sentences), model, pooling, progress, device))
         return f"emb{len(sentences)}"
 
     monkeypatch.setattr(samples_module.embeddings, "embed", fake_embed)
-    out = embed_samples({"train": [1, 2, 3], "Jabberwocky": [4]}, "m", "first")
+    out = embed_samples({"train": [1, 2, 3], "Jabberwocky": [4]}, "m", "first", "auto")
     assert out == {"train": "emb3", "Jabberwocky": "emb1"}
-    assert calls == [(3, "m", "first", False), (1, "m", "first", False)]
+    assert calls == [(3, "m", "first", False, "auto"), (1, "m", "first", False, "auto")]
 
 
 def test_punct_rule():

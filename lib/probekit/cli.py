@@ -11,9 +11,10 @@ import os
 import subprocess
 import sys
 
+from probekit.book import graph
 from probekit.book.build import build_book
 from probekit.book.params import effective_parameters, parse_overrides, read_parameters
-from probekit.book.runner import chapter_path, run_chapter
+from probekit.book.runner import Paths, chapter_path, run_chapter
 from probekit.book.sweep import run_sweep
 from probekit.errors import ProbekitError
 from probekit.io.project import project_root
@@ -46,6 +47,9 @@ def _cmd_book(args: argparse.Namespace) -> None:
         workers=args.workers,
         scheduler=args.scheduler,
     )
+    if args.save_run_times:
+        times = graph.save_run_times(Paths())
+        _say(f"run times of {', '.join(times)} saved in params/{graph.RUN_TIMES}")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> None:
@@ -184,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--force", action="store_true")
     book.add_argument("--chapter", action="append", help="only these chapters (slugs)")
     book.add_argument("--no-render", action="store_true", help="run chapters only")
+    book.add_argument(
+        "--save-run-times",
+        action="store_true",
+        help=f"after the build, record its chapters' run times in params/{graph.RUN_TIMES}, "
+        "the Dask build's priorities on a fresh clone",
+    )
     where = book.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
 from distributed import Client, LocalCluster, as_completed
 
 from probekit.book.runner import Paths, RunResult, declared_reads, load_manifest, run_chapter
@@ -113,6 +114,65 @@ def projected_wall(seconds: dict[str, float], parents: dict[str, list[str]], wor
     return now
 
 
+RUN_TIMES = "run_times.yml"
+"""Seconds each chapter took in a measured build, per profile, in the profiles' directory: the
+priorities of a build whose manifest has no time of its own for a chapter (a fresh clone).
+Scheduling only: no result depends on it. ``probekit book --save-run-times`` refreshes it."""
+
+NEVER_RUN_SECONDS = 60.0
+"""A chapter with no recorded time counts as one minute: it still goes before short leaves."""
+
+
+def _recorded_run_times(paths: Paths) -> dict[str, dict[str, float]]:
+    """:data:`RUN_TIMES` as profile -> chapter -> seconds; empty where there is no such file."""
+    f = paths.profiles / RUN_TIMES
+    return (yaml.safe_load(f.read_text()) or {}) if f.is_file() else {}
+
+
+def expected_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, float]:
+    """Each chapter's expected run time under ``profile``.
+
+    Its last run under that profile in the manifest; else the time recorded in
+    :data:`RUN_TIMES`; else :data:`NEVER_RUN_SECONDS`.
+    """
+    last = load_manifest(paths)
+    recorded = _recorded_run_times(paths).get(profile) or {}
+    out = {}
+    for slug in slugs:
+        entry = last.get(slug, {})
+        if entry.get("profile") == profile and "seconds" in entry:
+            out[slug] = float(entry["seconds"])
+        else:
+            out[slug] = float(recorded.get(slug, NEVER_RUN_SECONDS))
+    return out
+
+
+def save_run_times(paths: Paths) -> dict[str, dict[str, float]]:
+    """Write the manifest's run times into :data:`RUN_TIMES`, under each chapter's profile.
+
+    Times of other profiles and of chapters the manifest lacks are kept. Returns what was written.
+    """
+    times = _recorded_run_times(paths)
+    for slug, entry in load_manifest(paths).items():
+        if "seconds" in entry and entry.get("profile"):
+            times.setdefault(entry["profile"], {})[slug] = round(float(entry["seconds"]))
+    times = {p: dict(sorted(t.items())) for p, t in sorted(times.items())}
+    header = "".join(
+        f"# {line}\n"
+        for line in (
+            "Seconds each chapter ran in a measured build, per profile (written by",
+            "`probekit book --save-run-times` from the build's manifest). The Dask build uses them",
+            "as priorities where this checkout's manifest has no time of its own (a fresh clone),",
+            "so that the longest chains start first. Scheduling only: no result depends on them.",
+        )
+    )
+    f = paths.profiles / RUN_TIMES
+    tmp = f.with_suffix(".tmp")
+    tmp.write_text(header + yaml.safe_dump(times, sort_keys=False))
+    os.replace(tmp, f)
+    return times
+
+
 def available_cores() -> int:
     """CPU cores this process may use (the affinity mask where the OS has one)."""
     try:
@@ -152,6 +212,12 @@ def _run_task(
         return Outcome(
             slug, "not run", message="it reads " + ", ".join(blocked) + ", which did not run"
         )
+    # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536
+    # (``distributed.nanny.pre-spawn-environ``), so that they hand freed memory back to the OS.
+    # A chapter's kernel would inherit it and fault in fresh pages for the tensors of every
+    # training step: 9x the page faults of chapter 43 run alone, and a quarter of the book's CPU
+    # time spent in the kernel. Kernels get glibc's own adaptive threshold, as on the sequential path.
+    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
     lines: list[str] = []
     try:
         result = run_chapter(
@@ -225,9 +291,7 @@ def submit_chapters(
     """
     paths = paths or Paths()
     parents = chapter_graph(slugs, paths)
-    last = load_manifest(paths)
-    # Chapters never run before count as one minute: they still go before short leaves.
-    priority = path_lengths({s: last.get(s, {}).get("seconds", 60.0) for s in slugs}, parents)
+    priority = path_lengths(expected_seconds(slugs, profile, paths), parents)
     futures: dict[str, Any] = {}
     # Idle workers start a task as soon as it is submitted, so the order of submission matters
     # as much as the priorities: longest chain first. That order is also topological (a chapter's

@@ -8,12 +8,16 @@ This is the format papermill's ``--help-notebook`` parses. Supported types: ``in
 ``str``, ``bool``, ``list[int]``, ``list[float]``, ``list[str]``, each optionally
 ``Optional[...]`` (the spelling papermill reads; ``... | None`` is accepted too).
 Unknown names, wrong types and values outside ``one of {...}`` raise
-:class:`~probekit.errors.ParameterError` naming the parameter, before anything runs.
+:class:`~probekit.errors.ParameterError` naming the parameter, before anything runs. So do the
+checks of the chapter's typed configuration (:func:`check_config`), e.g. chapter 12's two seeds
+or more.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
 import io
 import re
 import tokenize
@@ -223,3 +227,42 @@ def parse_overrides(pairs: list[str]) -> dict[str, str]:
         key, value = pair.split("=", 1)
         out[key.strip()] = value
     return out
+
+
+def config_class(notebook: str | Path) -> type | None:
+    """The typed configuration a chapter builds with ``X.from_parameters(globals())``, or None.
+
+    Found in the notebook's source: the name ``X`` and the ``from module import X`` binding it.
+    """
+    tree = ast.parse(Path(notebook).read_text())
+    imported = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+        for alias in node.names
+    }
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "from_parameters"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in imported
+        ):
+            module, name = imported[node.func.value.id]
+            cls = getattr(importlib.import_module(module), name, None)
+            return cls if dataclasses.is_dataclass(cls) else None
+    return None
+
+
+def check_config(notebook: str | Path, values: dict[str, Any]) -> None:
+    """Build the chapter's typed configuration from ``values``, if it has one.
+
+    So the configuration's own checks (beyond the declared types) raise
+    :class:`~probekit.errors.ParameterError` before a kernel starts. Only a ``device``'s
+    spelling is checked: the chapter may run on a Dask worker with a GPU this process lacks, and
+    its configuration checks there that the device exists.
+    """
+    cls = config_class(notebook)
+    if cls is not None:
+        cls.from_parameters(values, check_device=False)

@@ -39,7 +39,7 @@ import yaml
 from traitlets.config import Config
 
 from probekit.book.imports import installed_library, library_digest
-from probekit.book.params import effective_parameters, read_parameters
+from probekit.book.params import check_config, effective_parameters, read_parameters
 from probekit.book.provenance import provenance, provenance_markdown
 from probekit.errors import ProbekitError
 from probekit.io.embeddings import resolve_model
@@ -252,6 +252,7 @@ def plan_chapter(
     notebook = chapter_path(chapter, paths)
     slug = notebook.stem
     params = effective_parameters(notebook, profile, overrides, paths.profiles)
+    check_config(notebook, params)
     inputs = inputs_provenance(params)
     digest = run_digest(notebook, params, inputs, paths.root, paths.library)
     output = paths.chapters / f"{slug}.ipynb"

@@ -36,10 +36,8 @@ as columns. ``--report`` adds a page plotting the ``report`` keys across the gri
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import hashlib
-import importlib
 import itertools
 import json
 import os
@@ -55,7 +53,12 @@ import yaml
 
 from probekit.book import graph, sweep_report
 from probekit.book.build import stale_chapters
-from probekit.book.params import effective_parameters, load_profile, read_parameters
+from probekit.book.params import (
+    check_config,
+    effective_parameters,
+    load_profile,
+    read_parameters,
+)
 from probekit.book.runner import LOCK_FILE, Paths, chapter_path, declared_reads, toc_chapters
 from probekit.errors import ParameterError, ProbekitError
 from probekit.io.project import project_root
@@ -404,49 +407,17 @@ def _check_cells(sweep: Sweep, paths: Paths) -> None:
                 f"no chapter of the sweep declares it ({', '.join(sweep.chapters)})",
                 "see `probekit params <chapter>`",
             )
-    configs = {s: _config_class(paths.notebooks / f"{s}.py") for s in sweep.chapters}
     for cell in sweep.cells():
         for slug, overrides in cell_overrides(sweep, cell, paths).items():
             notebook = paths.notebooks / f"{slug}.py"
             try:
                 params = effective_parameters(notebook, sweep.profile, overrides, paths.profiles)
-                if configs[slug] is not None and all(
-                    f.name in params for f in dataclasses.fields(configs[slug])
-                ):
-                    configs[slug].from_parameters(params)
+                check_config(notebook, params)
             except ParameterError as exc:
                 what = str(exc.args[0]).split(": ", 1)[-1]
                 raise ParameterError(
                     exc.name, f"{what} (in {slug}, sweep cell {cell.label()})", exc.hint
                 ) from None
-
-
-def _config_class(notebook: Path) -> Any:
-    """The typed configuration a chapter builds with ``X.from_parameters(...)``, or None.
-
-    Found in the notebook's source (the name ``X`` and the ``from module import X`` binding it),
-    so that its checks beyond the types (e.g. chapter 12's two seeds or more) reject a cell before
-    any cell runs.
-    """
-    tree = ast.parse(notebook.read_text())
-    imported = {
-        alias.asname or alias.name: (node.module, alias.name)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module
-        for alias in node.names
-    }
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "from_parameters"
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id in imported
-        ):
-            module, name = imported[node.func.value.id]
-            cls = getattr(importlib.import_module(module), name, None)
-            return cls if dataclasses.is_dataclass(cls) else None
-    return None
 
 
 def prepare(sweep: Sweep, log: Any = print) -> None:

@@ -10,6 +10,10 @@ builds its configuration once::
 and passes it to the part's entry points. The dataclass names exactly the parameters the part
 reads, with their types; a parameter the chapter does not declare, or a value of the wrong type,
 is a :class:`~probekit.errors.ParameterError` naming it, before anything runs.
+
+Every chapter also declares ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:N``; see
+:mod:`probekit.devices`), carried by :class:`ChapterConfig` itself to the trainers; a device
+that is misspelt or absent from this machine fails here too.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Self
 
+from probekit.devices import check_device_parameter
 from probekit.errors import ParameterError
 
 
@@ -50,18 +55,30 @@ def _matches(value: Any, tp: Any) -> bool:
 
 @dataclasses.dataclass(frozen=True)
 class ChapterConfig:
-    """Base class of the chapters' configurations (see the module docstring)."""
+    """Base class of the chapters' configurations (see the module docstring).
+
+    ``device``: where the chapter's probes train and its encoder runs (``auto``: the GPU when
+    PyTorch sees one). Keyword-only, after every chapter's own fields; it defaults to ``auto``.
+    """
+
+    device: str = dataclasses.field(default="auto", kw_only=True)
 
     @classmethod
-    def from_parameters(cls, namespace: Mapping[str, Any]) -> Self:
+    def from_parameters(cls, namespace: Mapping[str, Any], check_device: bool = True) -> Self:
         """The configuration whose fields are read from ``namespace``.
 
         ``namespace`` is a chapter's ``globals()``: every field must be present and of its
-        declared type.
+        declared type, except ``device``, which is ``auto`` where absent (every chapter declares
+        it; a namespace built by hand may leave it out). ``device`` must be a device's spelling
+        and, with ``check_device``, one this machine has
+        (:func:`~probekit.devices.check_device_parameter`); a sweep checking cells for other
+        machines (Dask workers) passes False.
         """
         hints = typing.get_type_hints(cls)
         values = {}
         for field in dataclasses.fields(cls):
+            if field.name == "device" and "device" not in namespace:
+                continue  # every chapter declares it (the tests check); others get "auto"
             if field.name not in namespace:
                 raise ParameterError(
                     field.name,
@@ -74,4 +91,6 @@ class ChapterConfig:
                     field.name, f"{value!r} is not of type {hints[field.name]}", None
                 )
             values[field.name] = list(value) if isinstance(value, tuple) else value
+        device = values.get("device", "auto")
+        values["device"] = check_device_parameter(device, available=check_device)
         return cls(**values)

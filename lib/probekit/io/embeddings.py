@@ -25,6 +25,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
+from probekit.devices import resolve_device
 from probekit.errors import ModelError, ParameterError
 from probekit.io.cache import Cache, Entry, Writer
 from probekit.io.treebanks import Sentence, file_sha256
@@ -112,13 +113,18 @@ class Encoder:
     """A loaded tokenizer and model that turn pre-split sentences into all-layer word vectors."""
 
     def __init__(
-        self, model: str = DEFAULT_MODEL, device: str | None = None, trust_remote_code: bool = False
+        self,
+        model: str = DEFAULT_MODEL,
+        device: str | torch.device | None = None,
+        trust_remote_code: bool = False,
     ):
         """Load the tokenizer and model of ``model`` (see :func:`resolve_model`) onto ``device``.
 
         Args:
             model: ``"default"``, a local path or a hub name.
-            device: a torch device; None picks CUDA when available, else the CPU.
+            device: ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or a torch device
+                (:func:`probekit.devices.resolve_device`); None is ``auto``: CUDA when
+                available, else the CPU.
             trust_remote_code: passed to the transformers loaders.
 
         Raises:
@@ -128,7 +134,7 @@ class Encoder:
         from transformers import AutoConfig, AutoModel, AutoTokenizer
 
         self.spec = resolve_model(model)
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = resolve_device("auto" if device is None else device)
         config = AutoConfig.from_pretrained(self.spec.location, trust_remote_code=trust_remote_code)
         kwargs = {"add_prefix_space": True} if config.model_type in _PREFIX_SPACE_TYPES else {}
         self.tokenizer = AutoTokenizer.from_pretrained(
@@ -314,14 +320,18 @@ def embedding_key(
     }
 
 
-_ENCODERS: dict[tuple[str, str | None], Encoder] = {}
+_ENCODERS: dict[tuple[str, str], Encoder] = {}
 
 
-def get_encoder(model: str = DEFAULT_MODEL, device: str | None = None) -> Encoder:
-    """A process-wide loaded encoder per (model, device), so chapters load weights once."""
-    k = (resolve_model(model).name, device)
+def get_encoder(model: str = DEFAULT_MODEL, device: str | torch.device | None = None) -> Encoder:
+    """A process-wide loaded encoder per (model, resolved device), so chapters load weights once.
+
+    ``device`` as :class:`Encoder` takes it (None is ``auto``).
+    """
+    where = resolve_device("auto" if device is None else device)
+    k = (resolve_model(model).name, str(where))
     if k not in _ENCODERS:
-        _ENCODERS[k] = Encoder(model, device)
+        _ENCODERS[k] = Encoder(model, where)
     return _ENCODERS[k]
 
 
@@ -331,7 +341,7 @@ def embed(
     pooling: str = "last",
     cache: Cache | None = None,
     max_tokens: int = 4096,
-    device: str | None = None,
+    device: str | torch.device | None = None,
     progress: bool = True,
 ) -> Embeddings:
     """All-layer word embeddings of ``sentences``, from the cache or computed and cached.

@@ -105,7 +105,8 @@ def _scaled_init(d: int, seed: int, norm: float = INIT_NUCLEAR_NORM) -> torch.Te
 
 
 def _pick(t: torch.Tensor, members: torch.Tensor | None) -> torch.Tensor:
-    return t if members is None else t.index_select(0, members)
+    # ``members`` stay on the CPU, where the stack decides which probes run; copied per use.
+    return t if members is None else t.index_select(0, members.to(t.device))
 
 
 class LinearBiaffineProbes(torch.nn.Module):
@@ -127,6 +128,9 @@ class LinearBiaffineProbes(torch.nn.Module):
         g = torch.Generator().manual_seed(seed + 1)
         self.root = torch.nn.Parameter(torch.randn(d, generator=g).expand(P, -1).clone())
         self.register_buffer("alpha", torch.tensor(list(alphas), dtype=torch.float32))
+        # A CPU copy decides whether any probe is penalised; reading the buffer at every step
+        # would wait for a GPU.
+        self._alpha_cpu = self.alpha.clone()
 
     def forward(
         self,
@@ -155,14 +159,14 @@ class LinearBiaffineProbes(torch.nn.Module):
     def penalty(self, members: torch.Tensor | None = None) -> torch.Tensor:
         """Alpha * ||U||_* per probe, shape (P',); no SVD when every alpha is 0."""
         alpha = _pick(self.alpha, members)
-        if not bool((alpha > 0).any()):
+        if not bool((_pick(self._alpha_cpu, members) > 0).any()):
             return torch.zeros_like(alpha)
         return alpha * nuclear_norm(_pick(self.U, members))
 
     def complexity(self) -> np.ndarray:
         """||U||_* per probe, shape (P,)."""
         with torch.no_grad():
-            return nuclear_norm(self.U.double()).numpy()
+            return nuclear_norm(self.U.double()).cpu().numpy()
 
 
 def _mlp_layers(
@@ -285,7 +289,7 @@ class MLPBiaffineProbes(torch.nn.Module):
                 members,
                 dropout,
             )
-        ones = torch.ones(*tails.shape[:-1], 1, dtype=tails.dtype)
+        ones = tails.new_ones(*tails.shape[:-1], 1)
         tails = torch.cat([tails, ones], dim=-1)  # (P', B, n, h + 1)
         W = _pick(self.W, members)
         left = torch.bmm(tails.reshape(P, B * n, -1), W.transpose(1, 2)).view(P, B, n, -1)
@@ -293,7 +297,7 @@ class MLPBiaffineProbes(torch.nn.Module):
 
     def penalty(self, members: torch.Tensor | None = None) -> torch.Tensor:
         """No parametric penalty; shape (P',)."""
-        return torch.zeros(self.n_probes if members is None else len(members))
+        return self.W.new_zeros(self.n_probes if members is None else len(members))
 
     def complexity(self) -> np.ndarray:
         """NaN: the MLP's complexity is non-parametric (label-shuffled UAS). Shape (P,)."""

@@ -21,7 +21,10 @@ them as stacks (:class:`ParserStack`) with :func:`probekit.probes.training.fit_s
   a stopped probe leaves the stack's forward pass, so the rest of the run costs only the
   probes still training;
 - each set may cap its probes' updates below the stack's (``ParseSet.max_steps``, checked at
-  the stack's evaluations).
+  the stack's evaluations);
+- the stacks and the cached sentences live on the call's ``device``; initial weights, batch
+  orders and dropout masks are drawn on the CPU and copied, so they are the same on every
+  device, and which probes still train is decided on the CPU.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from probekit.devices import module_device, resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.biaffine import (
     PARSE_OPTIONS,
@@ -41,6 +45,7 @@ from probekit.probes.biaffine import (
     BiaffineConfig,
     LinearBiaffineProbes,
     MLPBiaffineProbes,
+    _pick,
     decode_heads,
     parse_loss,
     uas,
@@ -99,14 +104,23 @@ class ParseData:
             gold[-1] = -1
         return cls(x, gold, offsets, lengths)
 
+    def to(self, device: torch.device) -> ParseData:
+        """This data with its tensors on ``device`` (a tensor already there is kept, not copied)."""
+        heads = None if self.heads is None else self.heads.to(device)
+        return ParseData(self.x.to(device), heads, self.offsets, self.lengths)
+
     def positions(self, idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rows (B, n) of the words of sentences ``idx`` (B,), padding -> the padding row; mask."""
+        """Rows (B, n) of the words of sentences ``idx`` (B,), padding -> the padding row; mask.
+
+        Both on the data's device.
+        """
         lengths = self.lengths[idx]
         n = int(lengths.max())
         j = np.arange(n)
         mask = j[None, :] < lengths[:, None]
         rows = np.where(mask, self.offsets[idx][:, None] + j[None, :], len(self.x) - 1)
-        return torch.from_numpy(rows), torch.from_numpy(mask)
+        device = self.x.device
+        return torch.from_numpy(rows).to(device), torch.from_numpy(mask).to(device)
 
     def gather(self, rows: torch.Tensor) -> torch.Tensor:
         """Inputs of the padded words ``rows`` (B, n): (B, n, d) floats or (B, n) ids."""
@@ -209,9 +223,9 @@ class DropoutStreams:
                 masks[int(s), int(level)] = torch.from_numpy(keep).mul_(scale)
         keys = [(int(s), int(level)) for s, level in zip(streams, thr, strict=True)]
         if len(set(keys)) == 1:
-            return t * masks[keys[0]] if keys[0] in masks else t
+            return t * masks[keys[0]].to(t.device) if keys[0] in masks else t
         ones = torch.ones(shape)
-        return t * torch.stack([masks.get(k, ones) for k in keys])
+        return t * torch.stack([masks.get(k, ones) for k in keys]).to(t.device)
 
 
 class ParserStack(torch.nn.Module):
@@ -220,7 +234,8 @@ class ParserStack(torch.nn.Module):
     (one-hot lookup) -> (L2 normalisation, linear variant) -> input dropout -> scorer -> padded
     head columns at -inf. ``forward(x, mask, members)``: x float (B, n, d) or int64 ids (B, n)
     shared by the probes, or with a leading probe axis (P', ...) one per probe; mask (B, n);
-    ``members`` (P',) the probes to run (default all) -> scores (P', B, n, n + 1). In training
+    ``members`` (P',) the probes to run (default all; int64 on the CPU) -> scores
+    (P', B, n, n + 1). In training
     mode the :class:`DropoutStreams` ``dropout`` drop units of the inputs and, in the MLP
     variant, of every hidden layer.
     """
@@ -246,7 +261,7 @@ class ParserStack(torch.nn.Module):
         per_probe = x.dim() == (3 if self.embedding is not None else 4)
         if self.embedding is not None:
             x = self.embedding(x, members, per_probe)  # (P', B, n, dim)
-        root = self.scorer.root if members is None else self.scorer.root[members]
+        root = _pick(self.scorer.root, members)
         if self.normalise:
             x, root = normalise_rows(x), normalise_rows(root)
         dropout = None
@@ -344,11 +359,11 @@ def _evaluate(
         if data.heads is not None:
             gold = data.gold(rows)
             n_words = int(mask.sum())
-            ce_sum += parse_loss(scores, gold).double().numpy() * n_words
-            hits += ((pred == gold[None]) & mask[None]).sum(dim=(1, 2)).double().numpy()
+            ce_sum += parse_loss(scores, gold).double().cpu().numpy() * n_words
+            hits += ((pred == gold[None]) & mask[None]).sum(dim=(1, 2)).double().cpu().numpy()
             total += n_words
         if predictions:
-            pred_np = pred.numpy()
+            pred_np = pred.cpu().numpy()
             for b, i in enumerate(idx):
                 preds[i] = pred_np[:, b, : data.lengths[i]]
     stack.train(was_training)
@@ -479,7 +494,8 @@ class BiaffineResult:
             local = np.asarray([k for k, i in enumerate(members) if int(i) in wanted])
             if not len(local):
                 continue
-            preds = _evaluate(stack, data, local, batch_size, predictions=True)[2]
+            on = data.to(module_device(stack))
+            preds = _evaluate(stack, on, local, batch_size, predictions=True)[2]
             for j, k in enumerate(local):
                 out[int(members[k])] = [p[j] for p in preds]
         return out
@@ -600,6 +616,7 @@ def train_parsers(
     onehot_trainable: int | None = None,
     select_on: str = "uas",
     min_gain: float = UAS_MIN_DELTA,
+    device: str | torch.device = "cpu",
 ) -> BiaffineResult:
     """Train parsing probes as stacks and report their UAS and complexity (§7.2, appendix A).
 
@@ -628,9 +645,10 @@ def train_parsers(
         select_on: ``"uas"`` or ``"loss"``, the early-stopping criterion (:data:`SELECT_ON`).
         min_gain: with ``select_on="uas"``, the smallest UAS gain that counts as an improvement
             (default :data:`~probekit.probes.biaffine.UAS_MIN_DELTA`).
+        device: where the stacks train (:func:`probekit.devices.resolve_device`).
 
     Returns:
-        :class:`BiaffineResult`.
+        :class:`BiaffineResult`; its arrays are NumPy, its stacks stay on ``device``.
     """
     if select_on not in SELECT_ON:
         raise ParameterError("select_on", f"must be one of {SELECT_ON}, got {select_on!r}")
@@ -639,6 +657,7 @@ def train_parsers(
     if max_parallel is not None and max_parallel < 1:
         raise ParameterError("max_parallel", f"must be >= 1, got {max_parallel}")
     _check_runs(runs, sets)
+    where = resolve_device(device)
     first = np.asarray(sets[0].inputs[0])
     if (onehot_dim is None) != (first.ndim == 2):
         raise ParameterError(
@@ -662,7 +681,7 @@ def train_parsers(
     tensors: dict[int, torch.Tensor] = {}
 
     def data(inputs: Sequence[Any], heads: Sequence[Any]) -> ParseData:
-        built = ParseData.build(inputs, heads, x=tensors.get(id(inputs)))
+        built = ParseData.build(inputs, heads, x=tensors.get(id(inputs))).to(where)
         tensors[id(inputs)] = built.x
         return built
 
@@ -677,7 +696,8 @@ def train_parsers(
         group = [runs[i] for i in members]
         seeds = [run_seeds[i] for i in members]
         stack = _build(group, seeds, d_in, onehot_dim, V, normalise, onehot_trainable)
-        init_cx[members] = stack.scorer.complexity()
+        init_cx[members] = stack.scorer.complexity()  # of the CPU draw, before the move
+        stack = stack.to(where)
         sets_of = [r.set for r in group]
         stopper = _fit(
             stack,

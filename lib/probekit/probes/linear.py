@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from probekit.devices import module_device, resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.norms import nuclear_norm, numerical_rank
 from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_stack
@@ -116,11 +117,12 @@ def input_dropout(x: torch.Tensor, p: float, generator: torch.Generator | None) 
     """Inverted dropout with an explicit generator.
 
     The mask has shape x.shape[-2:] and is shared over any leading probe axis (so the mask depends
-    on the seed only, not on the stack size).
+    on the seed only, not on the stack size). It is drawn from the CPU ``generator`` and copied
+    to x's device, so the masks are the same on every device.
     """
     if p <= 0.0:
         return x
-    keep = torch.rand(x.shape[-2:], generator=generator) >= p
+    keep = (torch.rand(x.shape[-2:], generator=generator) >= p).to(x.device)
     return x * keep / (1.0 - p)
 
 
@@ -149,6 +151,9 @@ class NuclearNormProbes(torch.nn.Module):
         )
         self.register_buffer("alpha", torch.tensor(list(alphas), dtype=torch.float32))
         self.n_probes = P
+        # Known here rather than read from the buffer at every step: reading a device tensor's
+        # value would wait for the GPU.
+        self.penalised = any(float(a) > 0 for a in alphas)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Logits (P, B, C) for x of shape (B, d) (shared) or (P, B, d)."""
@@ -162,14 +167,14 @@ class NuclearNormProbes(torch.nn.Module):
 
     def penalty(self) -> torch.Tensor:
         """Alpha * ||[W | b]||_* per probe, shape (P,) (eq. 3); skips the SVD when all alpha = 0."""
-        if not bool((self.alpha > 0).any()):
+        if not self.penalised:
             return torch.zeros_like(self.alpha)
         return self.alpha * nuclear_norm(self.weight, self.bias)
 
     def complexity(self) -> np.ndarray:
         """||[W | b]||_* per probe, shape (P,) (§4.1)."""
         with torch.no_grad():
-            return nuclear_norm(self.weight.double(), self.bias.double()).numpy()
+            return nuclear_norm(self.weight.double(), self.bias.double()).cpu().numpy()
 
 
 class RankProbes(torch.nn.Module):
@@ -215,11 +220,11 @@ class RankProbes(torch.nn.Module):
 
     def penalty(self) -> torch.Tensor:
         """No penalty: the rank constraint is a hard one. Shape (P,)."""
-        return torch.zeros(self.w_r.shape[0])
+        return torch.zeros(self.w_r.shape[0], device=self.w_r.device)
 
     def complexity(self) -> np.ndarray:
         """The rank bound r per probe, shape (P,) (§4.1)."""
-        return self.ranks.double().numpy()
+        return self.ranks.double().cpu().numpy()
 
 
 class LinearProbeStack(torch.nn.Module):
@@ -266,9 +271,10 @@ class LinearProbeStack(torch.nn.Module):
 # ---------------------------------------------------------------------------------------------
 
 
-def _rows(X: Any, idx: np.ndarray) -> torch.Tensor:
+def _rows(X: Any, idx: np.ndarray, device: torch.device) -> torch.Tensor:
+    """Rows ``idx`` (B,) of X (N, ...) on ``device``: float32 features or int64 ids."""
     rows = X[torch.from_numpy(idx)] if isinstance(X, torch.Tensor) else np.asarray(X[idx])
-    t = torch.as_tensor(rows)
+    t = torch.as_tensor(rows).to(device)
     return t if not t.is_floating_point() else t.float()
 
 
@@ -283,18 +289,23 @@ def _labels(y: Any, name: str) -> torch.Tensor:
 def stack_loss_and_accuracy(
     stack: LinearProbeStack, X: Any, y: torch.Tensor, batch_size: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean cross-entropy (bits, no penalty) and accuracy of each probe, shapes (P,), (P,)."""
+    """Mean cross-entropy (bits, no penalty) and accuracy of each probe, shapes (P,), (P,).
+
+    Computed on the stack's device; y (N,) may live anywhere.
+    """
     was_training = stack.training
     stack.eval()
+    device = module_device(stack)
+    y = y.to(device)
     ce_sum, correct = 0.0, 0.0
     for start in range(0, len(y), batch_size):
         idx = np.arange(start, min(start + batch_size, len(y)))
-        logits = stack(_rows(X, idx))  # (P, B, C)
-        target = y[torch.from_numpy(idx)]
+        logits = stack(_rows(X, idx, device))  # (P, B, C)
+        target = y[start : start + len(idx)]
         ce_sum = ce_sum + cross_entropy_bits(logits, target).sum(1).double()
         correct = correct + (logits.argmax(-1) == target[None, :]).sum(1).double()
     stack.train(was_training)
-    return (ce_sum / len(y)).numpy(), (correct / len(y)).numpy()
+    return (ce_sum / len(y)).cpu().numpy(), (correct / len(y)).cpu().numpy()
 
 
 def _fit_stack(
@@ -309,17 +320,20 @@ def _fit_stack(
 ) -> StackedEarlyStopping:
     """Fit on eq. 3 (mean cross-entropy in bits + penalty) with :func:`fit_stack`.
 
-    Batches are random example rows ``idx`` (B,) of X_train (N, ...).
+    Batches are random example rows ``idx`` (B,) of X_train (N, ...), read onto the stack's
+    device.
     """
     n = len(y_train)
+    device = module_device(stack)
+    y_train = y_train.to(device)
 
     def batches(order_gen: torch.Generator) -> list[np.ndarray]:
         perm = torch.randperm(n, generator=order_gen).numpy()
         return [perm[start : start + opts.batch_size] for start in range(0, n, opts.batch_size)]
 
     def train_loss(idx: np.ndarray, dropout_gen: torch.Generator) -> torch.Tensor:
-        logits = stack(_rows(X_train, idx), dropout_gen)
-        ce = cross_entropy_bits(logits, y_train[torch.from_numpy(idx)]).mean(1)
+        logits = stack(_rows(X_train, idx, device), dropout_gen)
+        ce = cross_entropy_bits(logits, y_train[torch.from_numpy(idx).to(device)]).mean(1)
         return ce + stack.probes.penalty()
 
     return fit_stack(
@@ -361,9 +375,11 @@ class LinearProbeResult:
         out = np.zeros((len(self.configs), n), dtype=np.int64)
         with torch.no_grad():
             for members, stack in self.stacks:
+                device = module_device(stack)
                 for start in range(0, n, batch_size):
                     idx = np.arange(start, min(start + batch_size, n))
-                    out[members, start : idx[-1] + 1] = stack(_rows(X, idx)).argmax(-1).numpy()
+                    pred = stack(_rows(X, idx, device)).argmax(-1)
+                    out[members, start : idx[-1] + 1] = pred.cpu().numpy()
         return out
 
     def accuracy(self, X: Any, y: Any) -> np.ndarray:
@@ -436,6 +452,7 @@ def train_linear_probes(
     options: TrainOptions | None = None,
     max_parallel: int = 64,
     onehot_trainable: int | None = None,
+    device: str | torch.device = "cpu",
 ) -> LinearProbeResult:
     """Train linear probes and report dev accuracy and complexity (Pimentel et al. 2020, §6.1).
 
@@ -466,10 +483,14 @@ def train_linear_probes(
         onehot_trainable: when the training inputs only use ids below this number, the rows
             above it are kept frozen outside the optimiser (see
             :class:`probekit.representations.types.OneHotEmbedding`); default all rows.
+        device: where the probes train (:func:`probekit.devices.resolve_device`); the inputs
+            stay where they are and are copied per minibatch. Initial weights, batch orders and
+            dropout masks are drawn on the CPU, so they are the same on every device.
 
     Returns:
-        :class:`LinearProbeResult`.
+        :class:`LinearProbeResult`; its arrays are NumPy, its stacks stay on ``device``.
     """
+    where = resolve_device(device)
     _check_configs(configs)
     opts = options or TrainOptions()
     y_tr, y_dv = _labels(y_train, "y_train"), _labels(y_dev, "y_dev")
@@ -486,14 +507,14 @@ def train_linear_probes(
         group = [configs[i] for i in members]
         stack = _build_stack(
             group, X_train, C, onehot_dim, vocab_size, X_dev, normalise, init_seed, onehot_trainable
-        )
+        ).to(where)
         stopper = _fit_stack(stack, X_train, y_tr, X_dev, y_dv, opts, order_seed, dropout_seed)
         res["loss"][members], res["acc"][members] = stack_loss_and_accuracy(
             stack, X_dev, y_dv, opts.eval_batch_size
         )
         W, b = stack.probes.weight_and_bias()
         res["cx"][members] = stack.probes.complexity()
-        res["nuc"][members] = nuclear_norm(W.detach().double(), b.detach().double()).numpy()
+        res["nuc"][members] = nuclear_norm(W.detach().double(), b.detach().double()).cpu().numpy()
         rank[members] = numerical_rank(W.detach(), b.detach())
         best_step[members] = stopper.best_step
         at_cap[members] = stopper.at_cap

@@ -37,6 +37,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
+from probekit.devices import resolve_device
 from probekit.errors import ParameterError
 
 HIDDEN = 64
@@ -330,29 +331,36 @@ def train_reference(
     checkpoints: Sequence[int] = (),
     record_loss: bool = False,
     record_epochs: bool = False,
+    device: str | torch.device = "cpu",
 ) -> MLPTrainResult:
     """Train one §3.2 probe the plain way: DataLoader over a TensorDataset, ``torch.optim.Adam``.
 
     Kunz & Kuhlmann 2021, §3.2 and §3.6 (best epoch accuracy). ``X_train`` (N, d) or (V, N, d)
     with labels (N,); ``X_eval`` (M, d) or (V, M, d) with labels (M,); ``spec.view`` picks the
     view. This is the baseline :func:`train_batched` must reproduce; see :class:`MLPTrainResult`.
+    ``device`` (:func:`probekit.devices.resolve_device`): where the probe and the data live;
+    the initial weights and orders are drawn on the CPU.
     """
+    where = resolve_device(device)
     check_training_options(n_classes, epochs, batch_size, hidden)
-    Xt_all, Xe_all = as_views(X_train, "X_train"), as_views(X_eval, "X_eval")
+    Xt_all = as_views(X_train, "X_train").to(where)
+    Xe_all = as_views(X_eval, "X_eval").to(where)
     if not 0 <= spec.view < Xt_all.shape[0] or Xe_all.shape[0] != Xt_all.shape[0]:
         raise ParameterError("spec.view", f"{spec.view} is not a view of X_train and X_eval")
     Xt, Xe = Xt_all[spec.view], Xe_all[spec.view]
     N, M, d = Xt.shape[0], Xe.shape[0], Xt.shape[1]
-    yt = as_labels(y_train, N, n_classes, "y_train")
-    ye = as_labels(y_eval, M, n_classes, "y_eval")
+    yt = as_labels(y_train, N, n_classes, "y_train").to(where)
+    ye = as_labels(y_eval, M, n_classes, "y_eval").to(where)
     rows = selected_rows(spec.train, N, "spec.train")
-    eval_rows = torch.from_numpy(selected_rows(spec.eval, M, "spec.eval"))
+    eval_rows_cpu = selected_rows(spec.eval, M, "spec.eval")
+    eval_rows = torch.from_numpy(eval_rows_cpu).to(where)
     steps = math.ceil(len(rows) / batch_size)
     ckpts = check_checkpoints(checkpoints, epochs * steps)
 
-    probe = make_probe(d, n_classes, spec.seed, hidden)
+    probe = make_probe(d, n_classes, spec.seed, hidden).to(where)
     optimizer = torch.optim.Adam(probe.parameters(), lr=lr, betas=BETAS, eps=EPS)
-    dataset = TensorDataset(Xt[torch.from_numpy(rows)], yt[torch.from_numpy(rows)])
+    picked = torch.from_numpy(rows).to(where)
+    dataset = TensorDataset(Xt[picked], yt[picked])
     orders = epoch_orders(len(rows), epochs, spec.order_seed)
     n_ck = len(ckpts)
     ck_ct, ck_lt = np.zeros((1, n_ck, N), bool), np.zeros((1, n_ck, N), np.float32)
@@ -372,24 +380,24 @@ def train_reference(
             if updates in ckpts:
                 i = ckpts.index(updates)
                 with torch.inference_mode():
-                    ck_ct[0, i], ck_lt[0, i] = (a.numpy() for a in _score(probe(Xt), yt))
-                    ck_ce[0, i], ck_le[0, i] = (a.numpy() for a in _score(probe(Xe), ye))
+                    ck_ct[0, i], ck_lt[0, i] = (a.cpu().numpy() for a in _score(probe(Xt), yt))
+                    ck_ce[0, i], ck_le[0, i] = (a.cpu().numpy() for a in _score(probe(Xe), ye))
         with torch.inference_mode():
             logits = probe(Xe[eval_rows])
             pred = logits.argmax(1)
             eval_loss[0, epoch] = float(F.cross_entropy(logits, ye[eval_rows]).double())
             if record_epochs:
                 every = probe(Xe)
-                epoch_pred[0, epoch] = every.argmax(1).numpy()
-                epoch_loss[0, epoch] = F.cross_entropy(every, ye, reduction="none").numpy()
+                epoch_pred[0, epoch] = every.argmax(1).cpu().numpy()
+                epoch_loss[0, epoch] = F.cross_entropy(every, ye, reduction="none").cpu().numpy()
         acc[0, epoch] = float((pred == ye[eval_rows]).double().mean())
         if acc[0, epoch] > acc[0, :epoch].max(initial=-1.0):
-            pred_best[0, eval_rows.numpy()] = pred.numpy()
+            pred_best[0, eval_rows_cpu] = pred.cpu().numpy()
     loss_train = loss_eval = None
     if record_loss:
         with torch.inference_mode():
-            loss_train = _score(probe(Xt), yt)[1].numpy()[None]
-            loss_eval = _score(probe(Xe), ye)[1].numpy()[None]
+            loss_train = _score(probe(Xt), yt)[1].cpu().numpy()[None]
+            loss_eval = _score(probe(Xe), ye)[1].cpu().numpy()[None]
     evaluated = (
         epochs * len(eval_rows)
         + n_ck * (N + M)

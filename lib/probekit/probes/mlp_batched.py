@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from probekit.devices import resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.mlp import (
     BATCH_SIZE,
@@ -168,26 +169,31 @@ class _Stack:
     Layout (transposed, so that no step needs a copy): W1 (G, c*h, d) holds the c first layers of
     a chunk as one wide matrix; b1 (G, c*h, 1); W2 (G*c, C, h); b2 (G*c, C, 1). Hidden
     activations are (G, c*h, B), which views as (G*c, h, B) for the second layer's bmm.
+    Everything lives on ``device``, the Adam step counts included (the fused kernel reads them
+    there).
     """
 
-    def __init__(self, G: int, c: int, h: int, d: int, C: int, B: int):
+    def __init__(
+        self, G: int, c: int, h: int, d: int, C: int, B: int, device: torch.device | None = None
+    ):
         self.G, self.c, self.h, self.d, self.C, self.B = G, c, h, d, C, B
+        on = {"device": device}
         self.params = [
-            torch.zeros(G, c * h, d),
-            torch.zeros(G, c * h, 1),
-            torch.zeros(G * c, C, h),
-            torch.zeros(G * c, C, 1),
+            torch.zeros(G, c * h, d, **on),
+            torch.zeros(G, c * h, 1, **on),
+            torch.zeros(G * c, C, h, **on),
+            torch.zeros(G * c, C, 1, **on),
         ]
         self.grads = [torch.zeros_like(p) for p in self.params]
         self.exp_avg = [torch.zeros_like(p) for p in self.params]
         self.exp_avg_sq = [torch.zeros_like(p) for p in self.params]
-        self.alive = torch.zeros(G, c, 1, 1)  # 1 for a real probe, 0 for a padding slot
-        self.Xb = torch.empty(G, B, d)
-        self.H = torch.empty(G, c * h, B)
-        self.Z = torch.empty(G * c, C, B)
-        self.dH = torch.empty(G * c, h, B)
-        self.onehot = torch.zeros(G, C, B)
-        self.steps = [torch.zeros(()) for _ in self.params]
+        self.alive = torch.zeros(G, c, 1, 1, **on)  # 1 for a real probe, 0 for a padding slot
+        self.Xb = torch.empty(G, B, d, **on)
+        self.H = torch.empty(G, c * h, B, **on)
+        self.Z = torch.empty(G * c, C, B, **on)
+        self.dH = torch.empty(G * c, h, B, **on)
+        self.onehot = torch.zeros(G, C, B, **on)
+        self.steps = [torch.zeros((), **on) for _ in self.params]
 
     def place(self, g: int, j: int, W1, b1, W2, b2) -> None:
         """Put one probe's parameters (nn.Linear layout) into chunk g, slot j."""
@@ -317,6 +323,7 @@ class _Job:
     rec: _Recorder | None
     loss_train: np.ndarray | None  # (U, N)
     loss_eval: np.ndarray | None  # (U, M)
+    yt_host: torch.Tensor  # (N,) yt on the CPU, where the schedule is planned
 
 
 def train_batched(
@@ -336,6 +343,7 @@ def train_batched(
     record_epochs: bool = False,
     record_train: bool = True,
     workers: int | None = None,
+    device: str | torch.device = "cpu",
 ) -> MLPTrainResult:
     """Train K §3.2 probes in one batched pass; same semantics as :func:`train_reference`.
 
@@ -365,21 +373,28 @@ def train_batched(
     Probes are independent, so workers never wait for each other, which keeps the trainer fast
     when other processes share the cores (per-op thread barriers then stall). Results do not
     depend on timing; they may differ in the last float bits between different ``workers``.
+
+    ``device`` (:func:`probekit.devices.resolve_device`): where the inputs, the stacked weights
+    and every step live; results come back as NumPy arrays. Initial weights and data orders are
+    drawn on the CPU, so they are the same on every device. On a GPU one worker drives all chunks
+    (the threads only serve to spread CPU work over cores).
     """
+    where = resolve_device(device)
     check_training_options(n_classes, epochs, batch_size, hidden)
     if len(specs) == 0:
         raise ParameterError("specs", "is empty: give at least one ProbeSpec")
     if workers is not None and int(workers) < 1:
         raise ParameterError("workers", f"must be >= 1, got {workers}")
-    Xt, Xe = as_views(X_train, "X_train"), as_views(X_eval, "X_eval")
+    Xt, Xe = as_views(X_train, "X_train").to(where), as_views(X_eval, "X_eval").to(where)
     V, N, d = Xt.shape
     if Xe.shape[0] != V or Xe.shape[2] != d:
         raise ParameterError(
             "X_eval", f"shape {tuple(Xe.shape)} does not match X_train's {tuple(Xt.shape)}"
         )
     M = Xe.shape[1]
-    yt = as_labels(y_train, N, n_classes, "y_train")
-    ye = as_labels(y_eval, M, n_classes, "y_eval")
+    yt_host = as_labels(y_train, N, n_classes, "y_train")
+    yt = yt_host.to(where)
+    ye = as_labels(y_eval, M, n_classes, "y_eval").to(where)
     distinct, of_spec, eval_rows, groups = _plan(specs, N, M, V)
     width = _chunk_width([len(ids) for ids in groups.values()])
     chunks = _chunks(distinct, groups, width, batch_size)
@@ -399,8 +414,11 @@ def train_batched(
         rec=_Recorder(U, len(ckpts), N, M, record_train) if ckpts else None,
         loss_train=np.zeros((U, N), np.float32) if record_loss and record_train else None,
         loss_eval=np.zeros((U, M), np.float32) if record_loss else None,
+        yt_host=yt_host,
     )  # fmt: skip
     n_workers = min(len(chunks), int(workers or torch.get_num_threads()))
+    if where.type != "cpu":
+        n_workers = 1
     # Round-robin over chunks sorted by length balances both count and training steps.
     parts = [chunks[w::n_workers] for w in range(n_workers)]
     if n_workers == 1:
@@ -442,10 +460,12 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
         torch.set_num_threads(threads)
     V, N, d = job.Xt.shape
     M = job.Xe.shape[1]
-    stack = _Stack(len(chunks), job.width, job.hidden, d, job.n_classes, job.batch_size)
+    device = job.Xt.device
+    stack = _Stack(len(chunks), job.width, job.hidden, d, job.n_classes, job.batch_size, device)
     for g, chunk in enumerate(chunks):
         for j, u in enumerate(chunk.members):
-            stack.place(g, j, *init_params(d, job.n_classes, job.distinct[u][3], job.hidden))
+            init = init_params(d, job.n_classes, job.distinct[u][3], job.hidden)
+            stack.place(g, j, *(t.to(device) for t in init))
     # Each chunk is evaluated on the union of its specs' eval rows (all rows if that is all, or
     # if every epoch is recorded).
     chunk_eval = []
@@ -455,7 +475,9 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
         )
         every = len(union) == M or job.epoch_pred is not None
         chunk_eval.append(None if every else torch.from_numpy(union))
-    flat, labels, weight = _schedule(chunks, job.epochs, job.batch_size, N, job.yt)
+    # The schedule is built on the CPU (from the CPU data orders), then copied once.
+    schedule = _schedule(chunks, job.epochs, job.batch_size, N, job.yt_host)
+    flat, labels, weight = (t.to(device) for t in schedule)
     active = _active(chunks, job.epochs)
     epoch_end: dict[int, list[int]] = {}
     for g, chunk in enumerate(chunks):
@@ -482,12 +504,12 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
                 n, params = len(chunk.members), stack.chunk_params(i)
                 if job.loss_train is not None:
                     loss = _chunk_score(params, job.Xt[chunk.view], job.yt)[2]
-                    job.loss_train[chunk.members] = loss[:n].numpy()
+                    job.loss_train[chunk.members] = loss[:n].cpu().numpy()
                     evaluated_rows += n * N
                 rows = chunk_eval[i] if job.loss_train is None else None
                 X, y, where = _eval_rows(job, chunk, rows)
                 loss = _chunk_score(params, X, y)[2]
-                job.loss_eval[np.asarray(chunk.members)[:, None], where] = loss[:n].numpy()
+                job.loss_eval[np.asarray(chunk.members)[:, None], where] = loss[:n].cpu().numpy()
                 evaluated_rows += n * len(y)
     return evaluated_rows
 
@@ -495,11 +517,15 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
 def _eval_rows(
     job: _Job, chunk: _Chunk, rows: torch.Tensor | None
 ) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
-    """A chunk's evaluation inputs (m, d), labels (m,) and their row numbers (1, m) or all."""
+    """A chunk's evaluation inputs (m, d), labels (m,) and their row numbers (1, m) or all.
+
+    ``rows`` (CPU) are copied to the inputs' device to select them.
+    """
     Xe, ye = job.Xe[chunk.view], job.ye
     if rows is None:
         return Xe, ye, np.arange(len(ye))[None, :]
-    return Xe[rows], ye[rows], rows.numpy()[None, :]
+    on = rows.to(Xe.device)
+    return Xe[on], ye[on], rows.numpy()[None, :]
 
 
 def _evaluate(
@@ -515,7 +541,7 @@ def _evaluate(
     X, y, _ = _eval_rows(job, chunk, rows)
     with torch.inference_mode():
         pred, correct, loss = _chunk_score(stack.chunk_params(g), X, y)
-    pred, correct, loss = pred.numpy(), correct.numpy(), loss.numpy()
+    pred, correct, loss = pred.cpu().numpy(), correct.cpu().numpy(), loss.cpu().numpy()
     if job.epoch_pred is not None:  # rows is None: every row was scored
         n = len(chunk.members)
         job.epoch_pred[chunk.members, epoch] = pred[:n]
@@ -559,12 +585,12 @@ class _Recorder:
         scored = 0
         if self.train:
             _, correct, loss = _chunk_score(params, job.Xt[chunk.view], job.yt)
-            self.correct_train[chunk.members, i] = correct[:n].numpy()
-            self.loss_train[chunk.members, i] = loss[:n].numpy()
+            self.correct_train[chunk.members, i] = correct[:n].cpu().numpy()
+            self.loss_train[chunk.members, i] = loss[:n].cpu().numpy()
             scored += n * len(job.yt)
             rows = None
         X, y, where = _eval_rows(job, chunk, rows)
         _, correct, loss = _chunk_score(params, X, y)
-        self.correct_eval[members, i, where] = correct[:n].numpy()
-        self.loss_eval[members, i, where] = loss[:n].numpy()
+        self.correct_eval[members, i, where] = correct[:n].cpu().numpy()
+        self.loss_eval[members, i, where] = loss[:n].cpu().numpy()
         return scored + n * len(y)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from probekit.devices import module_device, resolve_device
 from probekit.errors import ParameterError
 from probekit.probes import linear
 from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_stack
@@ -91,16 +92,19 @@ class MLPStack(torch.nn.Module):
             self.weights.append(torch.nn.Parameter(W.expand(P, -1, -1).clone()))
             self.biases.append(torch.nn.Parameter(b.expand(P, -1).clone()))
         self.register_buffer("dropout", torch.tensor(list(dropouts), dtype=torch.float32))
+        # Known here rather than read from the buffer at every layer (that would wait for a GPU).
+        self.any_dropout = any(float(p) > 0 for p in dropouts)
 
     def _dropout(
         self, x: torch.Tensor, members: torch.Tensor | None, generator: torch.Generator | None
     ) -> torch.Tensor:
-        if not self.training:
+        # Training always runs the whole stack (members is None), so ``any_dropout`` decides
+        # exactly as the rates of the probes in the pass would.
+        if not self.training or not self.any_dropout:
             return x
         p = self.dropout if members is None else self.dropout[members]
-        if not bool((p > 0).any()):
-            return x
-        u = torch.rand(x.shape[-2:], generator=generator)
+        # Drawn from the CPU generator and copied: the same masks on every device.
+        u = torch.rand(x.shape[-2:], generator=generator).to(x.device)
         keep = (u[None] >= p[:, None, None]).to(x.dtype)
         return x * keep / (1.0 - p)[:, None, None]
 
@@ -179,10 +183,11 @@ class MLPResult:
                 members = np.flatnonzero(set_ids == set_index)
                 if not members.size:
                     continue
-                m = torch.from_numpy(members)
+                device = module_device(stack)
+                m = torch.from_numpy(members).to(device)
                 for start in range(0, n, batch_size):
-                    xb = _batch(X, np.arange(start, min(start + batch_size, n)))
-                    pred = stack(xb, members=m).argmax(-1).numpy()
+                    xb = _batch(X, np.arange(start, min(start + batch_size, n)), device)
+                    pred = stack(xb, members=m).argmax(-1).cpu().numpy()
                     out[config_ids[members], start : start + len(xb)] = pred
         return out
 
@@ -191,9 +196,9 @@ class MLPResult:
         return (self.predict(X, set_index) == np.asarray(y)[None, :]).mean(axis=1)
 
 
-def _batch(X: Any, idx: np.ndarray) -> torch.Tensor:
-    """Rows ``idx`` (B,) of X (N, ...) as a float32 (B, ...) or int64 id tensor."""
-    t = torch.as_tensor(np.asarray(X[idx]))
+def _batch(X: Any, idx: np.ndarray, device: torch.device) -> torch.Tensor:
+    """Rows ``idx`` (B,) of X (N, ...) as a float32 (B, ...) or int64 id tensor on ``device``."""
+    t = torch.as_tensor(np.asarray(X[idx])).to(device)
     return t.float() if t.is_floating_point() else t.long()
 
 
@@ -206,19 +211,21 @@ def _loss_and_accuracy(
     """
     was = stack.training
     stack.eval()
-    m = torch.from_numpy(members)
-    ce, hits = torch.zeros(len(members), dtype=torch.float64), torch.zeros(len(members))
-    yt = torch.as_tensor(np.asarray(y), dtype=torch.int64)
+    device = module_device(stack)
+    m = torch.from_numpy(members).to(device)
+    ce = torch.zeros(len(members), dtype=torch.float64, device=device)
+    hits = torch.zeros(len(members), device=device)
+    yt = torch.as_tensor(np.asarray(y), dtype=torch.int64).to(device)
     with torch.no_grad():
         for start in range(0, len(yt), batch_size):
             idx = np.arange(start, min(start + batch_size, len(yt)))
-            logits = stack(_batch(X, idx), members=m)
-            target = yt[idx]
+            logits = stack(_batch(X, idx, device), members=m)
+            target = yt[start : start + len(idx)]
             ce += linear.cross_entropy_bits(logits, target).sum(1).double()
             hits += (logits.argmax(-1) == target[None]).sum(1).float()
     stack.train(was)
     n = max(len(yt), 1)
-    return (ce / n).numpy(), (hits.double() / n).numpy()
+    return (ce / n).cpu().numpy(), (hits.double() / n).cpu().numpy()
 
 
 def _check_sets(sets: Sequence[TrainingSet]) -> int:
@@ -255,6 +262,7 @@ def train_mlps(
     vocab_size: int | None = None,
     onehot_trainable: int | None = None,
     max_parallel: int = 32,
+    device: str | torch.device = "cpu",
 ) -> MLPResult:
     """Train every MLP config on every training set (Pimentel et al. 2020, §6.2).
 
@@ -277,10 +285,14 @@ def train_mlps(
         vocab_size: rows of the one-hot table.
         onehot_trainable: rows from this id on stay frozen (no training input uses them).
         max_parallel: largest number of probes in one stack.
+        device: where the probes train (:func:`probekit.devices.resolve_device`); inputs are
+            copied per minibatch. Initial weights, batch orders and dropout masks are drawn on
+            the CPU, so they are the same on every device.
 
     Returns:
-        :class:`MLPResult`.
+        :class:`MLPResult`; its arrays are NumPy, its stacks stay on ``device``.
     """
+    where = resolve_device(device)
     opts = options or TrainOptions()
     if not configs:
         raise ParameterError("configs", "is empty", "e.g. sample_mlp_configs(10, seed=0)")
@@ -307,7 +319,7 @@ def train_mlps(
             vocab_size,
             init_seed,
             onehot_trainable,
-        )
+        ).to(where)
         stopper = _fit_mlp_stack(stack, set_ids, sets, n, opts, order_seed, dropout_seed)
         for s in np.unique(set_ids):
             members = np.flatnonzero(set_ids == s)
@@ -388,20 +400,22 @@ def _fit_mlp_stack(
         if not known:
             views.append(sets[s].X)
         view_of.append(known[0] if known else len(views) - 1)
-    view_index = torch.as_tensor(view_of)
+    device = module_device(stack)
+    view_index = torch.as_tensor(view_of).to(device)
     Y = torch.as_tensor(np.stack([np.asarray(sets[s].y) for s in set_ids.tolist()])).long()
+    Y = Y.to(device)
 
     def batches(order_gen: torch.Generator) -> list[np.ndarray]:
         perm = torch.randperm(n, generator=order_gen).numpy()
         return [perm[start : start + opts.batch_size] for start in range(0, n, opts.batch_size)]
 
     def train_loss(idx: np.ndarray, dropout_gen: torch.Generator) -> torch.Tensor:
-        xs = [_batch(v, idx) for v in views]
+        xs = [_batch(v, idx, device) for v in views]
         x = xs[0] if len(xs) == 1 else torch.stack(xs)[view_index]
         logits = stack(x, dropout_gen, per_probe=len(xs) > 1)  # (P, B, C)
         # Each probe has its own labels (gold or shuffled), so the targets are (P, B), not the
         # shared (B,) of linear.cross_entropy_bits.
-        target = Y[:, torch.from_numpy(idx)]
+        target = Y[:, torch.from_numpy(idx).to(device)]
         logp = torch.log_softmax(logits, dim=-1)
         return -logp.gather(-1, target[..., None])[..., 0].mean(1) / linear.LN2
 

@@ -87,7 +87,7 @@ def numerical_rank(W: Any, b: Any = None, tol: float = 1e-3) -> np.ndarray:
     """
     M = _with_bias(W, b)
     if isinstance(M, torch.Tensor):
-        s = torch.linalg.svdvals(M.detach().double()).numpy()
+        s = torch.linalg.svdvals(M.detach().double()).cpu().numpy()
     else:
         s = np.linalg.svd(np.asarray(M, dtype=np.float64), compute_uv=False)
     return (s > tol).sum(axis=-1).astype(np.int64)

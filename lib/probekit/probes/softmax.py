@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from probekit.devices import resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.mlp import ProbeSpec, epoch_orders
 from probekit.probes.training import adam_update
@@ -35,6 +36,7 @@ def train_softmax_probes(
     checkpoints: Sequence[int],
     batch_size: int = 64,
     lr: float = 1e-3,
+    device: str | torch.device = "cpu",
 ) -> np.ndarray:
     """Train K softmax-regression probes at once; their correctness at each checkpoint.
 
@@ -52,13 +54,17 @@ def train_softmax_probes(
         checkpoints: update counts after which every probe is evaluated.
         batch_size: minibatch size.
         lr: Adam's learning rate.
+        device: where the inputs, weights and steps live
+            (:func:`probekit.devices.resolve_device`); initial weights and data orders are
+            drawn on the CPU, so they are the same on every device.
 
     Returns:
         bool (K, len(checkpoints), M): whether probe k is right on evaluation row i after the
         given number of updates, checkpoints in ascending order.
     """
-    Xt = torch.as_tensor(np.ascontiguousarray(X_train, dtype=np.float32))
-    Xe = torch.as_tensor(np.ascontiguousarray(X_eval, dtype=np.float32))
+    where = resolve_device(device)
+    Xt = torch.as_tensor(np.ascontiguousarray(X_train, dtype=np.float32)).to(where)
+    Xe = torch.as_tensor(np.ascontiguousarray(X_eval, dtype=np.float32)).to(where)
     if Xt.ndim != 3 or Xe.ndim != 3 or Xt.shape[0] != Xe.shape[0] or Xt.shape[2] != Xe.shape[2]:
         raise ParameterError("X_train", "X_train (V, N, d) and X_eval (V, M, d) must match")
     V, N, d = Xt.shape
@@ -78,10 +84,10 @@ def train_softmax_probes(
     if not ckpts or ckpts[0] < 1 or ckpts[-1] > epochs * steps_per_epoch:
         raise ParameterError("checkpoints", f"must lie in 1..{epochs * steps_per_epoch}")
     orders = [r[epoch_orders(n, epochs, s.order_seed)] for r, s in zip(rows, specs, strict=True)]
-    y_flat = torch.as_tensor(np.asarray(y_train, dtype=np.int64))
-    ye = torch.as_tensor(np.asarray(y_eval, dtype=np.int64))
+    y_flat = torch.as_tensor(np.asarray(y_train, dtype=np.int64)).to(where)
+    ye = torch.as_tensor(np.asarray(y_eval, dtype=np.int64)).to(where)
     offset = (view * N)[:, None]  # a view's rows sit at view * N + row in the flat inputs
-    state = _SoftmaxStack(specs, d, int(n_classes))
+    state = _SoftmaxStack(specs, d, int(n_classes), where)
     out = np.zeros((K, len(ckpts), Xe.shape[1]), dtype=bool)
     threads = torch.get_num_threads()
     # The ops are tiny: one thread avoids per-op barriers that stall when cores are shared.
@@ -91,8 +97,8 @@ def train_softmax_probes(
         for epoch in range(epochs):
             # Flat row ids of every probe's visits in this epoch, shape (K, n).
             rows_epoch = np.stack([o[epoch] for o in orders])
-            flat = torch.as_tensor(rows_epoch + offset)
-            labels = y_flat[torch.as_tensor(rows_epoch)]
+            flat = torch.as_tensor(rows_epoch + offset).to(where)
+            labels = y_flat[torch.as_tensor(rows_epoch).to(where)]
             for start in range(0, n, batch_size):
                 stop = start + batch_size
                 state.step(Xt.view(V * N, d), flat[:, start:stop], labels[:, start:stop], lr)
@@ -105,23 +111,30 @@ def train_softmax_probes(
 
 
 class _SoftmaxStack:
-    """Stacked weights W (K, d, C), biases b (K, 1, C) and Adam moments of K softmax probes."""
+    """Stacked weights W (K, d, C), biases b (K, 1, C) and Adam moments of K softmax probes.
 
-    def __init__(self, specs: Sequence[ProbeSpec], d: int, C: int):
+    Drawn on the CPU, then everything (Adam's step counts included) moves to ``device``.
+    """
+
+    def __init__(
+        self, specs: Sequence[ProbeSpec], d: int, C: int, device: torch.device | None = None
+    ):
+        device = torch.device("cpu") if device is None else device
         K = len(specs)
         bound = 1.0 / math.sqrt(d)
-        self.W = torch.empty(K, d, C)
-        self.b = torch.empty(K, 1, C)
+        W = torch.empty(K, d, C)
+        b = torch.empty(K, 1, C)
         for k, s in enumerate(specs):
             # nn.Linear's draw order and layout: weight (C, d), then bias (C,).
             g = torch.Generator().manual_seed(int(s.seed))
-            self.W[k] = torch.empty(C, d).uniform_(-bound, bound, generator=g).T
-            self.b[k, 0] = torch.empty(C).uniform_(-bound, bound, generator=g)
+            W[k] = torch.empty(C, d).uniform_(-bound, bound, generator=g).T
+            b[k, 0] = torch.empty(C).uniform_(-bound, bound, generator=g)
+        self.W, self.b = W.to(device), b.to(device)
         self.params = [self.W, self.b]
         self.grads = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
         self.m = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
         self.v = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
-        self.steps = [torch.zeros(()), torch.zeros(())]
+        self.steps = [torch.zeros((), device=device), torch.zeros((), device=device)]
 
     def step(self, X_flat: torch.Tensor, idx: torch.Tensor, y: torch.Tensor, lr: float) -> None:
         """One Adam step on minibatches ``idx`` (K, B) of flat rows with labels ``y`` (K, B)."""
@@ -129,7 +142,7 @@ class _SoftmaxStack:
         Xb = torch.index_select(X_flat, 0, idx.reshape(-1)).view(K, B, -1)
         # Softmax cross-entropy: d(batch-mean loss)/d(logits) = (softmax - onehot) / B.
         G = torch.softmax(torch.baddbmm(self.b, Xb, self.W), dim=-1)
-        G.view(K * B, -1)[torch.arange(K * B), y.reshape(-1)] -= 1.0
+        G.view(K * B, -1)[torch.arange(K * B, device=G.device), y.reshape(-1)] -= 1.0
         G.mul_(1.0 / B)
         torch.bmm(Xb.transpose(1, 2), G, out=self.grads[0])
         torch.sum(G, dim=1, keepdim=True, out=self.grads[1])
@@ -140,7 +153,8 @@ class _SoftmaxStack:
         out = np.zeros((self.W.shape[0], Xe.shape[1]), dtype=bool)
         with torch.inference_mode():
             for v in np.unique(view):
-                ks = torch.as_tensor(np.flatnonzero(view == v))
+                rows = np.flatnonzero(view == v)
+                ks = torch.as_tensor(rows).to(self.W.device)
                 pred = torch.baddbmm(self.b[ks], Xe[int(v)].expand(len(ks), -1, -1), self.W[ks])
-                out[ks.numpy()] = (pred.argmax(-1) == ye).numpy()
+                out[rows] = (pred.argmax(-1) == ye).cpu().numpy()
         return out

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from probekit.devices import resolve_device
 from probekit.errors import ParameterError
 
 KINDS = ("structural", "perceptron")
@@ -126,14 +127,22 @@ def check_probe_data(embs: Sequence[np.ndarray], heads: Sequence[np.ndarray], na
 
 
 def predict_distances(
-    probe: DistanceProbe, embs: Sequence[np.ndarray], batch_size: int = 256, squared: bool = True
+    probe: DistanceProbe,
+    embs: Sequence[np.ndarray],
+    batch_size: int = 256,
+    squared: bool = True,
+    device: str | torch.device = "cpu",
 ) -> list[np.ndarray]:
     """Predicted distance matrices, one float64 (n, n) per sentence of ``embs`` ((n, d) each).
 
     ``squared=True`` returns d_B^2, the quantity the structural probe fits to the tree distance
     (footnote 4); ``False`` returns d_B (eq. 1). Spanning trees and Spearman correlations are
     the same for both. Sentences are batched by length; the output keeps the input order.
+    ``device`` (:func:`probekit.devices.resolve_device`): where the distances are computed; the
+    probe itself is left where it is, and the matrices come back as NumPy arrays.
     """
+    where = resolve_device(device)
+    B = probe.B.detach().to(where)
     lengths = np.array([np.shape(e)[0] for e in embs], dtype=np.int64)
     order = np.argsort(lengths, kind="stable")
     out: list[np.ndarray] = [np.empty((0, 0))] * len(embs)
@@ -141,8 +150,8 @@ def predict_distances(
         for start in range(0, order.size, batch_size):
             idx = order[start : start + batch_size]
             h, lens = pad_embeddings([np.asarray(embs[i], dtype=np.float32) for i in idx])
-            sq = probe(h).to(torch.float64)
-            dist = (sq if squared else sq.sqrt()).numpy()
+            sq = squared_distances(h.to(where), B).to(torch.float64)
+            dist = (sq if squared else sq.sqrt()).cpu().numpy()
             for b, i in enumerate(idx):
                 n = int(lens[b])
                 out[i] = dist[b, :n, :n].copy()

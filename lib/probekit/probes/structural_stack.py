@@ -48,6 +48,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from probekit.devices import resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.perceptron import SQRT_FLOOR, mst_edge_mask, perceptron_loss
 from probekit.probes.structural import (
@@ -171,28 +172,56 @@ class DistanceData:
         """The number of kept sentences."""
         return int(self.lengths.size)
 
+    @property
+    def device(self) -> torch.device:
+        """Where the tensors of the split live."""
+        return self.gold.device
+
+    def to(self, device: torch.device) -> DistanceData:
+        """The split with its tensors on ``device`` (itself when they are there already).
+
+        The NumPy layout (offsets, lengths) stays on the CPU, where batches are planned.
+        """
+        if self.gold.device == device:
+            return self
+        return DistanceData(
+            {k: v.to(device) for k, v in self.sources.items()},
+            self.offsets,
+            self.lengths,
+            self.gold.to(device),
+            self.kept.to(device),
+            self.kept_lengths,
+            self.kept_gold.to(device),
+            self.n_dropped,
+            self.dim,
+        )
+
     def batch(self, idx: np.ndarray) -> _Batch:
         """The words and padding layout of the sentences ``idx``, sorted by length.
 
         The pairwise distances of a batch are computed in chunks of :data:`GRAM_CHUNK`
         sentences of similar length, each padded to its own longest sentence; the batch's
-        composition is unchanged, only the padding shrinks.
+        composition is unchanged, only the padding shrinks. The layout is planned with NumPy
+        and its index tensors copied to the split's device.
         """
+        on = self.device
         idx = np.asarray(idx)[np.argsort(self.lengths[idx], kind="stable")]
         lens = self.lengths[idx]
         ends = np.cumsum(lens)
         starts = ends - lens
         pos = np.arange(int(ends[-1])) - np.repeat(starts, lens)
         sent = np.repeat(np.arange(idx.size), lens)
-        words = torch.from_numpy(self.offsets[idx][sent] + pos)
+        words = torch.from_numpy(self.offsets[idx][sent] + pos).to(on)
         chunks = []
         for c0 in range(0, idx.size, GRAM_CHUNK):
             c1 = min(c0 + GRAM_CHUNK, idx.size)
             w0, w1 = int(starts[c0]), int(ends[c1 - 1])
             n = int(lens[c1 - 1])
-            slots = torch.from_numpy((sent[w0:w1] - c0) * n + pos[w0:w1])
+            slots = torch.from_numpy((sent[w0:w1] - c0) * n + pos[w0:w1]).to(on)
             chunks.append(_Chunk(c0, c1, w0, w1, slots, n))
-        return _Batch(torch.from_numpy(idx), words, torch.from_numpy(lens), chunks)
+        return _Batch(
+            torch.from_numpy(idx).to(on), words, torch.from_numpy(lens).to(on), chunks, idx
+        )
 
 
 @dataclass
@@ -209,12 +238,16 @@ class _Chunk:
 
 @dataclass
 class _Batch:
-    """Sentences ``idx`` (B,), by length: their words' rows in the flat tensors, and chunks."""
+    """Sentences ``idx`` (B,), by length: their words' rows in the flat tensors, and chunks.
+
+    The tensors live on the split's device; ``rows`` is ``idx`` as a CPU array, for NumPy.
+    """
 
     idx: torch.Tensor
     words: torch.Tensor
     lengths: torch.Tensor
     chunks: list[_Chunk]
+    rows: np.ndarray
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,7 +323,7 @@ def stack_squared_distances(u_words: torch.Tensor, chunk: _Chunk) -> torch.Tenso
     """
     P, r = u_words.shape[0], u_words.shape[2]
     c = chunk.c1 - chunk.c0
-    u = torch.zeros(P, c * chunk.n, r, dtype=u_words.dtype)
+    u = u_words.new_zeros(P, c * chunk.n, r)
     u = u.index_copy(1, chunk.slots, u_words[:, chunk.w0 : chunk.w1])
     return _squared_distances(u.view(P, c, chunk.n, r), chunk.n)
 
@@ -300,7 +333,7 @@ def _squared_distances(u: torch.Tensor, n: int) -> torch.Tensor:
     norms = (u * u).sum(-1)
     sq = norms[..., :, None] + norms[..., None, :] - 2.0 * (u @ u.transpose(-1, -2))
     sq = 0.5 * (sq + sq.transpose(-1, -2))
-    off = 1.0 - torch.eye(n, dtype=sq.dtype)
+    off = 1.0 - torch.eye(n, dtype=sq.dtype, device=sq.device)
     return sq.clamp_min(0.0) * off
 
 
@@ -343,7 +376,7 @@ def _loss_and_sq_grad(
       tree held fixed (a subgradient, as with autograd).
     """
     n = sq.shape[-1]
-    pos = torch.arange(n)
+    pos = torch.arange(n, device=sq.device)
     if kind == "structural":
         valid = pos[None, :] < lengths[:, None]
         pairs = valid[:, :, None] & valid[:, None, :] & (pos[:, None] < pos[None, :])
@@ -381,7 +414,7 @@ def batch_loss_and_grad(
     scale = 1.0 / int(batch.idx.numel())
     for chunk in batch.chunks:
         c = chunk.c1 - chunk.c0
-        padded = torch.zeros(P, c * chunk.n, r, dtype=u.dtype)
+        padded = u.new_zeros(P, c * chunk.n, r)
         padded = padded.index_copy(1, chunk.slots, u[:, chunk.w0 : chunk.w1])
         padded = padded.view(P, c, chunk.n, r)
         sq = _squared_distances(padded, chunk.n)
@@ -426,26 +459,35 @@ def _dropped_inputs(
     words: torch.Tensor,
     thresholds: Sequence[int],
     generators: Sequence[np.random.Generator],
+    probe_sources: Sequence[int] | None = None,
 ) -> torch.Tensor:
     """The batch's word vectors with each probe's inverted input dropout, (P, W, d).
 
     Probe p's mask comes from its own generator (16-bit draws, :func:`dropout_threshold`), so
-    it does not depend on the other probes of the stack.
+    it does not depend on the other probes of the stack. ``probe_sources`` (P,), when given,
+    is ``probe_source`` as plain ints (read without waiting for a GPU). The masks are drawn on the
+    CPU on every device (the same masks everywhere); off the CPU they are copied to the words.
     """
     if not any(thresholds):
         return _gather_inputs(data, sources, probe_source, words)
+    if probe_sources is None:
+        probe_sources = [int(i) for i in probe_source.tolist()]
     per_source = [data.sources[s].index_select(0, words) for s in sources]
     W, d = per_source[0].shape
-    out = torch.empty(len(thresholds), W, d)
+    on_cpu = per_source[0].device.type == "cpu"
+    out = per_source[0].new_empty(len(thresholds), W, d)
     n = W * d
     for p, (thr, g) in enumerate(zip(thresholds, generators, strict=True)):
-        src = per_source[int(probe_source[p])]
+        src = per_source[probe_sources[p]]
         if thr == 0:
             out[p].copy_(src)
             continue
         bits = g.bit_generator.random_raw(-(-n // 4)).view(np.uint16)[:n].reshape(W, d)
-        # NumPy multiplies by a bool mask several times faster than torch's promoting mul.
-        np.multiply(src.numpy(), bits >= thr, out=out[p].numpy())
+        if on_cpu:
+            # NumPy multiplies by a bool mask several times faster than torch's promoting mul.
+            np.multiply(src.numpy(), bits >= thr, out=out[p].numpy())
+        else:
+            torch.mul(src, torch.from_numpy(bits >= thr).to(src.device), out=out[p])
         out[p].mul_(DROPOUT_LEVELS / (DROPOUT_LEVELS - thr))
     return out
 
@@ -458,20 +500,30 @@ class DevScores:
     uuas: np.ndarray | None
 
 
-def _uuas_hits(sq: torch.Tensor, data: DistanceData, rows: torch.Tensor) -> tuple[np.ndarray, int]:
+def _uuas_hits(
+    sq: torch.Tensor, data: DistanceData, rows: torch.Tensor, rows_np: np.ndarray
+) -> tuple[np.ndarray, int]:
     """Gold edges recovered per probe (P,) and gold edges counted, for sentences ``rows``.
+
+    ``rows`` on the split's device and ``rows_np``, the same as a CPU array.
 
     ``sq`` (P, c, N, N): predicted squared distances of the c sentences ``rows`` of ``data``.
     Each matrix is restricted to the words UUAS counts (``data.kept``), its MST found by one
     batched Prim over every probe and sentence, and compared with the gold edges among them.
     """
     P, c = sq.shape[0], sq.shape[1]
-    k_len = data.kept_lengths[rows.numpy()]
+    k_len = data.kept_lengths[rows_np]
     k = max(int(k_len.max()), 1)
     kept = data.kept[rows, :k]
-    sub = sq[:, torch.arange(c)[:, None, None], kept[:, :, None], kept[:, None, :]]
-    parents = prim_mst_batch(sub.reshape(P * c, k, k).to(torch.float64).numpy(), np.tile(k_len, P))
-    hits = tree_edge_mask(parents).reshape(P, c, k, k) & data.kept_gold[rows, :k, :k].numpy()[None]
+    sub = sq[
+        :, torch.arange(c, device=sq.device)[:, None, None], kept[:, :, None], kept[:, None, :]
+    ]
+    # Prim runs in NumPy on the CPU whatever the device.
+    parents = prim_mst_batch(
+        sub.reshape(P * c, k, k).to(torch.float64).cpu().numpy(), np.tile(k_len, P)
+    )
+    gold = data.kept_gold[rows, :k, :k].cpu().numpy()
+    hits = tree_edge_mask(parents).reshape(P, c, k, k) & gold[None]
     return hits.sum(axis=(1, 2, 3)), int(np.maximum(k_len - 1, 0).sum())
 
 
@@ -491,7 +543,7 @@ def evaluate_stack(
     every probe's trees of a chunk come from one batched Prim.
     """
     keys = list(dict.fromkeys(sources))
-    probe_source = torch.tensor([keys.index(s) for s in sources])
+    probe_source = torch.tensor([keys.index(s) for s in sources], device=data.device)
     P = B.shape[0]
     loss_sum = np.zeros(P)
     correct = np.zeros(P)
@@ -507,9 +559,9 @@ def evaluate_stack(
                 rows = batch.idx[chunk.c0 : chunk.c1]
                 lens = batch.lengths[chunk.c0 : chunk.c1]
                 gold = data.gold[rows, : chunk.n, : chunk.n]
-                loss_sum += stack_losses(kind, sq, gold, lens).sum(dim=1).numpy()
+                loss_sum += stack_losses(kind, sq, gold, lens).sum(dim=1).cpu().numpy()
                 if with_uuas:
-                    hits, edges = _uuas_hits(sq, data, rows)
+                    hits, edges = _uuas_hits(sq, data, rows, batch.rows[chunk.c0 : chunk.c1])
                     correct += hits
                     total += edges
     uuas = (correct / total if total else np.full(P, np.nan)) if with_uuas else None
@@ -631,6 +683,7 @@ def train_stack(
     min_delta: float = 0.0,
     progress: bool = False,
     group_ranks: bool = True,
+    device: str | torch.device = "cpu",
 ) -> list[DistanceProbeResult]:
     """Train P = len(trials) probes of one ``kind`` together (see the module docstring).
 
@@ -644,9 +697,13 @@ def train_stack(
     computation (``ParameterError`` naming the parameter). ``group_ranks``: train the probes of
     each rank as their own stack (same minibatches, hence the same results as one stack padded
     to the largest rank, without the cost of the padding); ``False`` pads and masks.
+    ``device`` (:func:`probekit.devices.resolve_device`): where the word vectors, the stack and
+    every step live; initial B, batch orders and dropout masks are drawn on the CPU, so they are
+    the same on every device, and the spanning trees (Prim) are found on the CPU.
 
-    Returns one :class:`DistanceProbeResult` per trial, in order.
+    Returns one :class:`DistanceProbeResult` per trial, in order; the probes are on the CPU.
     """
+    where = resolve_device(device)
     check_training(kind, selection, batch_size, max_epochs, patience, min_delta)
     if not trials:
         raise ParameterError("trials", "needs at least one probe")
@@ -657,6 +714,10 @@ def train_stack(
                 raise ParameterError("source", f"{t.source!r} is not a feature set of {name}")
     if dev.dim != train.dim:
         raise ParameterError("dev", f"dimension {dev.dim} differs from train's {train.dim}")
+    train, dev = train.to(where), dev.to(where)
+    # The data's own device names the GPU's index ("cuda" becomes "cuda:0"), so the rank groups
+    # below find their data already in place.
+    where = train.device
 
     if group_ranks:
         # Probes of one rank share a stack, so no probe pays for another's larger rank; they
@@ -677,14 +738,15 @@ def train_stack(
                 min_delta=min_delta,
                 progress=progress,
                 group_ranks=False,
+                device=where,
             )
             for i, result in zip(members, group, strict=True):
                 results[i] = result
         return results
     P, d = len(trials), train.dim
-    B_all, mask_all = init_stack(trials, d)
+    B_all, mask_all = (t.to(where) for t in init_stack(trials, d))
     gens = [np.random.default_rng(int(t.seed)) for t in trials]
-    lr_all = torch.tensor([float(t.lr) for t in trials]).view(P, 1, 1)
+    lr_all = torch.tensor([float(t.lr) for t in trials]).view(P, 1, 1).to(where)
     m_all, v_all = torch.zeros_like(B_all), torch.zeros_like(B_all)
     steps = 0
     stopper = _Stopper(B_all, patience, min_delta)
@@ -705,11 +767,12 @@ def train_stack(
                 v_all[members, : B.shape[1]] = v
             members = np.flatnonzero(stopper.active)
             r = max(int(trials[p].rank) for p in members)
-            sel = torch.from_numpy(members)
+            sel = torch.from_numpy(members).to(where)
             B, m, v = (t[sel, :r].clone() for t in (B_all, m_all, v_all))
             mask, lr = mask_all[sel, :r], lr_all[sel]
             keys = list(dict.fromkeys(trials[p].source for p in members))
-            probe_source = torch.tensor([keys.index(trials[p].source) for p in members])
+            member_sources = [keys.index(trials[p].source) for p in members]
+            probe_source = torch.tensor(member_sources, device=where)
             thresholds = [dropout_threshold(trials[p].dropout) for p in members]
             member_gens = [gens[p] for p in members]
         perm = torch.randperm(len(train), generator=order_gen).numpy()
@@ -717,12 +780,14 @@ def train_stack(
         for start in range(0, perm.size, batch_size):
             idx = perm[start : start + batch_size]
             batch = train.batch(idx)
-            x = _dropped_inputs(train, keys, probe_source, batch.words, thresholds, member_gens)
+            x = _dropped_inputs(
+                train, keys, probe_source, batch.words, thresholds, member_gens, member_sources
+            )
             per_probe, grad = batch_loss_and_grad(kind, x, B * mask, train, batch)
             grad.mul_(mask)
             steps += 1
             _adam(B, grad, m, v, lr, steps)
-            epoch_losses.append(per_probe.detach().numpy())
+            epoch_losses.append(per_probe.detach().cpu().numpy())
         scores = evaluate_stack(kind, B * mask, [trials[p].source for p in members], dev, with_uuas)
         train_loss = np.mean(epoch_losses, axis=0)
         for i, p in enumerate(members):
@@ -738,7 +803,7 @@ def train_stack(
     for p, t in enumerate(trials):
         probe = DistanceProbe(d, int(t.rank), torch.Generator().manual_seed(0))
         with torch.no_grad():
-            probe.B.copy_(stopper.best_B[p, : t.rank])
+            probe.B.copy_(stopper.best_B[p, : t.rank].cpu())
         best = history[p][stopper.best_epoch[p]]
         score = best["dev_loss"] if selection == "loss" else best["dev_uuas"]
         config = t.config() | {"batch_size": batch_size, "max_epochs": max_epochs}
@@ -798,6 +863,7 @@ def train_distance_probe(
     min_delta: float = 0.0,
     dev_keep: Sequence[np.ndarray] | None = None,
     progress: bool = False,
+    device: str | torch.device = "cpu",
 ) -> DistanceProbeResult:
     """Train one structural probe or perceptron parser (Hall Maudslay et al. 2020, App. A).
 
@@ -805,6 +871,7 @@ def train_distance_probe(
     Sentences of one word or of more than 50 words are dropped from both splits first (counts
     in the result). ``selection``: "loss" (the paper's rule) or "uuas" (over the words of
     ``dev_keep``, all words by default). ``max_epochs`` defaults to Hewitt & Manning's 40.
+    ``device``: where it trains (:func:`train_stack`).
     """
     check_training(kind, selection, batch_size, max_epochs, patience, min_delta)
     check_trial(DistanceTrial(rank, lr, dropout, seed))
@@ -822,6 +889,7 @@ def train_distance_probe(
         patience=patience,
         min_delta=min_delta,
         progress=progress,
+        device=device,
     )
     return result
 
@@ -887,7 +955,7 @@ def random_search(
 
     Samples ``n_trials`` configurations with :func:`~probekit.probes.structural.sample_trials`,
     trains them as one stack (:func:`train_stack`, minibatch order from ``seed``;
-    ``train_kwargs`` such as ``max_epochs`` are passed on) and keeps the best on its own
+    ``train_kwargs`` such as ``max_epochs`` or ``device`` are passed on) and keeps the best on its own
     selection quantity (:func:`best_trial`).
     """
     space = space or SearchSpace()

@@ -62,7 +62,8 @@ class StackedEarlyStopping:
             if self.n_probes == 1:
                 self.state[k] = v.detach().clone()
             elif v.dim() > 0 and v.shape[0] == self.n_probes:
-                self.state[k][idx] = v.detach()[idx]
+                at = idx.to(v.device)
+                self.state[k][at] = v.detach()[at]
 
     @property
     def done(self) -> bool:
@@ -188,7 +189,9 @@ def fit_stack(
 ) -> StackedEarlyStopping:
     """Train a stack of P probes with Adam and per-probe early stopping (released-code protocol).
 
-    Every epoch draws a fresh batch order; the dev loss is checked every ``opts.eval_every``
+    The loop runs where the stack's parameters live (the probe families build it on their
+    ``device``); the two generators stay on the CPU, so batch orders and dropout masks are the
+    same on every device. Every epoch draws a fresh batch order; the dev loss is checked every ``opts.eval_every``
     steps and at ``opts.max_steps``. Training ends when every probe has stopped or after
     ``opts.max_steps`` steps, and each probe is restored to its best state; the stack is left
     in eval mode.

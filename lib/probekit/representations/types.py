@@ -129,13 +129,13 @@ class OneHotEmbedding(torch.nn.Module):
         self, ids: torch.Tensor, members: torch.Tensor | None = None, per_probe: bool = False
     ) -> torch.Tensor:
         """The vectors of ``ids``, per probe; shapes as in the class docstring."""
-        W = self.weight if members is None else self.weight[members]
+        W = self.weight if members is None else self.weight[members.to(self.weight.device)]
         P, k, dim = W.shape
         shape = ids.shape[1:] if per_probe else ids.shape
         flat = ids.reshape(P, -1) if per_probe else ids.reshape(-1)
         inside = flat.clamp(max=k - 1)
         if per_probe:
-            out = W[torch.arange(P)[:, None], inside]  # (P, N, dim)
+            out = W[torch.arange(P, device=W.device)[:, None], inside]  # (P, N, dim)
         else:
             out = W[:, inside]  # (P, N, dim)
         if self.frozen.shape[0]:

@@ -35,6 +35,7 @@ def layerwise_pos(
     lr: float = 1e-3,
     order_seed: int = 0,
     progress: bool = True,
+    device: str = "cpu",
 ) -> tuple[pd.DataFrame, float]:
     """Linear POS probe accuracy per (layer, seed), and the majority baseline.
 
@@ -45,10 +46,11 @@ def layerwise_pos(
     words in the order drawn from ``order_seed``, trained together
     (:func:`probekit.probes.softmax.train_softmax_probes`). Embeddings come from the cache.
     Returns a table with one row per (layer, seed): ``accuracy`` (fraction, best epoch) and
-    ``best_epoch`` (1-based), and the majority accuracy (fraction).
+    ``best_epoch`` (1-based), and the majority accuracy (fraction). ``device``: where the
+    encoder (on a cache miss) and the probes run (:func:`probekit.devices.resolve_device`).
     """
-    e_tr = embeddings.embed(train_sentences, model, pooling, progress=progress)
-    e_ev = embeddings.embed(eval_sentences, model, pooling, progress=progress)
+    e_tr = embeddings.embed(train_sentences, model, pooling, progress=progress, device=device)
+    e_ev = embeddings.embed(eval_sentences, model, pooling, progress=progress, device=device)
     layer_list = resolve_layers(layers, e_tr.n_layers)
     y_tr, y_ev = upos_index(train_sentences), upos_index(eval_sentences)
     specs = [
@@ -66,6 +68,7 @@ def layerwise_pos(
         checkpoints=[steps * (e + 1) for e in range(epochs)],
         batch_size=BATCH_SIZE,
         lr=lr,
+        device=device,
     )
     accuracy = correct.mean(axis=2)  # (K, epochs)
     table = pd.DataFrame(
@@ -134,5 +137,6 @@ def run_layerwise(config: FoundationsConfig, treebank: Treebank) -> LayerwiseRun
         config.seeds,
         epochs=config.epochs,
         order_seed=config.order_seed,
+        device=config.device,
     )
     return LayerwiseRun(list(train), list(evaluation), scores, majority)

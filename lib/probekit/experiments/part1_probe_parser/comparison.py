@@ -240,15 +240,16 @@ def held_out_scores(
     test_emb,
     test: EvalSet,
     compare_layer: int | None,
+    device: str = "cpu",
 ) -> HeldOutScores:
     """Score every probe of the comparison layer on the ``test`` trees (§5 of the paper).
 
     The layer is :func:`comparison_layer` of the dev ``scores``. ``probes``, ``scores``: as
     :func:`~probekit.experiments.part1_probe_parser.training.train_layers` returns them;
-    ``test_emb``: the test sentences' embeddings.
+    ``test_emb``: the test sentences' embeddings; the distances are computed on ``device``.
     """
     layer = comparison_layer(compare_layer, scores, test_emb.n_layers)
-    per_sentence = per_sentence_scores(probes, test_emb, test, layer)
+    per_sentence = per_sentence_scores(probes, test_emb, test, layer, device)
     per_seed = seed_scores(per_sentence)
     table = results_table(per_seed, linear_baselines(test))
     return HeldOutScores(layer, per_sentence, per_seed, table)

@@ -101,12 +101,17 @@ def load_samples(config: SampleConfig) -> SentenceSamples:
 
 
 def embed_samples(
-    samples: Mapping[str, Sequence[pkdata.Sentence]], model: str, pooling: str
+    samples: Mapping[str, Sequence[pkdata.Sentence]],
+    model: str,
+    pooling: str,
+    device: str = "cpu",
 ) -> dict[str, embeddings.Embeddings]:
     """The all-layer word embeddings of every sentence list of ``samples``, by the same keys.
 
-    :func:`probekit.io.embeddings.embed`, cached, under ``model`` with wordpiece ``pooling``.
+    :func:`probekit.io.embeddings.embed`, cached, under ``model`` with wordpiece ``pooling``;
+    the encoder runs on ``device`` on a cache miss (the cache does not depend on it).
     """
     return {
-        split: embeddings.embed(s, model, pooling, progress=False) for split, s in samples.items()
+        split: embeddings.embed(s, model, pooling, progress=False, device=device)
+        for split, s in samples.items()
     }

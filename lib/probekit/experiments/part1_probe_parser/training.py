@@ -317,6 +317,7 @@ def tune(
         progress=progress,
         max_epochs=config.max_epochs,
         patience=config.patience,
+        device=config.device,
     )
     return Tuning(groups, space, configs, trials, selections)
 
@@ -392,6 +393,8 @@ def train_layers(
         )
     rows, probes = [], {}
     x_dev = {int(k): layer_vectors(dev_emb, int(k)) for k in layers}
+    # The dev distances are computed where the probes trained.
+    device = train_kwargs.get("device", "cpu")
     with torch_threads(threads):
         for kind, kind_configs in configs.items():
             runs = [(int(layer), int(seed)) for layer in layers for seed in seeds]
@@ -417,7 +420,9 @@ def train_layers(
             )
             for (layer, seed), result in zip(runs, results, strict=True):
                 scores = corpus_scores(
-                    score_distances(predict_distances(result.probe, x_dev[layer]), dev)
+                    score_distances(
+                        predict_distances(result.probe, x_dev[layer], device=device), dev
+                    )
                 )
                 record = trial_record(result)
                 rows.append(
@@ -446,13 +451,17 @@ def cap_shares(runs: pd.DataFrame) -> dict[str, float]:
 
 
 def per_sentence_scores(
-    probes: Mapping[tuple[str, int, int], DistanceProbe], test_emb, test: EvalSet, layer: int
+    probes: Mapping[tuple[str, int, int], DistanceProbe],
+    test_emb,
+    test: EvalSet,
+    layer: int,
+    device: str = "cpu",
 ) -> pd.DataFrame:
     """Test scores of every probe trained on ``layer``, stacked.
 
     :func:`~probekit.trees.evaluation.score_distances` on the ``test`` trees: one row per
     (kind, seed, sentence) with a ``sentence`` index column. ``probes``: as
-    :func:`train_layers` returns them.
+    :func:`train_layers` returns them; the distances are computed on ``device``.
     """
     chosen = {(kind, seed): p for (kind, lay, seed), p in probes.items() if lay == layer}
     if not chosen:
@@ -460,6 +469,6 @@ def per_sentence_scores(
     x_test = layer_vectors(test_emb, layer)
     frames = []
     for (kind, seed), probe in chosen.items():
-        df = score_distances(predict_distances(probe, x_test), test)
+        df = score_distances(predict_distances(probe, x_test, device=device), test)
         frames.append(df.assign(kind=kind, seed=seed, sentence=np.arange(len(df))))
     return pd.concat(frames, ignore_index=True)

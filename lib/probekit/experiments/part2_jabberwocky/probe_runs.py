@@ -156,7 +156,12 @@ def _check(config: JabberwockyProbesConfig) -> None:
 
 
 def _train_kwargs(config: JabberwockyProbesConfig) -> dict:
-    return {"max_epochs": config.max_epochs, "patience": config.patience, "progress": True}
+    return {
+        "max_epochs": config.max_epochs,
+        "patience": config.patience,
+        "progress": True,
+        "device": config.device,
+    }
 
 
 def _probe_encoder(
@@ -165,7 +170,7 @@ def _probe_encoder(
     """Both probes on one encoder: (run, settings, test embeddings, pieces)."""
     gold = sets.data.gold
     embs = embed_samples(
-        {**sets.data.samples, "Jabberwocky": sets.jabberwocky}, name, config.pooling
+        {**sets.data.samples, "Jabberwocky": sets.jabberwocky}, name, config.pooling, config.device
     )
     n_layers = embs["train"].n_layers
     layers = sorted(set(resolve_layers(config.layers, n_layers)) | {0})

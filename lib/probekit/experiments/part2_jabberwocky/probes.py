@@ -279,7 +279,9 @@ def run_representation(
             layer = chosen[kind] if variant == BEST else 0
             label = variant_label(name, variant) if variant else name
             for dataset, emb in test_embs.items():
-                df = per_sentence_scores(kind_probes, emb, test, layer)
+                df = per_sentence_scores(
+                    kind_probes, emb, test, layer, train_kwargs.get("device", "cpu")
+                )
                 rows.append(df.assign(representation=label, layer=layer, dataset=dataset))
     per_sentence = pd.concat(rows, ignore_index=True)
     return RepresentationRun(

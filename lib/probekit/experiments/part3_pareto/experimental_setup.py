@@ -76,10 +76,13 @@ def build_pareto_setup(config: ParetoSetupConfig) -> ParetoSetup:
         fasttext_epochs=c.fasttext_epochs,
         fasttext_path=c.fasttext_path,
         seed=c.seed,
+        device=c.device,
     )
     shuffled_words = None
     if "contextual" in reps and c.fully_shuffled():
-        shuffled_words = shuffled_contextual(splits.train, c.model, c.layer, c.pooling, seed=c.seed)
+        shuffled_words = shuffled_contextual(
+            splits.train, c.model, c.layer, c.pooling, seed=c.seed, device=c.device
+        )
     return ParetoSetup(
         treebank=tb,
         splits=splits,

@@ -143,6 +143,7 @@ def mlp_pareto(
     n_memorise: int = 0,
     memorise_steps: int = 2000,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """Random MLPs with memorisation complexity, for one representation and task.
 
@@ -163,7 +164,7 @@ def mlp_pareto(
     = 0; a positive value draws that many training examples instead, a departure from §5) until
     their loss on it stops falling by the released rule, for at most ``memorise_steps``
     updates (:func:`memorisation_options`). Both controls of all configs of one shape train in
-    one stack.
+    one stack; every stack trains on ``device``.
 
     Returns:
         :class:`~.runs.ParetoRun` (``correct`` (K, N_test) for the K configs) with columns
@@ -182,6 +183,7 @@ def mlp_pareto(
         onehot_dim=rep.onehot_dim,
         vocab_size=rep.vocab_size,
         onehot_trainable=rep.n_trainable,
+        device=device,
     )
     rows = memorisation_rows(len(y_train), n_memorise, seed)
     shuffled = control_labels(y_train[rows], seed)

@@ -141,6 +141,7 @@ def run_memorisation(setup: ParetoSetup, config: MemorisationConfig) -> Memorisa
                 options=setup.options,
                 n_memorise=config.n_memorise,
                 memorise_steps=config.memorise_steps,
+                device=config.device,
             )
     majority = {}
     for task, data in datasets.items():

@@ -70,6 +70,7 @@ def linear_pareto(
     options: TrainOptions | None = None,
     alpha_max: float = 8.0,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """Linear probes of one family for one representation and task.
 
@@ -80,7 +81,7 @@ def linear_pareto(
     ranks of :func:`rank_values`; complexity = r. All probes of a run train together in stacks
     (:func:`probekit.probes.linear.train_linear_probes`), stop early on the dev split and are scored
     on the test split. ``max_complexity`` in the table is the rank family's cap C (the nuclear norm
-    has none of its own; the chapters cap it at 400).
+    has none of its own; the chapters cap it at 400). The probes train on ``device``.
 
     Returns:
         :class:`~.runs.ParetoRun` (``correct`` (P, N_test) for the P probes) with columns
@@ -111,6 +112,7 @@ def linear_pareto(
             vocab_size=rep.vocab_size,
             onehot_trainable=rep.n_trainable,
             options=options,
+            device=device,
         )
         pred = res.predict(X["test"])
     correct = pred == ex["test"].y[None, :]

@@ -94,6 +94,7 @@ def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRu
                     seed=config.seed,
                     options=setup.options,
                     alpha_max=config.alpha_max,
+                    device=config.device,
                 )
     return ParametricRuns(
         runs=runs,

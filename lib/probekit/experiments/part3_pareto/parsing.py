@@ -61,11 +61,13 @@ def parse_linear_pareto(
     options: TrainOptions = biaffine.PARSE_OPTIONS,
     alpha_max: float = 8.0,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """Linear biaffine parsing probes with nuclear-norm complexity (Pimentel et al. 2020, §7.2).
 
     Appendix C, Figs. 7 and 8: l(i, j) = x_i^T U x_j, trained with alpha * ||U||_* for the weights
-    of :func:`~.parametric.alpha_values`; heads decoded by argmax.
+    of :func:`~.parametric.alpha_values`; heads decoded by argmax; the parsers train on
+    ``device``.
 
     Returns:
         :class:`~.runs.ParetoRun` (items = test words: ``correct`` (P, N_test_words)) with
@@ -89,6 +91,7 @@ def parse_linear_pareto(
             vocab_size=rep.vocab_size,
             onehot_trainable=rep.n_trainable,
             options=options,
+            device=device,
         )
         correct = _parse_correct(res.predict(inputs["test"]), heads["test"])
     table = pd.DataFrame(
@@ -121,6 +124,7 @@ def parse_mlp_pareto(
     n_memorise: int = 0,
     memorise_steps: int = 500,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """MLP biaffine parsers with memorisation complexity (Pimentel et al. 2020, §7.2).
 
@@ -173,6 +177,7 @@ def parse_mlp_pareto(
         vocab_size=rep.vocab_size,
         onehot_trainable=rep.n_trainable,
         options=options,
+        device=device,
     )
     K = len(bconfigs)
     # Controls on a subset of the sentences cannot share the parsers' minibatches.
@@ -218,6 +223,7 @@ def parse_mlp_seeds(
     options: TrainOptions = biaffine.PARSE_OPTIONS,
     min_gain: float = biaffine.UAS_MIN_DELTA,
     threads: int | None = 1,
+    device: str = "cpu",
 ) -> ParetoRun:
     """One MLP parser architecture trained on the gold heads once per seed (§7.2).
 
@@ -249,6 +255,7 @@ def parse_mlp_seeds(
             onehot_trainable=rep.n_trainable,
             options=options,
             min_gain=min_gain,
+            device=device,
         )
         hits = _parse_correct(res.predict(rep.sentences("test")), heads["test"])
     table = pd.DataFrame(

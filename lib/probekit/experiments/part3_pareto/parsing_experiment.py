@@ -98,6 +98,7 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
             options=setup.options,
             n_memorise=config.n_memorise,
             memorise_steps=config.memorise_steps,
+            device=config.device,
         )
         for name, rep in setup.representations.items()
     }
@@ -111,6 +112,7 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
                 seed=config.seed,
                 options=setup.options,
                 alpha_max=config.alpha_max,
+                device=config.device,
             )
             for name, rep in setup.representations.items()
         }
@@ -422,6 +424,7 @@ def contextual_against_rival(
             config.claim_seeds,
             seed=config.seed,
             options=setup.options,
+            device=config.device,
         )
     return SeededRivals(rival, list(config.claim_seeds), seeded, chosen)
 

@@ -183,14 +183,21 @@ class Representation:
 
 
 def contextual_representation(
-    splits: Splits, model: str = "default", layer: int = -1, pooling: str = "mean"
+    splits: Splits,
+    model: str = "default",
+    layer: int = -1,
+    pooling: str = "mean",
+    device: str = "cpu",
 ) -> Representation:
     """The contextual model's word vectors at one layer (Pimentel et al. 2020, §6).
 
     The paper uses the last layer of BERT, wordpieces averaged per word. Embeddings come from the
-    cache.
+    cache (computed on ``device`` on a miss).
     """
-    emb = {k: embeddings.embed(splits[k], model, pooling, progress=False) for k in SPLITS}
+    emb = {
+        k: embeddings.embed(splits[k], model, pooling, progress=False, device=device)
+        for k in SPLITS
+    }
     k = resolve_layer(layer, emb["train"].n_layers)
     short = embeddings.resolve_model(model).name.rstrip("/").split("/")[-1]
     return Representation(
@@ -207,6 +214,7 @@ def shuffled_contextual(
     layer: int = -1,
     pooling: str = "mean",
     seed: int = 0,
+    device: str = "cpu",
 ) -> np.ndarray:
     """Inputs of the fully-shuffled control (Pimentel et al. 2020, §5).
 
@@ -216,6 +224,8 @@ def shuffled_contextual(
     the released code), so examples built from the original sentences index this array as they
     would the normal one.
 
+    The encoder runs on ``device`` on a cache miss.
+
     Returns:
         float16 memory map (N_words, d), same row layout as the sentences' own embeddings.
     """
@@ -224,7 +234,7 @@ def shuffled_contextual(
         replace(s, forms=np.asarray(words, dtype=s.forms.dtype))
         for s, words in zip(sentences, token_lists, strict=True)
     ]
-    emb = embeddings.embed(shuffled, model, pooling, progress=False)
+    emb = embeddings.embed(shuffled, model, pooling, progress=False, device=device)
     return emb.layer(resolve_layer(layer, emb.n_layers))
 
 
@@ -300,6 +310,7 @@ def build_representations(
     fasttext_epochs: int = 20,
     fasttext_path: str = "",
     seed: int = 0,
+    device: str = "cpu",
 ) -> dict[str, Representation]:
     """The representations of Pimentel et al. 2020, §6, by name, in the order given.
 
@@ -308,12 +319,13 @@ def build_representations(
     ``type_dim``-d type vectors (the released code samples 48 to 292 dimensions per run).
     fastText trained on a treebank needs many epochs: with gensim's default of 5 on EWT's
     200,000 training words all vectors end up nearly parallel (mean cosine 0.99).
+    ``device``: where the contextual model runs on a cache miss.
     """
     check_names("representations", names, REPRESENTATIONS)
     out: dict[str, Representation] = {}
     for name in names:
         if name == "contextual":
-            out[name] = contextual_representation(splits, model, layer, pooling)
+            out[name] = contextual_representation(splits, model, layer, pooling, device)
         else:
             dim = fasttext_dim if name == "fasttext" else type_dim
             out[name] = type_representation(

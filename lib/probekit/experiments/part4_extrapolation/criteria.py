@@ -83,11 +83,12 @@ def run_criteria(
         if isinstance(config, LearningCriteriaConfig):
             learned = ensembles[task] = ensemble_scores(
                 sample, task, layer_list, config.ensemble_seeds, config.epochs, config.order,
-                config.ensemble_folds, config.fold_seed,
+                config.ensemble_folds, config.fold_seed, device=config.device,
             )  # fmt: skip
         runs[task] = run_task(
             sample, task, names, layer_list, config.seeds, config.epochs, config.order, learned,
             (controls or {}).get(task, ()), config.size_seed, config.widen_top_ties,
+            device=config.device,
         )  # fmt: skip
     probes, gaps = combined_tables(list(runs.values()))
     return ChapterRun(config, sample, layer_list, compare, runs, probes, gaps, ensembles)

@@ -75,6 +75,7 @@ def shared_probes(
     order_seed: int | None,
     size_seed: int,
     cache: Cache | None = None,
+    device: str = "cpu",
 ) -> SharedProbes:
     """Train (or read back) the shared probes of ``task``: standard and size control (§3.5-3.6).
 
@@ -82,7 +83,8 @@ def shared_probes(
     standard training set randomly halved, :func:`~probekit.methods.extrapolation.splits.
     size_control_mask` with ``size_seed``, one half for every seed so that its probes share
     every minibatch). Cached on disk under the sample's embedding keys and every training
-    setting, so chapters 42-44 train them once per task.
+    setting, so chapters 42-44 train them once per task. The probes train on ``device``, which
+    is not part of the key: every device draws the same weights and orders.
     """
     store = cache or Cache()
     train, eval_ = task_examples(task, sample)
@@ -109,8 +111,9 @@ def shared_probes(
             for rows in (None, half)
         ]
         result = train_batched(
-            Xt, train.y, Xe, eval_.y, len(train.labels), specs, epochs=epochs, record_epochs=True
-        )
+            Xt, train.y, Xe, eval_.y, len(train.labels), specs, epochs=epochs, record_epochs=True,
+            device=device,
+        )  # fmt: skip
         shape = (len(layers), len(seeds), len(SHARED_KINDS), epochs, len(eval_))
         writer.array("epoch_pred", result.epoch_pred.reshape(shape))
         # Half precision is plenty for losses that are only ever averaged over many examples.
@@ -162,6 +165,7 @@ def run_splits(
     shared: SharedProbes,
     epochs: int = 5,
     order_seed: int | None = None,
+    device: str = "cpu",
 ) -> SplitRun:
     """Every setup of every split, layer and seed: extrapolation probes trained, the rest read.
 
@@ -195,7 +199,7 @@ def run_splits(
         if X_train is None or X_eval is None:
             raise ParameterError("X_train", "is needed to train the extrapolation probes")
         trained = train_batched(
-            X_train, train.y, X_eval, y, len(train.labels), specs, epochs=epochs
+            X_train, train.y, X_eval, y, len(train.labels), specs, epochs=epochs, device=device
         )
     # Scores of the shared probes on every evaluation set in use: (layer, kind, set) -> arrays.
     scored: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -278,6 +282,7 @@ def run_task(
     size_seed: int = 0,
     widen_top_ties: bool = True,
     cache: Cache | None = None,
+    device: str = "cpu",
 ) -> TaskRun:
     """Examples, splits and every setup of every split ``names`` of ``task`` (§3.3-3.6).
 
@@ -292,7 +297,8 @@ def run_task(
     ``controls`` names further splits whose control setup alone is scored (§4.5 compares the
     control accuracies of all scoring functions): their probes are the shared standard ones,
     so they cost an evaluation, not a training. A split skipped there is reported in
-    ``skipped`` too.
+    ``skipped`` too. Every probe trains on ``device``; the cached probe records do not depend on
+    it (the same draws on every device, up to floating-point rounding).
     """
     train, eval_ = task_examples(task, sample)
     splits, points, skipped = build_splits(
@@ -307,10 +313,12 @@ def run_task(
     skipped = skipped | control_skipped
     if not (splits or control_splits):
         return TaskRun(task, train, eval_, points, skipped, None, control_points)
-    shared = shared_probes(sample, task, layers, seeds, epochs, order_seed, size_seed, cache)
+    shared = shared_probes(
+        sample, task, layers, seeds, epochs, order_seed, size_seed, cache, device
+    )
     Xt = Xe = None
     if splits:
         Xt, Xe = layer_inputs(sample, train, eval_, layers)
     every = splits | control_splits
-    run = run_splits(Xt, Xe, train, eval_, every, layers, seeds, shared, epochs, order_seed)
+    run = run_splits(Xt, Xe, train, eval_, every, layers, seeds, shared, epochs, order_seed, device)
     return TaskRun(task, train, eval_, points, skipped, run, control_points, shared.half)

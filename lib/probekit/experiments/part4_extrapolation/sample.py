@@ -43,7 +43,8 @@ def load_sample(config: ExtrapolationSampleConfig) -> Sample:
     Kunz & Kuhlmann 2021, §3.3 (1,000 + 1,000 sentences of EWT), drawn with
     ``config.sample_seed`` from ``config.treebank`` and embedded by ``config.model`` with
     ``config.pooling``. One sample serves every layer (the released code drew a new one per
-    layer); the embedding cache makes repeated calls free.
+    layer); the embedding cache makes repeated calls free. The encoder runs on
+    ``config.device`` on a cache miss.
     """
     tb = treebanks.load_treebank(config.treebank)
     seed = config.sample_seed
@@ -52,8 +53,8 @@ def load_sample(config: ExtrapolationSampleConfig) -> Sample:
     return Sample(
         train,
         dev,
-        embeddings.embed(train, config.model, config.pooling, progress=False),
-        embeddings.embed(dev, config.model, config.pooling, progress=False),
+        embeddings.embed(train, config.model, config.pooling, progress=False, device=config.device),
+        embeddings.embed(dev, config.model, config.pooling, progress=False, device=config.device),
     )
 
 

@@ -147,6 +147,7 @@ def ensemble_scores(
     folds: int = 1,
     fold_seed: int = 0,
     cache: Cache | None = None,
+    device: str = "cpu",
 ) -> EnsembleScores:
     """Sample-loss and speed-of-learning scores per layer from a probe ensemble (§3.4.3).
 
@@ -158,7 +159,8 @@ def ensemble_scores(
     dealt with ``fold_seed``): every example, training or evaluation, is scored by the
     ``len(seeds)`` probes of the one fold that did not train on it. Checkpoints beyond the
     probes' last update are left out (tiny samples only). Cached on disk under the sample's
-    embedding keys, so a second chapter reads the scores back.
+    embedding keys, so a second chapter reads the scores back. The probes train on ``device``,
+    which is not part of the key: every device draws the same weights and orders.
     """
     store = cache or Cache()
     train, eval_ = task_examples(task, sample)
@@ -187,7 +189,7 @@ def ensemble_scores(
         specs = grid.ensemble_specs(len(layers), seeds, plan, order_seed)
         result = train_batched(
             Xt, train.y, X_scored, y_scored, len(train.labels), specs, epochs=epochs,
-            checkpoints=ckpts, record_loss=True, record_train=False,
+            checkpoints=ckpts, record_loss=True, record_train=False, device=device,
         )  # fmt: skip
         L, F, S, n = len(layers), len(plan), len(seeds), len(train)
         loss = scoring.sample_loss(result.loss_eval.reshape(L, F, S, -1))  # (L, F, N + M)

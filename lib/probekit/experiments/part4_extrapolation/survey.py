@@ -96,7 +96,7 @@ def survey_splits(config: ScoringFunctionsConfig) -> SplitSurvey:
         examples[task] = (train, evaluation)
         learned = ensembles[task] = ensemble_scores(
             sample, task, layer_list, config.ensemble_seeds, config.epochs, config.order,
-            config.ensemble_folds, config.fold_seed,
+            config.ensemble_folds, config.fold_seed, device=config.device,
         )  # fmt: skip
         _, points, skip = build_splits(
             names, train, evaluation, len(layer_list), learned,

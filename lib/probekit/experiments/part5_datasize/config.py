@@ -87,13 +87,17 @@ class DataSizeConfig(ChapterConfig):
         positive_int("batch_size", self.batch_size)
 
     def training(self) -> Training:
-        """How every probe of the chapter is trained (one Adam setting for both classifiers)."""
+        """How every probe of the chapter is trained (one Adam setting for both classifiers).
+
+        On the chapter's ``device``.
+        """
         return Training(
             epochs=self.epochs,
             min_updates=self.min_updates,
             lr=self.lr,
             lr_mlp=self.lr,
             batch_size=self.batch_size,
+            device=self.device,
         )
 
 

@@ -59,11 +59,11 @@ def load_probed_treebank(config: DataSizeConfig) -> ProbedTreebank:
     """``config.treebank`` and the word vectors of its splits under ``config.model``.
 
     Vectors are pooled with ``config.pooling`` over wordpieces and read from the embedding cache
-    when present.
+    when present (computed on ``config.device`` otherwise).
     """
     tb = treebanks.load_treebank(config.treebank)
     embeddings = {
-        k: embed.embed(tb[k], config.model, config.pooling, progress=False)
+        k: embed.embed(tb[k], config.model, config.pooling, progress=False, device=config.device)
         for k in treebanks.SPLITS
     }
     return ProbedTreebank(tb, embeddings)

@@ -60,7 +60,8 @@ class Training:
     ``max(epochs, ceil(min_updates / steps_per_epoch))`` epochs and is evaluated at ``n_checks``
     evenly spaced epoch ends; the checkpoint with the best validation accuracy gives its test
     predictions. ``max_bytes`` bounds the input views held at once (probes are trained in several
-    passes beyond it).
+    passes beyond it). ``device``: where the probes train
+    (:func:`probekit.devices.resolve_device`).
     """
 
     epochs: int = 20
@@ -70,6 +71,7 @@ class Training:
     lr_mlp: float = 1e-3
     n_checks: int = 10
     max_bytes: int = 400_000_000
+    device: str = "cpu"
 
     def schedule(self, n_train: int) -> tuple[int, list[int]]:
         """(epochs, checkpoint update counts) for a training set of ``n_train`` examples."""
@@ -166,12 +168,13 @@ def _train_pass(
         correct = train_softmax_probes(
             Xt, yt, Xe, ye, pool.n_classes, specs, epochs=epochs,
             batch_size=training.batch_size, lr=training.lr, checkpoints=ckpts,
+            device=training.device,
         )  # fmt: skip
     else:
         result = train_batched(
             Xt, yt, Xe, ye, pool.n_classes, specs, epochs=epochs,
             batch_size=training.batch_size, hidden=MLP_HIDDEN, lr=training.lr_mlp,
-            checkpoints=ckpts,
+            checkpoints=ckpts, device=training.device,
         )  # fmt: skip
         correct = result.ckpt_correct_eval
     return {
