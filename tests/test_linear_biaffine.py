@@ -360,3 +360,22 @@ def test_biaffine_stacked_training_equals_alone_on_a_smooth_objective(parse_run)
     for k in range(2):
         assert stacked.complexity[k] == pytest.approx(res.complexity[0], rel=1e-3)
         assert stacked.dev_loss[k] == pytest.approx(res.dev_loss[0], rel=1e-3, abs=1e-4)
+
+
+def test_penalty_takes_an_svd_of_the_penalised_probes_only(monkeypatch):
+    """Alpha * ||U||_* per probe, in value and gradient, whichever probes are unpenalised."""
+    probes = B.LinearBiaffineProbes(6, [0.0, 0.5, 0.0, 2.0], seed=1)
+    with torch.no_grad():
+        probes.U.add_(torch.randn(probes.U.shape, generator=torch.Generator().manual_seed(0)))
+    expected = probes.alpha * B.nuclear_norm(probes.U)
+    (grad_expected,) = torch.autograd.grad(expected.sum(), probes.U)
+    seen = []
+    real = B.nuclear_norm
+    monkeypatch.setattr(B, "nuclear_norm", lambda U: seen.append(U.shape[0]) or real(U))
+    penalty = probes.penalty()
+    (grad,) = torch.autograd.grad(penalty.sum(), probes.U)
+    torch.testing.assert_close(penalty, expected)
+    torch.testing.assert_close(grad, grad_expected)
+    assert seen == [2]
+    assert probes.penalty(torch.tensor([0, 2])).tolist() == [0.0, 0.0]
+    assert seen == [2]

@@ -157,11 +157,19 @@ class LinearBiaffineProbes(torch.nn.Module):
         return torch.cat([to_root, to_words], dim=-1)
 
     def penalty(self, members: torch.Tensor | None = None) -> torch.Tensor:
-        """Alpha * ||U||_* per probe, shape (P',); no SVD when every alpha is 0."""
+        """Alpha * ||U||_* per probe, shape (P',); an SVD only for the probes with alpha > 0."""
         alpha = _pick(self.alpha, members)
-        if not bool((_pick(self._alpha_cpu, members) > 0).any()):
-            return torch.zeros_like(alpha)
-        return alpha * nuclear_norm(_pick(self.U, members))
+        on = _pick(self._alpha_cpu, members) > 0
+        if bool(on.all()):
+            return alpha * nuclear_norm(_pick(self.U, members))
+        out = torch.zeros_like(alpha)
+        if not bool(on.any()):
+            return out
+        # An unpenalised probe's SVD (of a 384 x 384 U, say) would cost as much as a penalised
+        # one's, for a term that is 0 with a 0 gradient.
+        idx = torch.nonzero(on).squeeze(1).to(alpha.device)
+        U = _pick(self.U, members).index_select(0, idx)
+        return out.index_add(0, idx, alpha.index_select(0, idx) * nuclear_norm(U))
 
     def complexity(self) -> np.ndarray:
         """||U||_* per probe, shape (P,)."""
