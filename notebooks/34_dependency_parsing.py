@@ -37,7 +37,7 @@ pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
 representations: list[str] = ["contextual", "fasttext", "onehot", "random"]  # one of {contextual, fasttext, onehot, random}
 controls: list[str] = ["label_shuffled", "fully_shuffled"]  # one of {label_shuffled, fully_shuffled}
 linear: bool = True  # also train linear parsers with nuclear-norm complexity (Figs. 7 and 8)
-n_train: int = 5000  # training sentences sampled from the train split; 0 means all
+n_train: int = 2000  # training sentences sampled from the train split; 0 means all
 n_dev: int = 500  # development sentences (early stopping); 0 means all
 n_test: int = 0  # test sentences; 0 means all
 sample_seed: int = 42  # seed of the sentence samples
@@ -46,7 +46,7 @@ max_hidden: int = 128  # largest hidden size drawn (the paper: 1024)
 n_probes: int = 3  # linear parsers per representation (the paper: 50)
 alpha_max: float = 0.0625  # largest nuclear-norm weight of the linear parsers (the paper: 8)
 n_memorise: int = 0  # training sentences whose shuffled heads a control memorises; 0 means all (the paper)
-memorise_steps: int = 4000  # most updates of a shuffled control (at most max_steps); it stops earlier at its plateau
+memorise_steps: int = 1000  # most updates of a shuffled control (at most max_steps); it stops earlier at its plateau
 max_norm: float = 700.0  # nuclear-norm cap of the hypervolume (the paper uses 700 for parsing)
 simple_budget: float = 0.5  # memorisation UAS up to which an MLP parser counts as simple
 simple_fraction: float = 0.1  # share of the nuclear-norm cap up to which a parser counts as simple
@@ -55,11 +55,11 @@ fasttext_dim: int = 300  # size of the fastText vectors
 fasttext_epochs: int = 20  # epochs of fastText training on the train split
 fasttext_path: str = ""  # a pretrained cc.LANG.300.bin file; empty trains fastText on the treebank
 seed: int = 0  # seed of architectures, initialisation, batch order, shuffles and random vectors
-batch_size: int = 32  # sentences per minibatch (the paper uses 128)
-lr: float = 0.001  # Adam learning rate (the paper uses 0.001)
-eval_every: int = 200  # minibatches between early-stopping checks on dev (the paper uses 100)
+batch_size: int = 64  # sentences per minibatch (the paper uses 128)
+lr: float = 0.005  # Adam learning rate (the paper uses 0.001)
+eval_every: int = 50  # minibatches between early-stopping checks on dev (the paper uses 100)
 patience: int = 3  # checks without improvement before a parser stops (the paper uses 10)
-max_steps: int = 4000  # upper bound on minibatches per parser and control
+max_steps: int = 1000  # upper bound on minibatches per parser and control
 n_boot: int = 2000  # bootstrap resamples of test sentences (claim III.5)
 claim_seeds: list[int] = [1, 2, 3]  # seeds of the two parsers claim III.6 compares (at least 2)
 device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
@@ -325,6 +325,10 @@ for key, value in parsing_experiment.ceiling_numbers(runs, config).items():
 # reaches {glue:text}`ch34_best_ctx_uas:.1f` % on the test set, {glue:text}`ch34_ceiling_gap:.1f`
 # points below the ceiling: {glue:text}`ch34_ceiling_text`.
 # {glue:text}`ch34_ceiling_reading`
+# The schedule is the budget's choice, not the encoder's: in a trial outside the book, the
+# released code's Adam rate of 0.001, in batches of 32 sentences on 5,000 training sentences,
+# brought the best contextual parser much closer to the ceiling, but the chapter then took
+# several times its share of the book's build.
 #
 # ## Contextual against type-level
 #
