@@ -9,6 +9,7 @@ import torch
 
 from probekit.errors import ParameterError
 from probekit.probes import biaffine as B
+from probekit.probes import biaffine_stack as BS
 
 
 @pytest.mark.parametrize("seed", [0, 7])
@@ -36,6 +37,6 @@ def test_select_on_is_checked_and_uas_selection_is_invariant_to_scaling_scores()
     x = [rng.normal(size=(n, 6)).astype(np.float32) for n in (3, 4, 5, 3)]
     h = [np.array([0, 1, 1]), np.array([2, 0, 2, 3]), np.array([0, 1, 2, 3, 4]), [3, 3, 0]]
     with pytest.raises(ParameterError, match="select_on"):
-        B.train_biaffine_probes([B.BiaffineConfig()], x, h, x, h, seed=0, select_on="dev")
+        BS.train_biaffine_probes([B.BiaffineConfig()], x, h, x, h, seed=0, select_on="dev")
     scores = torch.randn(1, 2, 3, 4)
     assert torch.equal(B.decode_heads(scores), B.decode_heads(2 * scores))

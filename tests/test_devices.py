@@ -30,7 +30,16 @@ from conftest import blobs
 from probekit import devices
 from probekit.book import params
 from probekit.errors import ParameterError
-from probekit.probes import biaffine, linear, mlp, mlp_batched, mlp_stack, softmax, training
+from probekit.probes import (
+    biaffine,
+    biaffine_stack,
+    linear,
+    mlp,
+    mlp_batched,
+    mlp_stack,
+    softmax,
+    training,
+)
 from probekit.probes import structural as S
 from probekit.probes import structural_stack as T
 from probekit.probes.mlp import ProbeSpec
@@ -171,7 +180,9 @@ def _biaffine(**device) -> np.ndarray:
         biaffine.BiaffineConfig(mlp=MLPConfig(n_layers=1, hidden_size=8, dropout=0.1)),
     ]
     train, dev = star_trees(40, 0), star_trees(12, 1)
-    res = biaffine.train_biaffine_probes(configs, *train, *dev, seed=0, options=PARSE, **device)
+    res = biaffine_stack.train_biaffine_probes(
+        configs, *train, *dev, seed=0, options=PARSE, **device
+    )
     return np.r_[res.dev_uas, res.dev_loss, res.init_complexity[:1], res.uas(*dev)]
 
 
@@ -385,10 +396,12 @@ def test_linear_probes_step_on_meta(monkeypatch, config):
     ids=["linear", "mlp"],
 )
 def test_biaffine_parsers_step_on_meta(monkeypatch, config):
-    _spy_fit_stack(monkeypatch, biaffine)
+    _spy_fit_stack(monkeypatch, biaffine_stack)
     train, dev = star_trees(24, 0), star_trees(8, 1)
     with pytest.raises(Reached), SameDevice():
-        biaffine.train_biaffine_probes([config], *train, *dev, seed=0, options=PARSE, device="meta")
+        biaffine_stack.train_biaffine_probes(
+            [config], *train, *dev, seed=0, options=PARSE, device="meta"
+        )
 
 
 def test_mlp_stacks_step_on_meta(monkeypatch):

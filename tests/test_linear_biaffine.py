@@ -10,6 +10,7 @@ from conftest import blobs
 from probekit.errors import ParameterError
 from probekit.methods.pareto.controls import shuffle_heads
 from probekit.probes import biaffine as B
+from probekit.probes import biaffine_stack as BS
 from probekit.probes import linear as L
 from probekit.probes.mlp_stack import MLPConfig
 from probekit.probes.training import TrainOptions
@@ -83,11 +84,12 @@ def test_rank_constraint_bounds_rank(toy):
     configs = [L.LinearProbeConfig(rank=r) for r in (1, 2, 3)]
     res = L.train_linear_probes(configs, *toy, seed=0, options=FAST)
     assert res.complexity.tolist() == [1.0, 2.0, 3.0]
-    ((members, stack),) = res.stacks
-    W, b = stack.probes.weight_and_bias()
-    for k, r in enumerate((1, 2, 3)):
-        M = np.c_[W[k].detach().numpy(), b[k].detach().numpy()]
-        assert np.linalg.matrix_rank(M, tol=1e-6) <= r
+    assert len(res.stacks) == 3  # ranks share a stack only within a power of two
+    for members, stack in res.stacks:
+        W, b = stack.probes.weight_and_bias()
+        for k, i in enumerate(members.tolist()):
+            M = np.c_[W[k].detach().numpy(), b[k].detach().numpy()]
+            assert np.linalg.matrix_rank(M, tol=1e-6) <= configs[i].rank
     assert np.all(res.rank <= np.array([1, 2, 3]))
     assert res.dev_accuracy[2] > res.dev_accuracy[0]  # 4 classes need more than rank 1
 
@@ -224,7 +226,7 @@ def parse_run():
     train, dev = star_trees(150, 0), star_trees(40, 1)
     configs = [B.BiaffineConfig(alpha=a) for a in (0.0, 0.02)]
     configs.append(B.BiaffineConfig(mlp=MLPConfig(n_layers=1, hidden_size=16, dropout=0.0)))
-    return B.train_biaffine_probes(configs, *train, *dev, seed=0, options=PARSE_FAST), dev
+    return BS.train_biaffine_probes(configs, *train, *dev, seed=0, options=PARSE_FAST), dev
 
 
 def test_biaffine_learns_recoverable_heads(parse_run):
@@ -244,15 +246,18 @@ def test_biaffine_complexity(parse_run):
 
 def test_biaffine_scores_ignore_padding(parse_run):
     res, (inputs, _) = parse_run
-    ((_, stack),) = [s for s in res.stacks if 0 in s[0]]
-    short, long_ = inputs[0][:3], inputs[1]
-    x, _, mask = B.pad_sentences([short, np.vstack([long_, long_])])
-    with torch.no_grad():
-        batched = stack(x, mask)
-        alone = stack(*B.pad_sentences([short])[::2])
-    assert batched.shape[-2:] == (x.shape[1], x.shape[1] + 1)
-    assert torch.isinf(batched[:, 0, :, 4:]).all()  # padded head columns of the short one
-    assert torch.allclose(batched[:, 0, :3, :4], alone[:, 0], atol=1e-5)
+    for members, stack in res.stacks:  # the linear stack and each MLP
+        short, long_ = inputs[0][:3], inputs[1]
+        data = BS.ParseData.build([short, np.vstack([long_, long_])])
+        rows, mask = data.positions(np.arange(2))
+        alone = BS.ParseData.build([short])
+        with torch.no_grad():
+            batched = stack(data.gather(rows), mask)
+            single = stack(alone.gather(alone.positions(np.arange(1))[0]), mask[:1, :3])
+        n = rows.shape[1]
+        assert batched.shape == (len(members), 2, n, n + 1)
+        assert torch.isinf(batched[:, 0, :, 4:]).all()  # padded head columns of the short one
+        assert torch.allclose(batched[:, 0, :3, :4], single[:, 0], atol=1e-5)
 
 
 def test_decode_loss_and_uas_by_hand():
@@ -272,7 +277,7 @@ def test_biaffine_trains_on_shuffled_heads():
     inputs, heads = star_trees(30, 2)
     shuffled = shuffle_heads(heads, seed=0)
     opts = TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
-    res = B.train_biaffine_probes(
+    res = BS.train_biaffine_probes(
         [B.BiaffineConfig()], inputs, shuffled, inputs, shuffled, seed=0, options=opts
     )
     assert np.isfinite(res.dev_loss).all() and 0 <= res.dev_uas[0] <= 1
@@ -283,7 +288,7 @@ def test_biaffine_onehot_inputs():
     inputs = [rng.integers(0, 5, size=int(rng.integers(2, 6))) for _ in range(20)]
     heads = [np.r_[0, np.ones(len(s) - 1, dtype=np.int64)] for s in inputs]
     opts = TrainOptions(batch_size=8, lr=0.05, eval_every=5, patience=2, max_steps=20)
-    res = B.train_biaffine_probes(
+    res = BS.train_biaffine_probes(
         [B.BiaffineConfig(alpha=0.0), B.BiaffineConfig(alpha=0.1)],
         inputs,
         heads,
@@ -301,9 +306,9 @@ def test_biaffine_rejects_bad_heads():
     inputs, heads = star_trees(3, 0)
     heads[0] = heads[0] + 20
     with pytest.raises(ParameterError):
-        B.train_biaffine_probes([B.BiaffineConfig()], inputs, heads, inputs, heads, seed=0)
+        BS.train_biaffine_probes([B.BiaffineConfig()], inputs, heads, inputs, heads, seed=0)
     with pytest.raises(ParameterError):
-        B.train_biaffine_probes(
+        BS.train_biaffine_probes(
             [B.BiaffineConfig(alpha=1.0, mlp=MLPConfig(1, 8, 0.0))],
             *star_trees(3, 0),
             *star_trees(3, 1),
@@ -318,21 +323,28 @@ def test_biaffine_stacked_gradients_are_each_probes_own():
     whole training run is not compared bit for bit, because Adam amplifies rounding under the
     non-smooth nuclear-norm penalty and rounding differs between CPU families."""
     inputs, heads = star_trees(12, 0)
-    x, gold, mask = B.pad_sentences(inputs, heads)
-    alphas = (0.0, 0.02)
-    stacked = B._build([B.BiaffineConfig(alpha=a) for a in alphas], 12, None, 0, True, seed=0)
-    parse_loss_stacked = B.parse_loss(stacked(x, mask), gold) + stacked.scorer.penalty()
-    parse_loss_stacked.sum().backward()
-    for k, alpha in enumerate(alphas):
-        alone = B._build([B.BiaffineConfig(alpha=alpha)], 12, None, 0, True, seed=0)
-        loss = B.parse_loss(alone(x, mask), gold) + alone.scorer.penalty()
-        loss.sum().backward()
-        assert float(loss.detach()[0]) == pytest.approx(
-            float(parse_loss_stacked.detach()[k]), rel=1e-5
-        )
-        for name, p in alone.named_parameters():
-            stacked_grad = dict(stacked.named_parameters())[name].grad[k]
-            torch.testing.assert_close(stacked_grad, p.grad[0], rtol=1e-4, atol=1e-6)
+    data = BS.ParseData.build(inputs, heads)
+    rows, mask = data.positions(np.arange(12))
+    x, gold = data.gather(rows), data.gold(rows)
+    mlp = MLPConfig(n_layers=2, hidden_size=8, dropout=0.0)
+    for group, seeds in (
+        ([B.BiaffineConfig(alpha=a) for a in (0.0, 0.02)], [0, 0]),
+        ([B.BiaffineConfig(mlp=mlp)] * 3, [0, 1, 2]),  # one architecture under three seeds
+    ):
+        runs = [BS.ParseRun(c) for c in group]
+        stacked = BS._build(runs, seeds, 12, None, 0, True, None)
+        loss_stacked = B.parse_loss(stacked(x, mask), gold) + stacked.penalty()
+        loss_stacked.sum().backward()
+        for k, (run, seed) in enumerate(zip(runs, seeds, strict=True)):
+            alone = BS._build([run], [seed], 12, None, 0, True, None)
+            loss = B.parse_loss(alone(x, mask), gold) + alone.penalty()
+            loss.sum().backward()
+            assert float(loss.detach()[0]) == pytest.approx(
+                float(loss_stacked.detach()[k]), rel=1e-5
+            )
+            for name, p in alone.named_parameters():
+                stacked_grad = dict(stacked.named_parameters())[name].grad[k]
+                torch.testing.assert_close(stacked_grad, p.grad[0], rtol=1e-4, atol=1e-6)
 
 
 def test_biaffine_stacked_training_equals_alone_on_a_smooth_objective(parse_run):
@@ -341,10 +353,29 @@ def test_biaffine_stacked_training_equals_alone_on_a_smooth_objective(parse_run)
     res, _ = parse_run
     train, dev = star_trees(150, 0), star_trees(40, 1)
     configs = [B.BiaffineConfig(alpha=0.0), B.BiaffineConfig(alpha=0.0, dropout=0.0)]
-    stacked = B.train_biaffine_probes(
+    stacked = BS.train_biaffine_probes(
         configs, *train, *dev, seed=0, options=PARSE_FAST, max_parallel=2
     )
     assert len(stacked.stacks) == 1
     for k in range(2):
         assert stacked.complexity[k] == pytest.approx(res.complexity[0], rel=1e-3)
         assert stacked.dev_loss[k] == pytest.approx(res.dev_loss[0], rel=1e-3, abs=1e-4)
+
+
+def test_penalty_takes_an_svd_of_the_penalised_probes_only(monkeypatch):
+    """Alpha * ||U||_* per probe, in value and gradient, whichever probes are unpenalised."""
+    probes = B.LinearBiaffineProbes(6, [0.0, 0.5, 0.0, 2.0], seed=1)
+    with torch.no_grad():
+        probes.U.add_(torch.randn(probes.U.shape, generator=torch.Generator().manual_seed(0)))
+    expected = probes.alpha * B.nuclear_norm(probes.U)
+    (grad_expected,) = torch.autograd.grad(expected.sum(), probes.U)
+    seen = []
+    real = B.nuclear_norm
+    monkeypatch.setattr(B, "nuclear_norm", lambda U: seen.append(U.shape[0]) or real(U))
+    penalty = probes.penalty()
+    (grad,) = torch.autograd.grad(penalty.sum(), probes.U)
+    torch.testing.assert_close(penalty, expected)
+    torch.testing.assert_close(grad, grad_expected)
+    assert seen == [2]
+    assert probes.penalty(torch.tensor([0, 2])).tolist() == [0.0, 0.0]
+    assert seen == [2]

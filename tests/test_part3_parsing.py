@@ -1,5 +1,6 @@
 """Tests for chapter 34's parsing runs (Pimentel et al. 2020, §7.2): the controls memorise the
-whole training split, every run records whether it ended at its cap, and the protocol table."""
+whole training split in the parsers' stacks, seeds share a stack, every run records whether it
+ended at its cap, and the protocol table."""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ from probekit.experiments.part3_pareto import (
     representations,
 )
 from probekit.experiments.part3_pareto.config import ParsingConfig
-from probekit.experiments.part3_pareto.memorisation import control_options
 from probekit.experiments.part3_pareto.protocol import PROTOCOL_34
-from probekit.probes import biaffine, mlp_stack
+from probekit.probes import biaffine, biaffine_stack, mlp_stack
 from probekit.probes.training import TrainOptions
 from test_part3_config import parsing_params
 
@@ -33,17 +33,16 @@ def splits(tiny):
     return representations.Splits(list(tiny["train"]), list(tiny["dev"]), list(tiny["test"]))
 
 
-def control_sets(monkeypatch, rep, splits, **kwargs):
-    """The training sentences of every control parse_mlp_pareto trains (train set == dev set)."""
+def trained_sets(monkeypatch, rep, splits, **kwargs):
+    """The sets of every train_parsers call parse_mlp_pareto makes, by call."""
     seen = []
-    train = biaffine.train_biaffine_probes
+    train = biaffine_stack.train_parsers
 
-    def spy(configs, x, y, dx, dy, **kw):
-        if x is dx:
-            seen.append([np.asarray(s).tolist() for s in x])
-        return train(configs, x, y, dx, dy, **kw)
+    def spy(runs, sets, **kw):
+        seen.append(sets)
+        return train(runs, sets, **kw)
 
-    monkeypatch.setattr(biaffine, "train_biaffine_probes", spy)
+    monkeypatch.setattr(biaffine_stack, "train_parsers", spy)
     run = parsing.parse_mlp_pareto(
         rep, splits, [mlp_stack.MLPConfig(1, 8, 0.0)], seed=0, options=OPTS, **kwargs
     )
@@ -52,13 +51,32 @@ def control_sets(monkeypatch, rep, splits, **kwargs):
 
 def test_controls_memorise_the_whole_training_split(monkeypatch, splits):
     rep = representations.type_representation("onehot", splits, dim=4, seed=0)
-    seen, run = control_sets(monkeypatch, rep, splits, memorise_steps=4)
+    scored = []
+    uas = biaffine_stack.BiaffineResult.uas
+
+    def spy(self, inputs, heads, which=None):
+        scored.append(len(inputs))
+        return uas(self, inputs, heads, which)
+
+    monkeypatch.setattr(biaffine_stack.BiaffineResult, "uas", spy)
+    seen, run = trained_sets(monkeypatch, rep, splits, memorise_steps=4)
     everything = [np.asarray(s).tolist() for s in rep.sentences("train")]
-    assert seen == [everything]  # one control (label-shuffled), on every training sentence
+    # One call: the parser and its control (label-shuffled) share a stack and its minibatches.
+    ((normal, control),) = seen
+    assert [np.asarray(s).tolist() for s in control.inputs] == everything
+    assert control.inputs is normal.inputs
+    assert control.max_steps == 4 and normal.max_steps is None
+    # Its checks read a sample of its sentences as large as the dev split; its memorisation is
+    # measured on all of them.
+    checked = [np.asarray(s).tolist() for s in control.stop_inputs]
+    assert len(checked) == min(len(splits.dev), len(splits.train))
+    assert all(s in everything for s in checked)
+    assert scored == [len(splits.train)]
     assert (run.table["n_memorise"] == len(splits.train)).all()
-    # A subset parameter changes it.
-    seen, run = control_sets(monkeypatch, rep, splits, n_memorise=2, memorise_steps=4)
-    assert len(seen[0]) == 2 and (run.table["n_memorise"] == 2).all()
+    # A subset parameter changes it, and the control then trains on its own.
+    seen, run = trained_sets(monkeypatch, rep, splits, n_memorise=2, memorise_steps=4)
+    assert [len(call) for call in seen] == [1, 1] and len(seen[1][0].inputs) == 2
+    assert (run.table["n_memorise"] == 2).all()
 
 
 def test_runs_record_whether_they_ended_at_the_cap(splits):
@@ -78,11 +96,23 @@ def test_runs_record_whether_they_ended_at_the_cap(splits):
     assert not lin.table["at_cap"].any()
 
 
-def test_parsing_controls_stop_at_their_plateau_or_the_cap():
-    opts = control_options(OPTS, 3, until_plateau=True)
-    assert opts.max_steps == 3 and opts.patience == OPTS.patience and opts.eval_every == 2
-    with pytest.raises(ParameterError, match="memorise_steps"):
-        control_options(OPTS, 0, until_plateau=True)
+def test_seeded_parsers_share_a_stack(monkeypatch, splits):
+    rep = representations.type_representation("random", splits, dim=4, seed=0)
+    calls = []
+    train = biaffine_stack.train_parsers
+
+    def spy(runs, sets, **kw):
+        calls.append((runs, kw["seed"]))
+        return train(runs, sets, **kw)
+
+    monkeypatch.setattr(biaffine_stack, "train_parsers", spy)
+    run = parsing.parse_mlp_seeds(
+        rep, splits, mlp_stack.MLPConfig(1, 8, 0.2), 3, [1, 2, 3], seed=0, options=OPTS
+    )
+    ((runs, order_seed),) = calls  # one call, one stack: the seeds train together
+    assert [r.seed for r in runs] == [1, 2, 3] and order_seed == 0
+    assert run.table["seed"].tolist() == [1, 2, 3] and (run.table["probe"] == 3).all()
+    assert run.correct.shape == (3, splits.n_words("test"))
 
 
 def test_protocol_34_rows_follow_the_parameters():
@@ -105,9 +135,12 @@ def test_cap_shares_count_every_kind_of_run(splits):
     runs = parsing_experiment.run_parsing(setup, config)
     caps = parsing_experiment.parsing_cap_shares(runs)
     n_mlp = len(runs.mlp_table)
-    assert caps.loc["MLP parsers", "runs"] == n_mlp
-    assert caps.loc["all", "runs"] == n_mlp * (1 + len(runs.controls)) + len(runs.linear_table)
-    assert caps["cap share"].between(0, 1).all()
+    assert caps.loc["MLP parsers", "runs"] == caps.loc["label-shuffled controls", "runs"] == n_mlp
+    # The tiny treebank has type-level representations only: no fully-shuffled control ran, and
+    # a control that did not run is not a run that ended at its cap.
+    assert caps.loc["fully-shuffled controls", "runs"] == 0
+    assert caps.loc["all", "runs"] == 2 * n_mlp + len(runs.linear_table)
+    assert caps["cap share"].dropna().between(0, 1).all()
     numbers = parsing_experiment.linear_parsing_numbers(runs, 700.0, 0.1, {})
     assert numbers["init_norm"] == pytest.approx(biaffine.INIT_NUCLEAR_NORM, rel=1e-4)
 
@@ -133,3 +166,13 @@ def test_ceiling_numbers_pick_the_contextual_parser_on_dev():
     # The tiny treebank is not the measured set-up: no ceiling, and the chapter says so.
     assert np.isnan(numbers["ceiling_uas"]) and numbers["ceiling_text"].startswith("not")
     assert ceiling.measured_ceiling(config) is None
+
+
+def test_controls_cannot_outlast_their_parsers_stack():
+    """The controls train in their parsers' stacks, which stop at max_steps: a longer control
+    budget is refused before anything runs."""
+    with pytest.raises(ParameterError) as info:
+        ParsingConfig.from_parameters(parsing_params(memorise_steps=21, max_steps=20))
+    assert info.value.name == "memorise_steps"
+    config = ParsingConfig.from_parameters(parsing_params(memorise_steps=20, max_steps=20))
+    assert config.memorise_steps == config.max_steps

@@ -9,7 +9,7 @@ parameters, so a researcher who sets a parameter to the paper's value sees the r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,3 +101,49 @@ def cap_share(stopped_at_cap: Sequence[bool]) -> float:
     """
     flags = [bool(f) for f in stopped_at_cap]
     return sum(flags) / len(flags) if flags else float("nan")
+
+
+def cap_share_table(flags: Mapping[str, Sequence[bool]]) -> pd.DataFrame:
+    """The :func:`cap_share` of each kind of training run, and of all of them together.
+
+    ``flags`` maps a kind of run (e.g. "MLP probes", "label-shuffled controls") to whether each
+    run of that kind ended at its cap. Returns one row per kind plus ``all`` (index ``kind``),
+    with columns ``runs`` (count) and ``cap share`` in [0, 1] (NaN for a kind without runs).
+    """
+    rows = {kind: [bool(f) for f in v] for kind, v in flags.items()}
+    rows["all"] = [f for v in rows.values() for f in v]
+    return pd.DataFrame(
+        {
+            "runs": [len(v) for v in rows.values()],
+            "cap share": [cap_share(v) for v in rows.values()],
+        },
+        index=pd.Index(list(rows), name="kind"),
+    )
+
+
+def cap_share_numbers(table: pd.DataFrame) -> dict[str, float | str]:
+    """Glue values of a :func:`cap_share_table`, for a chapter's prose.
+
+    ``cap_share`` (all runs, %), ``cap_share_worst`` (the largest share of one kind, %),
+    ``cap_share_target`` (:data:`MAX_CAP_SHARE`, %) and ``cap_share_text``: whether the share of
+    all runs is below the target, and, if not, which kinds are above it.
+    """
+    shares = table["cap share"]
+    total = float(shares.loc["all"])
+    kinds = shares.drop(index="all")
+    target = 100 * MAX_CAP_SHARE
+    above = [str(k) for k, v in kinds.items() if v >= MAX_CAP_SHARE]
+    if total < MAX_CAP_SHARE and not above:
+        text = f"below the target of {target:.0f} % for every kind of run"
+    else:
+        text = (
+            f"at or above the target of {target:.0f} % for {', '.join(above) or 'all runs'}, "
+            "so those runs were still improving when they stopped and the numbers that rest on "
+            "them measure the training budget as well as the representation"
+        )
+    return {
+        "cap_share": 100 * total,
+        "cap_share_worst": 100 * float(kinds.max()) if len(kinds) else float("nan"),
+        "cap_share_target": target,
+        "cap_share_text": text,
+    }

@@ -6,6 +6,9 @@
 - ``mlp``: MLP classifiers and the batched trainer that fits many probes in one pass.
 - ``linear``: nuclear-norm and rank-constrained linear probes (Pimentel et al. 2020).
 - ``biaffine``: the biaffine dependency-parsing probe (Pimentel et al. 2020, §7.2).
-- ``training``: the stacked Adam + early-stopping loop shared by ``linear`` and ``biaffine``.
+- ``biaffine_stack``: training many parsing probes (configs, controls, seeds) as one stacked
+  model, on sentences cached once per split.
+- ``training``: the stacked Adam + early-stopping loop shared by ``linear``, ``mlp_stack`` and
+  ``biaffine_stack``.
 - ``threads``: the torch thread count every probe trains under (Parts I and III).
 """

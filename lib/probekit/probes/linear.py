@@ -410,9 +410,12 @@ def _check_inputs(
 
 
 def _groups(configs: Sequence[LinearProbeConfig], max_parallel: int) -> list[np.ndarray]:
-    keys: dict[tuple[str, float], list[int]] = {}
+    # A rank stack computes max-rank columns for every probe, so ranks share a stack only
+    # within one power of two: stacked ranks 1..50 would cost twice their sum.
+    keys: dict[tuple[str, float, int], list[int]] = {}
     for i, c in enumerate(configs):
-        keys.setdefault((c.kind, c.dropout), []).append(i)
+        bucket = 0 if c.rank is None else math.ceil(math.log2(c.rank))
+        keys.setdefault((c.kind, c.dropout, bucket), []).append(i)
     out = []
     for members in keys.values():
         for start in range(0, len(members), max_parallel):

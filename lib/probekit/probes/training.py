@@ -185,6 +185,7 @@ def fit_stack(
     dev_loss: Callable[[], np.ndarray],
     order_seed: int,
     dropout_seed: int,
+    stopper: StackedEarlyStopping | None = None,
 ) -> StackedEarlyStopping:
     """Train a stack of P probes with Adam and per-probe early stopping (released-code protocol).
 
@@ -206,12 +207,16 @@ def fit_stack(
         dev_loss: the dev loss per probe, shape (P,); must leave the stack in training mode.
         order_seed: seed of the batch-order generator.
         dropout_seed: seed of the dropout generator.
+        stopper: the early-stopping record to use (a subclass may add its own rules, and
+            ``train_loss`` may read which probes are still ``active``); by default a new
+            :class:`StackedEarlyStopping` with ``opts.patience`` and ``opts.min_delta``.
 
     Returns:
         The :class:`StackedEarlyStopping` record (best step, dev loss and ``at_cap`` per
         probe).
     """
-    stopper = StackedEarlyStopping(stack, n_probes, opts.patience, opts.min_delta)
+    if stopper is None:
+        stopper = StackedEarlyStopping(stack, n_probes, opts.patience, opts.min_delta)
     optimiser = StackAdam(stack, opts.lr)
     # Two generators, so that the batch order does not depend on how many dropout masks a
     # probe family draws per step.

@@ -129,7 +129,7 @@ class OneHotEmbedding(torch.nn.Module):
         self, ids: torch.Tensor, members: torch.Tensor | None = None, per_probe: bool = False
     ) -> torch.Tensor:
         """The vectors of ``ids``, per probe; shapes as in the class docstring."""
-        W = self.weight if members is None else self.weight[members]
+        W = self.weight if members is None else self.weight[members.to(self.weight.device)]
         P, k, dim = W.shape
         shape = ids.shape[1:] if per_probe else ids.shape
         flat = ids.reshape(P, -1) if per_probe else ids.reshape(-1)

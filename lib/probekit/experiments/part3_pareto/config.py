@@ -234,8 +234,9 @@ class MemorisationConfig(MemorisationSetupConfig):
 class ParsingConfig(MemorisationSetupConfig):
     """Dependency parsing as a probing task (Pimentel et al. 2020, §7.2 and appendix C).
 
-    MLP parsers under memorisation complexity, and, when ``linear``, ``n_probes`` linear parsers
-    with nuclear-norm weights up to ``alpha_max``, capped at ``max_norm`` and simple up to
+    MLP parsers under memorisation complexity (the controls train beside their parsers, so
+    ``memorise_steps`` may not exceed ``max_steps``), and, when ``linear``, ``n_probes`` linear
+    parsers with nuclear-norm weights up to ``alpha_max``, capped at ``max_norm`` and simple up to
     ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the interval of claim
     III.5, and the ``claim_seeds`` with which the two parsers that claim III.6 compares are
     trained again (at least two: with one seed per parser the seed variance would be invisible
@@ -259,6 +260,13 @@ class ParsingConfig(MemorisationSetupConfig):
             raise ParameterError("max_norm", f"must be > 0, got {self.max_norm}")
         _share("simple_fraction", self.simple_fraction)
         _resamples(self.n_boot)
+        if self.memorise_steps > self.max_steps:
+            raise ParameterError(
+                "memorise_steps",
+                f"{self.memorise_steps} is above max_steps ({self.max_steps})",
+                "the controls train in their parsers' stacks, which stop at max_steps; set it "
+                "to max_steps for the parsers' budget",
+            )
         if len(set(self.claim_seeds)) < 2:
             raise ParameterError(
                 "claim_seeds",

@@ -178,18 +178,38 @@ def stability_numbers(stability: pd.DataFrame) -> dict[str, float | int | str]:
 
     ``worst_difference`` (the largest hypervolume lost with half the probes, NaN without
     groups), ``n_stable`` and ``n_frontiers`` (groups within the tolerance, and all groups), the
-    ``tolerance``, and ``text``: whether the hypervolumes can be read as stable.
+    ``tolerance``, and ``text``: whether the hypervolumes can be read as stable. A table with a
+    boolean ``complete`` column (frontiers that trained every complexity value there is, e.g.
+    every rank 1..C) says which of the frontiers that fail are complete: more probes cannot
+    help those, the check only shows how much each of their few probes carries.
     """
     diff = stability["difference"].to_numpy(dtype=float) if len(stability) else np.array([])
-    n_stable = int(stability["stable"].sum()) if len(stability) else 0
-    n = len(stability)
+    stable = stability["stable"].to_numpy(dtype=bool) if len(stability) else np.zeros(0, bool)
+    complete = (
+        stability["complete"].to_numpy(dtype=bool)
+        if "complete" in stability
+        else np.zeros(len(stability), dtype=bool)
+    )
+    n_stable, n = int(stable.sum()), len(stability)
+    n_fail_complete = int((~stable & complete).sum())
+    n_fail_sparse = n - n_stable - n_fail_complete
+    fail = f"{n - n_stable} of {n} frontiers lose more than that with half their probes"
+    sparse = "rest on too few probes and should be read with that in mind"
+    full = (
+        "every complexity value already has its probe, so more probes cannot help (each probe "
+        "carries a large part of the axis)"
+    )
     if n and n_stable == n:
         text = "every frontier has enough probes for its hypervolume"
-    else:
+    elif n_fail_complete and n_fail_sparse:
         text = (
-            f"{n - n_stable} of {n} frontiers lose more than that with half their probes, so "
-            "their hypervolumes rest on too few probes and should be read with that in mind"
+            f"{fail}; for {n_fail_complete} of them {full}, and the hypervolumes of the other "
+            f"{n_fail_sparse} {sparse}"
         )
+    elif n_fail_complete:
+        text = f"{fail}; for all of them {full}"
+    else:
+        text = f"{fail}, so their hypervolumes {sparse}"
     return {
         "stability_worst_difference": (
             float(np.nanmax(diff)) if np.isfinite(diff).any() else float("nan")
@@ -213,6 +233,7 @@ def stability_table(stability: pd.DataFrame, labels: Mapping[str, str]) -> pd.Da
                 "hypervolume_half": "hypervolume (random half)",
                 "difference": "difference",
                 "stable": f"within {HYPERVOLUME_TOLERANCE:g}",
+                "complete": "every value trained",
             }
         )
         .drop(columns=["n_half"])

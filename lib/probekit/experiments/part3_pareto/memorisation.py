@@ -50,16 +50,14 @@ def control_options(
 ) -> TrainOptions:
     """Training options of the shuffled controls (Pimentel et al. 2020, §5).
 
-    By default exactly ``steps`` updates, no early stop. On shuffled labels the training loss
-    falls slowly after a long plateau at the label entropy, so the released criterion (stop
-    after a while without a 0.02-bit gain) ends most runs on the plateau unless it waits 1,000
-    updates as the released code does; a fixed budget measures every architecture's
-    memorisation after the same amount of training.
+    With ``until_plateau`` (chapters 33 and 34), the released criterion: a control trains on
+    its shuffled training set, is checked on that same set (its memorisation), and stops once
+    its loss there has not improved by ``options.min_delta`` bits for ``options.patience``
+    checks, with ``steps`` as the cap on its updates; a control that reaches the cap was still
+    memorising and counts in the chapter's cap share.
 
-    With ``until_plateau`` (the parsing controls of chapter 34, evaluated on the sentences they
-    memorise), a control stops once its criterion has not improved for ``options.patience``
-    checks, with ``steps`` as the cap; a control that reaches the cap counts in the chapter's
-    cap share.
+    Without it, exactly ``steps`` updates and no early stop: every architecture's memorisation
+    after the same amount of training, for budgets too small to reach a plateau.
     """
     if steps < 1:
         raise ParameterError("memorise_steps", f"must be >= 1, got {steps}")
@@ -70,6 +68,30 @@ def control_options(
         patience=base.patience if until_plateau else steps + 1,
         eval_every=min(base.eval_every, steps),
     )
+
+
+RELEASED_STOPPING = TrainOptions()
+"""The released code's stopping rule (a check every 100 updates, stop after 10 checks without a
+0.02-bit gain), which the controls of :func:`mlp_pareto` follow whatever the probes' own rule."""
+
+
+def memorisation_options(options: TrainOptions | None, steps: int) -> TrainOptions:
+    """Training options of the POSL and DAL controls (Pimentel et al. 2020, §5).
+
+    The probes' optimiser settings (``options``: batch size, learning rate) with the released
+    stopping rule (:data:`RELEASED_STOPPING`), until the plateau with ``steps`` as the cap
+    (:func:`control_options`). On shuffled labels the loss stays near the label entropy for
+    hundreds of updates before a probe starts to memorise; a shorter wait than the released
+    1,000 updates would stop the controls on that first plateau, with nothing memorised.
+    """
+    base = options or TrainOptions()
+    released = replace(
+        base,
+        eval_every=RELEASED_STOPPING.eval_every,
+        patience=RELEASED_STOPPING.patience,
+        min_delta=RELEASED_STOPPING.min_delta,
+    )
+    return control_options(released, steps, until_plateau=True)
 
 
 def control_labels(y: np.ndarray, seed: int) -> dict[str, np.ndarray]:
@@ -138,17 +160,18 @@ def mlp_pareto(
       shuffling words does not change a type-level vector (footnote 10).
 
     A control's complexity is its *memorisation accuracy*: its accuracy on its own shuffled
-    training set. The paper memorises the whole training split; here the controls train on
-    ``n_memorise`` training examples (0 = all) for exactly ``memorise_steps`` updates
-    (:func:`control_options`), so that memorisation is measurable in a small compute budget.
-    Both controls of all configs of one shape train in one stack; every stack trains on
-    ``device``.
+    training set. As in the paper, the controls train on the whole training split (``n_memorise``
+    = 0; a positive value draws that many training examples instead, a departure from §5) until
+    their loss on it stops falling by the released rule, for at most ``memorise_steps``
+    updates (:func:`memorisation_options`). Both controls of all configs of one shape train in
+    one stack; every stack trains on ``device``.
 
     Returns:
         :class:`~.runs.ParetoRun` (``correct`` (K, N_test) for the K configs) with columns
         representation, task, family ("mlp"), probe, n_layers, hidden_size, dropout,
         dev_accuracy, accuracy, label_shuffled, fully_shuffled (NaN for controls not run),
-        best_step, n_memorise.
+        best_step, n_memorise, at_cap (the probe on the gold labels ended at ``max_steps``) and
+        ``<control>_at_cap`` (the control ended at ``memorise_steps``; NaN when not run).
     """
     conditions = run_conditions(conditions, rep, shuffled_words)
     ex = data.examples
@@ -172,14 +195,15 @@ def mlp_pareto(
             X = rep.inputs("train", ex["train"].rows[rows], shuffled_words)
         controls.append(TrainingSet(name, X, shuffled[name], X, shuffled[name]))
     memorised: dict[str, np.ndarray] = {}
+    ctrl_cap: dict[str, np.ndarray] = {}
     with torch_threads(threads):
         res = train_mlps(configs, [normal], options=options, **common)
         pred = res.predict(rep.inputs("test", ex["test"].rows), 0)
         if controls:
-            ctrl = train_mlps(
-                configs, controls, options=control_options(options, memorise_steps), **common
-            )
+            ctrl_options = memorisation_options(options, memorise_steps)
+            ctrl = train_mlps(configs, controls, options=ctrl_options, **common)
             memorised = {c.name: ctrl.accuracy(c.X, c.y, k) for k, c in enumerate(controls)}
+            ctrl_cap = {c.name: ctrl.at_cap[:, k] for k, c in enumerate(controls)}
     correct = pred == ex["test"].y[None, :]
     table = memorisation_table(
         rep,
@@ -190,6 +214,8 @@ def mlp_pareto(
         memorised=memorised,
         best_step=res.best_step[:, 0],
         n_memorise=len(rows),
+        at_cap=res.at_cap[:, 0],
+        control_at_cap=ctrl_cap,
     )
     return ParetoRun(table, correct, ex["test"].sent)
 
@@ -204,6 +230,8 @@ def memorisation_table(
     memorised: dict[str, np.ndarray],
     best_step: np.ndarray,
     n_memorise: int,
+    at_cap: np.ndarray | None = None,
+    control_at_cap: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """The table of a memorisation run (Pimentel et al. 2020, §5 and §6.2), one row per config.
 
@@ -211,10 +239,13 @@ def memorisation_table(
 
     ``dev_accuracy`` and ``best_step`` (K,) come from the normal training, ``correct``
     (K, N_test) bool gives the test accuracy, and ``memorised`` maps each control that was run
-    to its memorisation accuracy (K,); the others are NaN.
+    to its memorisation accuracy (K,); the others are NaN. When ``at_cap`` (K,) bool is given
+    (the normal training ended at its step cap), the table has an ``at_cap`` column and one
+    ``<control>_at_cap`` column per control of :data:`CONDITIONS`, from ``control_at_cap``
+    (NaN for the controls not run).
     """
     nan = np.full(len(configs), np.nan)
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "representation": rep.name,
             "task": task,
@@ -231,6 +262,11 @@ def memorisation_table(
             "n_memorise": n_memorise,
         }
     )
+    if at_cap is not None:
+        table["at_cap"] = np.asarray(at_cap, dtype=bool)
+        for name in CONDITIONS[1:]:
+            table[f"{name}_at_cap"] = (control_at_cap or {}).get(name, nan)
+    return table
 
 
 def compares_controls(representations: Sequence[str], controls: Sequence[str]) -> bool:

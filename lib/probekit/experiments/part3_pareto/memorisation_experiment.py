@@ -10,7 +10,8 @@ frontiers show.
 - :func:`plot_memorisation_controls` and :func:`control_numbers`: the two controls side by side;
 - :func:`simple_vs_best_numbers` with :func:`simple_vs_best_table`: are simple probes enough;
 - :func:`memorisation_leaders` with :func:`memorisation_leader_numbers`: who leads each
-  frontier, and who wins the simple range.
+  frontier, and who wins the simple range;
+- :func:`memorisation_cap_shares`: how many probes and controls ended at their step cap.
 
 The intervals of claims III.4 and III.5 (the toy tasks' side) are in :mod:`.claims`.
 """
@@ -18,11 +19,12 @@ The intervals of claims III.4 and III.5 (the toy tasks' side) are in :mod:`.clai
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from probekit.experiments.deviations import cap_share_table
 from probekit.experiments.part3_pareto.config import MemorisationConfig
 from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
 from probekit.experiments.part3_pareto.figures import (
@@ -57,8 +59,9 @@ class MemorisationRuns:
     """Chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2).
 
     ``runs`` by (task, representation), their rows stacked in ``table``, the share of the most
-    frequent training label of each task run (``majority``), the ``controls`` run and the control
-    whose memorisation is the complexity axis (``x``).
+    frequent training label of each task run (``majority``), the ``controls`` run, the control
+    whose memorisation is the complexity axis (``x``) and the number of training examples of
+    each task run (``n_train``).
     """
 
     runs: dict[tuple[str, str], ParetoRun]
@@ -66,6 +69,7 @@ class MemorisationRuns:
     majority: dict[str, float]
     controls: list[str]
     x: str
+    n_train: dict[str, int] = field(default_factory=dict)
 
     @property
     def tasks(self) -> list[str]:
@@ -74,8 +78,22 @@ class MemorisationRuns:
 
     @property
     def n_memorise(self) -> int:
-        """How many training examples each control memorised."""
+        """How many training examples each control of the first task run memorised."""
         return int(self.table["n_memorise"].iloc[0])
+
+    def n_memorised(self, task: str) -> int:
+        """How many training examples each control of ``task`` memorised, 0 when not run."""
+        rows = self.table.loc[self.table["task"] == task, "n_memorise"]
+        return int(rows.iloc[0]) if len(rows) else 0
+
+    @property
+    def whole_split(self) -> bool:
+        """Whether every control memorised every training example of its task, as in §5.
+
+        False when the training sizes are unknown (``n_train`` empty).
+        """
+        known = bool(self.n_train)
+        return known and all(self.n_memorised(task) == n for task, n in self.n_train.items())
 
     def least_memorised(self, task: str) -> float:
         """The smallest memorisation (share of shuffled labels) of ``task``'s MLPs, NaN if none."""
@@ -135,7 +153,24 @@ def run_memorisation(setup: ParetoSetup, config: MemorisationConfig) -> Memorisa
         majority=majority,
         controls=list(config.controls),
         x=config.complexity_control,
+        n_train={task: len(data.y("train")) for task, data in datasets.items()},
     )
+
+
+def memorisation_set_numbers(runs: MemorisationRuns) -> dict[str, int | str]:
+    """What the controls memorised (§5), as glue values.
+
+    ``n_memorise_<task>`` (training examples each control of the task memorised, 0 when not
+    run) and ``memorise_set``, a phrase: the whole training sample, as in the paper, or a
+    random subset of it.
+    """
+    numbers: dict[str, int | str] = {f"n_memorise_{task}": runs.n_memorised(task) for task in TASKS}
+    numbers["memorise_set"] = (
+        "every example of the training sample, as the paper does with its whole training split"
+        if runs.whole_split
+        else "a random subset of the training sample (the paper uses the whole training split)"
+    )
+    return numbers
 
 
 def plot_memorisation(runs: MemorisationRuns, labels: Mapping[str, str]):
@@ -297,6 +332,21 @@ def memorisation_leaders(
         s = summarise_frontier(sub, runs.x, 1.0, simple_budget, labels, "{:.2f}")
         rows.append({"task": task, "winner": s.winner, "simple": s.simple, "leaders": s.leaders})
     return pd.DataFrame(rows, columns=["task", "winner", "simple", "leaders"])
+
+
+def memorisation_cap_shares(runs: MemorisationRuns) -> pd.DataFrame:
+    """The share of training runs that ended at their step cap, by kind of run (§5 and §6.2).
+
+    The MLPs on the gold labels (``max_steps``) and each control run (``memorise_steps``; the
+    fully-shuffled control runs for the contextual representation only), over every task and
+    representation, and all together: :func:`~probekit.experiments.deviations.cap_share_table`.
+    """
+    t = runs.table
+    flags = {"MLP probes": t["at_cap"].astype(bool).tolist()}
+    for name in runs.controls:
+        ran = t[f"{name}_at_cap"].dropna()
+        flags[f"{name.replace('_', '-')} controls"] = ran.astype(bool).tolist()
+    return cap_share_table(flags)
 
 
 def memorisation_leader_numbers(leaders: pd.DataFrame) -> dict[str, str]:

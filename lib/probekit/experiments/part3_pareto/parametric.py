@@ -24,15 +24,25 @@ FAMILIES = ("nuclear", "rank")
 def rank_values(n_classes: int, n_probes: int) -> np.ndarray:
     """Ranks of the rank-constrained probes (Pimentel et al. 2020, §4.1 and §6.1).
 
-    Int64, shape (<= n_probes,): ``n_probes`` values spread evenly over 1..C, without repeats (all C
-    ranks when n_probes >= C). The released code uses int(linspace(1, C + 0.99, 50)), which repeats
-    ranks.
+    Int64, shape (min(n_probes, C),): every rank 1..C when n_probes >= C; otherwise
+    ``n_probes`` distinct ranks spread evenly in log scale over 1..C, so every small rank is
+    trained, where a rank frontier rises fastest and each rank moves its hypervolume most. The
+    released code uses int(linspace(1, C + 0.99, 50)), which with 50 probes repeats ranks.
     """
     if n_probes < 1:
         raise ParameterError("n_probes", f"must be >= 1, got {n_probes}")
     if n_probes >= n_classes:
         return linear.rank_grid(n_classes)
-    return np.unique(np.rint(np.linspace(1, n_classes, n_probes)).astype(np.int64))
+    if n_probes == 1:
+        return np.ones(1, dtype=np.int64)
+    # Rounding a log grid merges its first points; take more points until n distinct remain.
+    k = n_probes
+    while True:
+        ranks = np.unique(np.rint(np.geomspace(1, n_classes, k)).astype(np.int64))
+        if len(ranks) >= n_probes:
+            # Should one more point add two ranks, keep the smallest ones and C.
+            return np.append(ranks[: n_probes - 1], n_classes)
+        k += 1
 
 
 def alpha_values(n_probes: int, low: float = 2.0**-10, high: float = 8.0) -> np.ndarray:
@@ -76,7 +86,8 @@ def linear_pareto(
     Returns:
         :class:`~.runs.ParetoRun` (``correct`` (P, N_test) for the P probes) with columns
         representation, task, family, probe, alpha, rank, complexity, nuclear_norm,
-        numerical_rank, max_complexity, dev_accuracy, accuracy, best_step.
+        numerical_rank, max_complexity, dev_accuracy, accuracy, best_step, at_cap (still
+        improving on dev when training reached ``max_steps``).
     """
     C = data.n_classes
     if family == "nuclear":
@@ -120,6 +131,7 @@ def linear_pareto(
             "dev_accuracy": res.dev_accuracy,
             "accuracy": correct.mean(axis=1),
             "best_step": res.best_step,
+            "at_cap": res.at_cap,
         }
     )
     return ParetoRun(table, correct, ex["test"].sent)

@@ -7,7 +7,8 @@ Linear probes of every task, representation and family, and what their Pareto fr
   :func:`plot_parametric` (Fig. 2, left);
 - :func:`parametric_leaders` with :func:`parametric_leader_numbers` and
   :func:`parametric_leader_table`: who holds each frontier, and who wins the simple range;
-- :func:`parametric_accuracy_numbers`: the best accuracies, without a budget.
+- :func:`parametric_accuracy_numbers`: the best accuracies, without a budget;
+- :func:`parametric_cap_shares`: how many probes ended at their step cap.
 
 Claim III.3's interval (one-hot against the best other representation over the simple range) is
 :func:`~.claims.onehot_simple_intervals`.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from probekit.experiments.deviations import cap_share_table
 from probekit.experiments.part3_pareto.config import ParametricConfig
 from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
 from probekit.experiments.part3_pareto.figures import placeholder_figure, plot_frontiers
@@ -133,12 +135,17 @@ def parametric_hypervolumes(runs: ParametricRuns) -> pd.DataFrame:
 def parametric_stability(runs: ParametricRuns, seed: int) -> pd.DataFrame:
     """Whether each frontier of :func:`parametric_hypervolumes` has enough probes (§3).
 
-    :func:`~.frontiers.hypervolume_stability` with the same caps, halves drawn with ``seed``.
+    :func:`~.frontiers.hypervolume_stability` with the same caps, halves drawn with ``seed``,
+    and ``complete``: a rank frontier with a probe for every rank 1..C, to which no probe can
+    be added.
     """
-    return pd.concat(
+    stability = pd.concat(
         [hypervolume_stability(*frontier, seed=seed) for frontier in _frontier_inputs(runs)],
         ignore_index=True,
     )
+    n_ranks = stability["task"].map(runs.n_classes)
+    stability["complete"] = (stability["family"] == "rank") & (stability["n_probes"] == n_ranks)
+    return stability
 
 
 def parametric_hypervolume_table(hv: pd.DataFrame, labels: Mapping[str, str]) -> pd.DataFrame:
@@ -253,3 +260,21 @@ def parametric_accuracy_numbers(runs: ParametricRuns) -> dict[str, float]:
         )
         numbers[f"ctx_gap_{task}"] = 100 * float(gap)
     return numbers
+
+
+FAMILY_RUNS = {"nuclear": "nuclear-norm probes", "rank": "rank probes"}
+
+
+def parametric_cap_shares(runs: ParametricRuns) -> pd.DataFrame:
+    """The share of linear probes that ended at their step cap, by family (§6.1).
+
+    Over every task and representation, and all together:
+    :func:`~probekit.experiments.deviations.cap_share_table`.
+    """
+    t = runs.table
+    return cap_share_table(
+        {
+            FAMILY_RUNS[family]: t.loc[t["family"] == family, "at_cap"].astype(bool).tolist()
+            for family in runs.families
+        }
+    )

@@ -18,7 +18,6 @@ import pandas as pd
 
 from probekit.experiments.part3_pareto.memorisation import (
     CONDITIONS,
-    control_options,
     memorisation_rows,
     memorisation_table,
     run_conditions,
@@ -28,7 +27,8 @@ from probekit.experiments.part3_pareto.representations import SPLITS, Representa
 from probekit.experiments.part3_pareto.runs import ParetoRun
 from probekit.io import treebanks as pkdata
 from probekit.methods.pareto import controls
-from probekit.probes import biaffine, mlp_stack
+from probekit.probes import biaffine, biaffine_stack, mlp_stack
+from probekit.probes.biaffine_stack import ParseRun, ParseSet
 from probekit.probes.threads import torch_threads
 from probekit.probes.training import TrainOptions
 
@@ -80,7 +80,7 @@ def parse_linear_pareto(
     inputs = {k: rep.sentences(k) for k in SPLITS}
     heads = {k: _heads(splits[k]) for k in SPLITS}
     with torch_threads(threads):
-        res = biaffine.train_biaffine_probes(
+        res = biaffine_stack.train_biaffine_probes(
             configs,
             inputs["train"],
             heads["train"],
@@ -135,70 +135,78 @@ def parse_mlp_pareto(
     (:func:`probekit.methods.pareto.controls.shuffle_heads`); the fully-shuffled one also reads
     its inputs from word-order-shuffled sentences (``shuffled_words`` (N_train_words, d)).
     Memorisation = UAS on the shuffled heads of the ``n_memorise`` training sentences (0 = all,
-    the paper's whole training split) the control trains on, until its memorisation plateaus or
-    after ``memorise_steps`` updates (:func:`~.memorisation.control_options`). Each config trains alone
-    (:func:`probekit.probes.biaffine.train_biaffine_probes`), all with the same batch order.
+    the paper's whole training split) the control trains on. It trains with the parsers' options
+    and selection rule: its own UAS, checked on a seeded sample of those sentences as large as
+    the dev split (a check costs a control what it costs a parser), stopping at its plateau or
+    after ``memorise_steps`` updates. Every config and its controls train as stacks
+    (:func:`probekit.probes.biaffine_stack.train_parsers`), all with the same batch order; on
+    the whole training split a config's parser and controls share one stack and every
+    minibatch.
 
     Returns:
         :class:`~.runs.ParetoRun` (items = test words: ``correct`` (K, N_test_words) for the
         K configs) with columns as :func:`~.memorisation.mlp_pareto`, plus ``at_cap`` (the
         parser on the gold heads ended at ``max_steps``) and ``<control>_at_cap`` (the control
-        ended at ``memorise_steps``).
+        ended at its cap).
     """
     conditions = run_conditions(conditions, rep, shuffled_words)
     bconfigs = [biaffine.BiaffineConfig(mlp=c) for c in configs]
     heads = {k: _heads(splits[k]) for k in SPLITS}
     train_in = rep.sentences("train")
-    rows = memorisation_rows(len(train_in), n_memorise, seed).tolist()
-    streams = np.random.SeedSequence(seed).spawn(2)
+    rows = memorisation_rows(len(train_in), n_memorise, seed)
+    everything = len(rows) == len(train_in)
+    streams = np.random.SeedSequence(seed).spawn(3)
+    dev_in = rep.sentences("dev")
+    sets = [ParseSet("normal", train_in, heads["train"], dev_in, heads["dev"])]
+    # A control's checks read as many of its sentences as a parser's read dev sentences, so that
+    # both pay the same for a check; its memorisation is then measured on all of them.
+    check = np.sort(np.random.default_rng(streams[2]).permutation(len(rows))[: max(len(dev_in), 1)])
+    memorise: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+    for name in conditions[1:]:
+        source = train_in if name == "label_shuffled" else rep.sentences("train", shuffled_words)
+        # The whole split keeps the very list, so that the stack reads its inputs once.
+        X = source if everything else [source[i] for i in rows]
+        rng = np.random.default_rng(streams[CONDITIONS.index(name) - 1])
+        y = controls.shuffle_heads([heads["train"][i] for i in rows], rng)
+        memorise[name] = (X, y)
+        stop_x, stop_y = [X[i] for i in check], [y[i] for i in check]
+        sets.append(ParseSet(name, X, y, stop_x, stop_y, max_steps=memorise_steps))
     common = dict(
         seed=seed,
         onehot_dim=rep.onehot_dim,
         vocab_size=rep.vocab_size,
         onehot_trainable=rep.n_trainable,
+        options=options,
         device=device,
     )
-    memorised: dict[str, np.ndarray] = {}
-    ctrl_cap: dict[str, np.ndarray] = {}
+    K = len(bconfigs)
+    # Controls on a subset of the sentences cannot share the parsers' minibatches.
+    groups = [sets] if everything else [sets[:1], sets[1:]]
+    per_set: list[tuple[biaffine_stack.BiaffineResult, slice]] = []
     with torch_threads(threads):
-        res = biaffine.train_biaffine_probes(
-            bconfigs,
-            train_in,
-            heads["train"],
-            rep.sentences("dev"),
-            heads["dev"],
-            options=options,
-            **common,
-        )
-        correct = _parse_correct(res.predict(rep.sentences("test")), heads["test"])
-        for name in conditions[1:]:
-            source = (
-                train_in if name == "label_shuffled" else rep.sentences("train", shuffled_words)
-            )
-            X = [source[i] for i in rows]
-            rng = np.random.default_rng(streams[CONDITIONS.index(name) - 1])
-            y = controls.shuffle_heads([heads["train"][i] for i in rows], rng)
-            ctrl = biaffine.train_biaffine_probes(
-                bconfigs,
-                X,
-                y,
-                X,
-                y,
-                options=control_options(options, memorise_steps, until_plateau=True),
-                **common,
-            )
-            memorised[name] = ctrl.uas(X, y)
-            ctrl_cap[name] = ctrl.at_cap
+        for group in filter(None, groups):
+            runs = [ParseRun(c, k) for k in range(len(group)) for c in bconfigs]
+            res = biaffine_stack.train_parsers(runs, group, **common)
+            per_set += [(res, slice(k * K, (k + 1) * K)) for k in range(len(group))]
+        normal, sl = per_set[0]
+        which = range(sl.start, sl.stop)
+        pred = normal.predict(rep.sentences("test"), which=which)
+        correct = _parse_correct([pred[i] for i in which], heads["test"])
+        memorised = {
+            s.name: r.uas(*memorise[s.name], which=range(k.start, k.stop))
+            for s, (r, k) in zip(sets[1:], per_set[1:], strict=True)
+        }
+    ctrl_cap = {s.name: r.at_cap[k] for s, (r, k) in zip(sets[1:], per_set[1:], strict=True)}
     table = memorisation_table(
         rep,
         "parse",
         configs,
-        dev_accuracy=res.dev_uas,
+        dev_accuracy=normal.dev_uas[sl],
         correct=correct,
         memorised=memorised,
-        best_step=res.best_step,
+        best_step=normal.best_step[sl],
         n_memorise=len(rows),
-    ).assign(at_cap=res.at_cap)
+    ).assign(at_cap=normal.at_cap[sl])
     for name in CONDITIONS[1:]:
         table[f"{name}_at_cap"] = ctrl_cap.get(name, np.full(len(configs), np.nan))
     return ParetoRun(table, correct, _sentence_index(splits.test))
@@ -211,16 +219,21 @@ def parse_mlp_seeds(
     index: int,
     seeds: Sequence[int],
     *,
+    seed: int,
     options: TrainOptions = biaffine.PARSE_OPTIONS,
+    min_gain: float = biaffine.UAS_MIN_DELTA,
     threads: int | None = 1,
     device: str = "cpu",
 ) -> ParetoRun:
     """One MLP parser architecture trained on the gold heads once per seed (§7.2).
 
-    The seed drives initialisation, batch order and dropout; data, representation and
-    architecture (``config``, number ``index`` of the chapter's architectures) stay fixed, so the
-    runs differ by training randomness alone, which a comparison of two parsers must include
-    (Reimers & Gurevych 2017). The parsers train on ``device``.
+    Each of ``seeds`` drives one run's initialisation and dropout; data, representation,
+    architecture (``config``, number ``index`` of the chapter's architectures) and the
+    minibatch order (drawn from ``seed``) stay fixed, so the runs differ by training randomness
+    alone, which a comparison of two parsers must include (Reimers & Gurevych 2017). The runs
+    train as one stack (:func:`probekit.probes.biaffine_stack.train_parsers`; type-level one-hot
+    runs one after another, as their tables are drawn per seed). ``min_gain`` is the smallest
+    dev-UAS gain that counts as an improvement.
 
     Returns:
         :class:`~.runs.ParetoRun` with one row per seed (columns representation, task
@@ -228,30 +241,23 @@ def parse_mlp_seeds(
         best_step, at_cap) and ``correct`` (k, N_test_words).
     """
     heads = {k: _heads(splits[k]) for k in SPLITS}
-    common = dict(
-        onehot_dim=rep.onehot_dim,
-        vocab_size=rep.vocab_size,
-        onehot_trainable=rep.n_trainable,
-        options=options,
-        device=device,
+    train = ParseSet(
+        "normal", rep.sentences("train"), heads["train"], rep.sentences("dev"), heads["dev"]
     )
-    correct, dev, steps, caps = [], [], [], []
+    runs = [ParseRun(biaffine.BiaffineConfig(mlp=config), 0, int(s)) for s in seeds]
     with torch_threads(threads):
-        for seed in seeds:
-            res = biaffine.train_biaffine_probes(
-                [biaffine.BiaffineConfig(mlp=config)],
-                rep.sentences("train"),
-                heads["train"],
-                rep.sentences("dev"),
-                heads["dev"],
-                seed=int(seed),
-                **common,
-            )
-            correct.append(_parse_correct(res.predict(rep.sentences("test")), heads["test"])[0])
-            dev.append(float(res.dev_uas[0]))
-            steps.append(int(res.best_step[0]))
-            caps.append(bool(res.at_cap[0]))
-    hits = np.stack(correct)
+        res = biaffine_stack.train_parsers(
+            runs,
+            [train],
+            seed=seed,
+            onehot_dim=rep.onehot_dim,
+            vocab_size=rep.vocab_size,
+            onehot_trainable=rep.n_trainable,
+            options=options,
+            min_gain=min_gain,
+            device=device,
+        )
+        hits = _parse_correct(res.predict(rep.sentences("test")), heads["test"])
     table = pd.DataFrame(
         {
             "representation": rep.name,
@@ -259,10 +265,10 @@ def parse_mlp_seeds(
             "family": "mlp",
             "probe": index,
             "seed": [int(s) for s in seeds],
-            "dev_accuracy": dev,
+            "dev_accuracy": res.dev_uas,
             "accuracy": hits.mean(axis=1),
-            "best_step": steps,
-            "at_cap": caps,
+            "best_step": res.best_step,
+            "at_cap": res.at_cap,
         }
     )
     return ParetoRun(table, hits, _sentence_index(splits.test))

@@ -24,8 +24,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from probekit.experiments.deviations import cap_share
-from probekit.experiments.part3_pareto.ceiling import measured_ceiling
+from probekit.experiments.deviations import cap_share_table
+from probekit.experiments.part3_pareto.ceiling import (
+    CEILING_MLP,
+    CEILING_OPTIONS,
+    measured_ceiling,
+)
 from probekit.experiments.part3_pareto.config import ParsingConfig
 from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
 from probekit.experiments.part3_pareto.figures import (
@@ -125,29 +129,23 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
 def parsing_cap_shares(runs: ParsingRuns, rivals: SeededRivals | None = None) -> pd.DataFrame:
     """The share of training runs that ended at their step cap, by kind of run.
 
-    MLP parsers on the gold heads (``max_steps``), each control (``memorise_steps``), linear
-    parsers (``max_steps``, when run), the seeded rivals of claim III.6 (when run) and all
-    together; columns ``runs`` (count) and ``cap share`` (:func:`~..deviations.cap_share`).
+    MLP parsers on the gold heads (``max_steps``), each control where it ran
+    (``memorise_steps``), linear parsers (``max_steps``, when run), the seeded rivals of claim
+    III.6 (when run) and all together:
+    :func:`~probekit.experiments.deviations.cap_share_table`.
     """
     flags: dict[str, list[bool]] = {"MLP parsers": runs.mlp_table["at_cap"].astype(bool).tolist()}
     for name in runs.controls:
-        flags[f"{name.replace('_', '-')} controls"] = (
-            runs.mlp_table[f"{name}_at_cap"].astype(bool).tolist()
-        )
+        # NaN marks a control that was not run (fully shuffled on a type-level representation).
+        ran = runs.mlp_table[f"{name}_at_cap"].dropna()
+        flags[f"{name.replace('_', '-')} controls"] = ran.astype(bool).tolist()
     if runs.linear_table is not None:
         flags["linear parsers"] = runs.linear_table["at_cap"].astype(bool).tolist()
     if rivals is not None:
         flags["seeded rivals (claim III.6)"] = [
             bool(f) for run in rivals.runs.values() for f in run.table["at_cap"]
         ]
-    flags["all"] = [f for v in flags.values() for f in v]
-    return pd.DataFrame(
-        {
-            "runs": [len(v) for v in flags.values()],
-            "cap share": [cap_share(v) for v in flags.values()],
-        },
-        index=pd.Index(list(flags), name="kind"),
-    )
+    return cap_share_table(flags)
 
 
 CEILING_POINTS = 5.0
@@ -162,8 +160,10 @@ def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
     The contextual parser (MLP or linear) with the best dev UAS, so that the test set plays no
     part in the choice: its test UAS in % (``best_ctx_uas``) and kind (``best_ctx_kind``); the
     measured ceiling in % (``ceiling_uas``, NaN when this run's encoder, layer, pooling or
-    treebank differ from the measured set-up) and the gap in points (``ceiling_gap``), with
-    ``ceiling_text`` saying whether the gap is within :data:`CEILING_POINTS`.
+    treebank differ from the measured set-up), its probe and training (``ceiling_setup``), the
+    updates to its best state (``ceiling_steps``, text) and the gap in points
+    (``ceiling_gap``), with ``ceiling_text`` saying whether the gap is within
+    :data:`CEILING_POINTS` and ``ceiling_reading`` what that means for the chapter.
     """
     tables = [("MLP", runs.mlp_table)]
     if runs.linear_table is not None:
@@ -179,16 +179,35 @@ def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
     gap = ceiling_uas - best[0]
     if np.isnan(gap):
         text = "not measured for this set-up"
+        reading = "Without a ceiling for this set-up, the chapter cannot say how close it comes."
     elif gap <= CEILING_POINTS:
         text = f"within {CEILING_POINTS:.0f} points"
+        reading = (
+            "Our best parser comes close to what the encoder allows, so the comparisons below "
+            "set trained parsers against each other."
+        )
     else:
         text = f"more than {CEILING_POINTS:.0f} points below it"
+        reading = (
+            "Our parsers stop short of what the encoder allows within this chapter's budget, so "
+            "the comparisons below are between parsers trained under that budget, and absolute "
+            "UAS says as much about the budget as about the representations."
+        )
+    mlp, opts = CEILING_MLP, CEILING_OPTIONS
+    setup = (
+        f"{mlp.n_layers} hidden layer{'s' if mlp.n_layers != 1 else ''} of {mlp.hidden_size} "
+        f"units with dropout {mlp.dropout:g}, Adam at {opts.lr:g} in batches of "
+        f"{opts.batch_size} sentences"
+    )
     return {
         "best_ctx_uas": best[0],
         "best_ctx_kind": best[1],
         "ceiling_uas": ceiling_uas,
+        "ceiling_setup": setup,
+        "ceiling_steps": f"{ceiling.best_step:,d}" if ceiling is not None else "not measured",
         "ceiling_gap": gap,
         "ceiling_text": text,
+        "ceiling_reading": reading,
     }
 
 
@@ -403,6 +422,7 @@ def contextual_against_rival(
             setup.architectures[index],
             index,
             config.claim_seeds,
+            seed=config.seed,
             options=setup.options,
             device=config.device,
         )

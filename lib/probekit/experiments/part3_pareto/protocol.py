@@ -6,12 +6,14 @@ differs); each chapter shows :func:`~probekit.experiments.deviations.deviation_t
 configuration against its tuple.
 
 Departures that no parameter controls (the linear parser's initial nuclear norm, padding at
--inf instead of a logit of 1e-9) are described in the chapters where they matter.
+-inf instead of a logit of 1e-9, distinct ranks instead of the released grid's repeats) are
+described in the chapters where they matter.
 """
 
 from __future__ import annotations
 
 from probekit.experiments.deviations import Setting
+from probekit.probes.biaffine import UAS_MIN_DELTA
 
 PAPER_MODEL = "bert-base-multilingual-cased"  # §6: multilingual BERT, as for the other languages
 PAPER_PROBES = 50  # §6.2 and the released random_search.py: 50 runs per setting
@@ -23,6 +25,10 @@ def _model(name: str) -> str:
 
 def _all(n: int) -> str:
     return "all" if n == 0 else f"{n:,} sentences"
+
+
+def _all_examples(n: int) -> str:
+    return "all" if n == 0 else f"{n:,} training examples"
 
 
 def _fasttext(path: str) -> str:
@@ -69,18 +75,38 @@ PROTOCOL_34: tuple[Setting, ...] = (
         None,
         "controls trained until their dev loss stops falling "
         "(released code: 1,000 updates of patience)",
-        "a cap on the controls' updates keeps "
-        "the budget bounded; the cap share below says how many reached it",
+        "the controls get their parsers' cap and stopping rule (their own UAS); the cap share "
+        "below says how many reached the cap",
     ),
-    Setting("batch_size", 128, "128 sentences per batch (released code)", _COST),
-    Setting("lr", 0.001, "Adam at 0.001 (released code)", "fewer updates reach the plateau"),
+    Setting(
+        "batch_size",
+        128,
+        "128 sentences per batch (released code)",
+        "twice the updates for the same training sentences, at half the cost per update: "
+        + _COST,
+    ),
+    Setting(
+        "lr",
+        0.001,
+        "Adam at 0.001 (released code)",
+        "at 0.001 the parsers of our trial needed several times the updates to stop on their "
+        "own, more than the book's budget; at this rate most stop within it, lower than they "
+        "would at 0.001 (see the ceiling section)",
+    ),
     Setting(
         "eval_every",
         100,
         "dev check every 100 batches (released code)",
-        "fewer updates per parser, so checks come more often",
+        "with fewer updates per parser, checks come more often; a check reads every "
+        "development sentence (a control's, as many of its own training sentences)",
     ),
-    Setting("patience", 10, "stop after 10 checks without a 0.02-bit gain (released code)", _COST),
+    Setting(
+        "patience",
+        10,
+        "stop after 10 checks without a 0.02-bit dev-loss gain (released code)",
+        f"fewer checks without a dev-UAS gain of {100 * UAS_MIN_DELTA:g} points (selection on "
+        "UAS, see the text): " + _COST,
+    ),
     Setting(
         "max_steps",
         None,
@@ -97,3 +123,148 @@ PROTOCOL_34: tuple[Setting, ...] = (
     ),
 )
 """Chapter 34, dependency parsing (§7.2 and appendices A and C)."""
+
+
+# Settings that chapters 32 and 33 (POSL and DAL, §6) state alike.
+_MODEL = Setting(
+    "model",
+    PAPER_MODEL,
+    "multilingual BERT (§6)",
+    "the packaged encoder runs offline on 2 CPU cores",
+    show=_model,
+)
+_LAYER = Setting(
+    "layer",
+    -1,
+    "the last layer (§6; released code)",
+    "another layer was asked for",
+    show=lambda v: "the last" if v == -1 else f"{v}",
+)
+_POOLING = Setting(
+    "pooling",
+    "mean",
+    "the mean of a word's wordpieces (§6)",
+    "another pooling was asked for",
+)
+_SAMPLES = (
+    Setting("n_train", 0, "the whole training split (§6)", _COST, show=_all),
+    Setting("n_dev", 0, "the whole development split (§6)", _COST, show=_all),
+    Setting(
+        "n_test", 0, "the whole test split (§6)", "a smaller test set was asked for", show=_all
+    ),
+)
+_TYPE_DIM = Setting(
+    "type_dim",
+    None,
+    "a size per run, drawn from 48 to 292 (released random_search.py; not in the paper)",
+    "one size for every probe, so that probes differ only in what the chapter varies",
+)
+_FASTTEXT = Setting(
+    "fasttext_path",
+    True,
+    "pretrained Common Crawl fastText (§6)",
+    "the pretrained vectors are 7 GB; a file can be given",
+    show=_fasttext,
+    matches=_pretrained,
+)
+_BATCH = Setting(
+    "batch_size",
+    2048,
+    "2,048 examples per batch (released code)",
+    "on a sample of the training split, smaller batches give more updates per epoch",
+)
+_LR = Setting(
+    "lr",
+    0.001,
+    "Adam at 0.001 (released code)",
+    "a larger step reaches the plateau within fewer updates",
+)
+_EVAL_EVERY = Setting(
+    "eval_every",
+    100,
+    "dev check every 100 batches (released code)",
+    "fewer updates per probe, so checks come more often",
+)
+_PATIENCE = Setting(
+    "patience", 10, "stop after 10 checks without a 0.02-bit gain (released code)", _COST
+)
+_MAX_STEPS = Setting(
+    "max_steps",
+    None,
+    "no cap on updates (released code)",
+    "a cap keeps the budget bounded; the cap share below says how many probes reached it",
+)
+
+PROTOCOL_32: tuple[Setting, ...] = (
+    _MODEL,
+    _LAYER,
+    _POOLING,
+    *_SAMPLES,
+    Setting(
+        "n_probes",
+        PAPER_PROBES,
+        "50 probes per family: α values, and ranks (§6.1)",
+        _COST + "; the stability check below says whether the frontiers have enough",
+    ),
+    Setting(
+        "alpha_max",
+        8.0,
+        "α log-uniform from 2⁻¹⁰ up to 8 (§6.1, footnote 8)",
+        "on unit-length inputs every α above about 2⁻³ leaves a probe with a norm near 0, "
+        "so a shorter grid spends the probes where the frontier is drawn",
+    ),
+    Setting("max_norm", 400.0, "nuclear norm capped at 400 (Table 3)", "another cap was asked for"),
+    _TYPE_DIM,
+    _FASTTEXT,
+    _BATCH,
+    _LR,
+    _EVAL_EVERY,
+    _PATIENCE,
+    _MAX_STEPS,
+)
+"""Chapter 32, linear probes under the nuclear norm and the rank (§4.1 and §6.1)."""
+
+PROTOCOL_33: tuple[Setting, ...] = (
+    _MODEL,
+    _LAYER,
+    _POOLING,
+    Setting(
+        "n_train",
+        0,
+        "the whole training split (§6)",
+        "every control memorises the whole sample, which on 2 CPU cores is affordable for a "
+        "small sample only",
+        show=_all,
+    ),
+    *_SAMPLES[1:],
+    Setting(
+        "n_configs",
+        PAPER_PROBES,
+        "50 random MLP architectures (§6.2)",
+        _COST + "; the stability check below says whether the frontiers have enough",
+    ),
+    Setting("max_hidden", 1024, "hidden sizes log-uniform from 32 to 1,024 (§6.2)", _COST),
+    Setting(
+        "n_memorise",
+        0,
+        "controls trained on the whole training split (§5)",
+        "a subset was asked for",
+        show=_all_examples,
+    ),
+    Setting(
+        "memorise_steps",
+        None,
+        "controls trained until their loss stops falling "
+        "(released code: 1,000 updates of patience)",
+        "a cap on the controls' updates keeps the budget bounded; the cap share below says "
+        "how many reached it",
+    ),
+    _TYPE_DIM,
+    _FASTTEXT,
+    _BATCH,
+    _LR,
+    _EVAL_EVERY,
+    _PATIENCE,
+    _MAX_STEPS,
+)
+"""Chapter 33, random MLPs under memorisation complexity (§5 and §6.2)."""
