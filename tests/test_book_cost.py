@@ -119,17 +119,10 @@ def test_the_workers_page_carries_the_estimate_from_the_recorded_times(tmp_path)
     assert "No estimate: no profile full" in build.full_profile_section(paths)
 
 
-def test_the_declared_whole_splits_match_the_treebank():
-    """params/cost_model.yml's sentence counts against the UD English EWT files, where present."""
+def test_the_declared_whole_splits_match_the_treebank(ewt):
+    """params/cost_model.yml's sentence counts against UD English EWT (required in CI)."""
     from conftest import REPO
-    from probekit.io.treebanks import resolve_treebank
 
-    try:
-        files = resolve_treebank("UD_English-EWT", download=False)
-    except Exception:  # noqa: BLE001 - no treebank on this machine
-        pytest.skip("UD English EWT is not available")
     model = cost.load_cost_model(runner.Paths(REPO))
-    for split, path in files.files.items():
-        with open(path, encoding="utf-8") as f:
-            n = sum(1 for line in f if line.startswith("# sent_id"))
-        assert model["whole"][split] == n, split
+    for split, sentences in ewt.splits.items():
+        assert model["whole"][split] == len(sentences), split
