@@ -117,16 +117,62 @@ def projected_wall(seconds: dict[str, float], parents: dict[str, list[str]], wor
 RUN_TIMES = "run_times.yml"
 """Seconds each chapter took in a measured build, per profile, in the profiles' directory: the
 priorities of a build whose manifest has no time of its own for a chapter (a fresh clone).
-Scheduling only: no result depends on it. ``probekit book --save-run-times`` refreshes it."""
+Scheduling only: no result depends on it. ``probekit book --save-run-times`` refreshes it.
+Its ``threads`` section says how many torch threads each profile's kernels had (one number, or
+chapter -> number where they differed): the times are wall seconds of one kernel with that many
+threads."""
+
+THREADS = "threads"
+"""The section of :data:`RUN_TIMES` that records the kernels' thread counts (not a profile)."""
 
 NEVER_RUN_SECONDS = 60.0
 """A chapter with no recorded time counts as one minute: it still goes before short leaves."""
 
 
-def _recorded_run_times(paths: Paths) -> dict[str, dict[str, float]]:
-    """:data:`RUN_TIMES` as profile -> chapter -> seconds; empty where there is no such file."""
+def _recorded_run_times(paths: Paths) -> dict[str, Any]:
+    """:data:`RUN_TIMES` as profile -> chapter -> seconds, and its :data:`THREADS` section.
+
+    Empty where there is no such file.
+    """
     f = paths.profiles / RUN_TIMES
     return (yaml.safe_load(f.read_text()) or {}) if f.is_file() else {}
+
+
+def recorded_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, float | None]:
+    """Each chapter's last run time under ``profile``, or None where none was recorded.
+
+    Its last run under that profile in the manifest; else the time recorded in :data:`RUN_TIMES`.
+    """
+    last = load_manifest(paths)
+    recorded = _recorded_run_times(paths).get(profile) or {}
+    out: dict[str, float | None] = {}
+    for slug in slugs:
+        entry = last.get(slug, {})
+        if entry.get("profile") == profile and "seconds" in entry:
+            out[slug] = float(entry["seconds"])
+        else:
+            out[slug] = float(recorded[slug]) if slug in recorded else None
+    return out
+
+
+def recorded_threads(slugs: list[str], profile: str, paths: Paths) -> dict[str, int | None]:
+    """The threads each chapter's kernel had in the run :func:`recorded_seconds` returns.
+
+    From the same source as its time (the manifest entry, else the :data:`THREADS` section of
+    :data:`RUN_TIMES`); None where that source does not say.
+    """
+    last = load_manifest(paths)
+    threads = (_recorded_run_times(paths).get(THREADS) or {}).get(profile)
+    out: dict[str, int | None] = {}
+    for slug in slugs:
+        entry = last.get(slug, {})
+        if entry.get("profile") == profile and "seconds" in entry:
+            out[slug] = entry.get("threads")
+        elif isinstance(threads, dict):
+            out[slug] = threads.get(slug)
+        else:
+            out[slug] = threads
+    return out
 
 
 def expected_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, float]:
@@ -135,28 +181,40 @@ def expected_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, 
     Its last run under that profile in the manifest; else the time recorded in
     :data:`RUN_TIMES`; else :data:`NEVER_RUN_SECONDS`.
     """
-    last = load_manifest(paths)
-    recorded = _recorded_run_times(paths).get(profile) or {}
-    out = {}
-    for slug in slugs:
-        entry = last.get(slug, {})
-        if entry.get("profile") == profile and "seconds" in entry:
-            out[slug] = float(entry["seconds"])
-        else:
-            out[slug] = float(recorded.get(slug, NEVER_RUN_SECONDS))
-    return out
+    recorded = recorded_seconds(slugs, profile, paths)
+    return {s: NEVER_RUN_SECONDS if t is None else t for s, t in recorded.items()}
 
 
-def save_run_times(paths: Paths) -> dict[str, dict[str, float]]:
+def save_run_times(paths: Paths) -> dict[str, dict[str, Any]]:
     """Write the manifest's run times into :data:`RUN_TIMES`, under each chapter's profile.
 
-    Times of other profiles and of chapters the manifest lacks are kept. Returns what was written.
+    Times of other profiles and of chapters the manifest lacks are kept. The kernels' thread
+    counts go to its :data:`THREADS` section, per profile: one number when the profile's chapters
+    agree, else chapter -> number. Returns what was written.
     """
     times = _recorded_run_times(paths)
+    threads = times.pop(THREADS, None) or {}
+    per_chapter = {
+        p: dict(t) if isinstance(t, dict) else {s: t for s in times.get(p, {})}
+        for p, t in threads.items()
+    }
     for slug, entry in load_manifest(paths).items():
         if "seconds" in entry and entry.get("profile"):
             times.setdefault(entry["profile"], {})[slug] = round(float(entry["seconds"]))
+            known = per_chapter.setdefault(entry["profile"], {})
+            if "threads" in entry:
+                known[slug] = int(entry["threads"])
+            else:  # a new time of unknown threads: the old count no longer describes it
+                known.pop(slug, None)
     times = {p: dict(sorted(t.items())) for p, t in sorted(times.items())}
+    threads = {}
+    for p, t in sorted(per_chapter.items()):
+        if not t:
+            continue
+        counts = set(t.values())
+        threads[p] = counts.pop() if len(counts) == 1 else dict(sorted(t.items()))
+    if threads:
+        times[THREADS] = threads
     header = "".join(
         f"# {line}\n"
         for line in (
@@ -164,6 +222,8 @@ def save_run_times(paths: Paths) -> dict[str, dict[str, float]]:
             "`probekit book --save-run-times` from the build's manifest). The Dask build uses them",
             "as priorities where this checkout's manifest has no time of its own (a fresh clone),",
             "so that the longest chains start first. Scheduling only: no result depends on them.",
+            "`threads`: the torch threads of each profile's kernels (wall seconds of one kernel",
+            "with that many threads; CPU-seconds are at most seconds x threads).",
         )
     )
     f = paths.profiles / RUN_TIMES
@@ -255,10 +315,13 @@ def local_cluster(workers: int, threads: int | None = None) -> Any:
 
 
 @contextmanager
-def dask_client(workers: int | None, scheduler: str | None, log: Any = print) -> Iterator[Any]:
+def dask_client(
+    workers: int | None, scheduler: str | None, log: Any = print, threads: int | None = None
+) -> Iterator[Any]:
     """A client of the Dask scheduler at ``scheduler``, or of a new local cluster of ``workers``.
 
-    The local cluster is shut down on leaving the block.
+    ``threads``: torch/BLAS threads per worker of the local cluster (default: an equal share of
+    the cores). The local cluster is shut down on leaving the block.
     """
     if scheduler is not None:
         log(f"on the Dask scheduler at {scheduler}")
@@ -266,8 +329,9 @@ def dask_client(workers: int | None, scheduler: str | None, log: Any = print) ->
             yield client
         return
     workers = workers or available_cores()
-    log(f"on a local Dask cluster of {workers} workers")
-    with local_cluster(workers) as cluster, Client(cluster) as client:
+    shown = f" x {threads} threads" if threads else ""
+    log(f"on a local Dask cluster of {workers} workers{shown}")
+    with local_cluster(workers, threads) as cluster, Client(cluster) as client:
         yield client
 
 

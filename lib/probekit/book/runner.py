@@ -202,9 +202,26 @@ def run_digest(
 
 
 def load_manifest(paths: Paths) -> dict[str, Any]:
-    """The manifest of promoted chapters: slug -> digest, profile, seconds, parameters."""
+    """The manifest of promoted chapters: slug -> digest, profile, seconds, threads, parameters."""
     f = paths.chapters / MANIFEST
     return json.loads(f.read_text()) if f.is_file() else {}
+
+
+def kernel_threads() -> int:
+    """The torch/BLAS threads a chapter's kernel gets.
+
+    ``OMP_NUM_THREADS`` where it is set (a Dask worker sets it,
+    :func:`probekit.book.graph.local_cluster`), else torch's default, one per core this process
+    may use. The manifest records it beside each run's seconds, so that times measured with
+    different thread counts can be told apart.
+    """
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    if value.isdigit() and int(value) >= 1:
+        return int(value)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity mask
+        return os.cpu_count() or 1
 
 
 def _record_run(paths: Paths, slug: str, entry: dict[str, Any]) -> None:
@@ -351,6 +368,7 @@ def run_chapter(
             "digest": plan.digest,
             "profile": profile,
             "seconds": round(seconds, 1),
+            "threads": kernel_threads(),
             "parameters": params,
             "overrides": sorted(overrides or {}),
         },
