@@ -82,8 +82,7 @@ PROTOCOL_34: tuple[Setting, ...] = (
         "batch_size",
         128,
         "128 sentences per batch (released code)",
-        "twice the updates for the same training sentences, at half the cost per update: "
-        + _COST,
+        "twice the updates for the same training sentences, at half the cost per update: " + _COST,
     ),
     Setting(
         "lr",
