@@ -35,29 +35,14 @@ import time
 import numpy as np
 import torch
 
+# Random trees over random vectors, as the structural probe's benchmark draws them.
+from bench_structural_stack import synthetic
 from probekit.methods.pareto.architectures import sample_mlp_configs
 from probekit.methods.pareto.controls import shuffle_heads
 from probekit.probes.biaffine import BiaffineConfig, parse_loss
 from probekit.probes.biaffine_stack import ParseRun, ParseSet, train_parsers
 from probekit.probes.mlp_stack import MLPConfig
 from probekit.probes.training import TrainOptions
-
-
-def synthetic(n: int, d: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per-sentence float32 (n_s, d) vectors and random 1-based heads (one root each)."""
-    rng = np.random.default_rng(seed)
-    lengths = np.clip(rng.gamma(2.0, 8.0, n).astype(int) + 1, 1, 60)
-    embs, heads = [], []
-    for k in lengths:
-        h = np.zeros(k, dtype=np.int64)
-        for i in range(1, k):
-            h[i] = rng.integers(1, i + 1)
-        perm = rng.permutation(k)
-        inv = np.argsort(perm)
-        heads.append(np.where(h[perm] == 0, 0, inv[h[perm] - 1] + 1).astype(np.int64))
-        embs.append(rng.normal(size=(k, d)).astype(np.float32))
-    return embs, heads
-
 
 # --- (a) the naive trainer, as the book had it before the stacked one ---------------------------
 
