@@ -222,7 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument(
         "--workers",
         metavar="N",
-        help="worker processes of the local Dask cluster (default 'auto': one per core)",
+        help="worker processes of the local Dask cluster (default 'auto': the workers x threads "
+        "per worker projected fastest for the cells' chapters, from their recorded run times "
+        "and this machine's measured torch thread speedup)",
     )
     where.add_argument(
         "--scheduler",

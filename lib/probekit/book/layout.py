@@ -210,23 +210,27 @@ def calibrate_threads(
     return {k: known[k] for k in sorted(wanted)}
 
 
-def auto_layout(
-    slugs: list[str], profile: str, paths: Any, log: Any = print, cores: int | None = None
+def fastest_layout(
+    seconds: dict[str, float],
+    threads: dict[str, int | None],
+    parents: dict[str, list[str]],
+    build_dir: Path,
+    log: Any = print,
+    cores: int | None = None,
 ) -> Layout:
-    """``--workers auto``: the measured-fastest layout for building ``slugs`` on this machine.
+    """The measured-fastest layout on this machine for tasks of recorded wall ``seconds``.
 
-    From the chapters' expected times under ``profile``
-    (:func:`probekit.book.graph.expected_seconds`) and the threads they were recorded with; logs
-    one line with the speedups and every projection.
+    ``threads`` are the threads each task's time was recorded with, ``parents`` the task graph
+    (task -> the tasks it waits for). The speedups are :func:`calibrate_threads`' (cached in
+    ``build_dir``), the projections :func:`choose_layout`'s; logs one line with the speedups and
+    every projection.
     """
     cores = cores or graph.available_cores()
     candidates = layouts(cores)
-    seconds = graph.expected_seconds(slugs, profile, paths)
-    threads = graph.recorded_threads(slugs, profile, paths)
     counts = {t for _, t in candidates} | {t for t in threads.values() if t and t <= cores}
-    speedup = calibrate_threads(sorted(counts), paths.root / "build", log=log)
+    speedup = calibrate_threads(sorted(counts), build_dir, log=log)
     base = one_thread_seconds(seconds, threads, speedup)
-    best, projected = choose_layout(candidates, speedup, base, graph.chapter_graph(slugs, paths))
+    best, projected = choose_layout(candidates, speedup, base, parents)
     shown = ", ".join(f"{k} threads {v:.2f}x" for k, v in speedup.items() if k > 1)
     options = ", ".join(f"{p.workers}x{p.threads} {p.wall / 60:.1f} min" for p in projected)
     log(
@@ -234,3 +238,22 @@ def auto_layout(
         f"{shown or 'none: one core'}; projected {options})"
     )
     return best
+
+
+def auto_layout(
+    slugs: list[str], profile: str, paths: Any, log: Any = print, cores: int | None = None
+) -> Layout:
+    """``--workers auto``: the measured-fastest layout for building ``slugs`` on this machine.
+
+    :func:`fastest_layout` of the chapter graph, from the chapters' expected times under
+    ``profile`` (:func:`probekit.book.graph.expected_seconds`) and the threads they were
+    recorded with.
+    """
+    return fastest_layout(
+        graph.expected_seconds(slugs, profile, paths),
+        graph.recorded_threads(slugs, profile, paths),
+        graph.chapter_graph(slugs, paths),
+        paths.root / "build",
+        log,
+        cores,
+    )

@@ -51,7 +51,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from probekit.book import graph, sweep_report
+from probekit.book import graph, layout, sweep_report
 from probekit.book.build import stale_chapters
 from probekit.book.params import (
     check_config,
@@ -513,6 +513,37 @@ def _cell_value(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, list | dict) else value
 
 
+def sweep_layout(
+    sweep: Sweep,
+    stale: dict[str, list[str]],
+    trees: dict[str, Paths],
+    paths: Paths,
+    log: Any = print,
+    cores: int | None = None,
+) -> layout.Layout:
+    """``--workers auto`` for a sweep: the measured-fastest workers x threads for its stale runs.
+
+    The task graph is every cell's stale chapters (``stale``: cell id -> slugs), each cell a copy
+    of the chapter graph. A chapter's expected time in a cell is its last run there under the
+    sweep's profile, else the project's recorded time for it
+    (:func:`probekit.book.graph.expected_seconds` on the cell's tree in ``trees``);
+    :func:`probekit.book.layout.fastest_layout` chooses, with the calibration cached in the
+    project's ``build/``.
+    """
+    seconds: dict[str, float] = {}
+    threads: dict[str, int | None] = {}
+    parents: dict[str, list[str]] = {}
+    for cell_name, slugs in stale.items():
+        tree = trees[cell_name]
+        times = graph.expected_seconds(slugs, sweep.profile, tree)
+        counts = graph.recorded_threads(slugs, sweep.profile, tree)
+        for slug, reads in graph.chapter_graph(slugs, tree).items():
+            key = f"{cell_name}/{slug}"
+            seconds[key], threads[key] = times[slug], counts[slug]
+            parents[key] = [f"{cell_name}/{r}" for r in reads]
+    return layout.fastest_layout(seconds, threads, parents, paths.root / "build", log, cores)
+
+
 def run_sweep(
     path: str | Path,
     workers: int | str | None = None,
@@ -523,15 +554,18 @@ def run_sweep(
 ) -> SweepRun:
     """Run a sweep file (module docstring) and write its results table; returns what happened.
 
-    ``workers`` (a number or "auto", the default: one per core) sizes the local Dask cluster;
-    ``scheduler`` submits to an existing one instead. ``report`` writes the report page and adds
+    ``workers`` sizes the local Dask cluster: a number of workers, or "auto" (the default): the
+    workers x threads per worker projected fastest from the recorded run times of the stale
+    chapters and this machine's measured thread speedup (:func:`sweep_layout`). ``scheduler``
+    submits to an existing cluster instead. ``report`` writes the report page and adds
     it to the book; a sweep reported once is re-reported on every later run. After the table is
     written, raises naming the chapters that failed or did not run (re-running resumes).
     """
     paths = paths or Paths()
     if workers is not None and scheduler is not None:
         raise ProbekitError("give --workers or --scheduler, not both")
-    n_workers = graph.resolve_workers(workers if workers is not None else "auto")
+    auto = workers is None or workers == "auto"
+    n_workers = None if auto or scheduler else graph.resolve_workers(workers)
     sweep = load_sweep(path, paths)
     prepare(sweep, log)
     cells = sweep.cells()
@@ -552,11 +586,15 @@ def run_sweep(
     status = {(c.id, s): "up to date" for c in cells for s in sweep.chapters}
     failures: list[str] = []
     if n_stale:
-        with graph.dask_client(
-            None if scheduler else n_workers,
-            scheduler,
-            log=lambda m: log(f"sweep {sweep.name}: {m}"),
-        ) as client:
+
+        def say(message: str) -> None:
+            log(f"sweep {sweep.name}: {message}")
+
+        threads = None
+        if auto and not scheduler:
+            chosen = sweep_layout(sweep, stale, trees, paths, log=say)
+            n_workers, threads = chosen.workers, chosen.threads
+        with graph.dask_client(n_workers, scheduler, log=say, threads=threads) as client:
             futures = {}
             for cell in cells:
                 submitted = graph.submit_chapters(
