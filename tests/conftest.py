@@ -23,6 +23,12 @@ FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).resolve().parents[1]
 
 
+def pytest_collection_modifyitems(items):
+    """The quick book's tests (tests/test_quick_book.py) first: they take longest, and under
+    `make test` one pytest-xdist worker runs them while the others share every other file."""
+    items.sort(key=lambda item: item.path.name != "test_quick_book.py")  # stable
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_cache(tmp_path_factory):
     """Every test session writes its embeddings into its own cache directory."""
@@ -99,7 +105,9 @@ def quick_book(tmp_path_factory, ewt):
     """The whole book built once per session under the quick profile, in a copy of the project.
 
     Every chapter of _toc.yml runs (the notebook smoke test) and `jb build -n -W` renders it.
-    Returns the project root of the copy; the HTML is in `<root>/_build/html`.
+    Returns the project root of the copy; the HTML is in `<root>/_build/html`. The tests that
+    use it live in tests/test_quick_book.py: `make test` distributes whole files to its
+    pytest-xdist workers, so one worker builds the book.
     """
     return build_quick_copy(tmp_path_factory.mktemp("book"))
 

@@ -119,32 +119,6 @@ def test_graph_build_matches_the_sequential_one_and_skips_what_is_up_to_date(tmp
     assert lines[0] == "book: 0 of 3 chapters to run"
 
 
-@pytest.mark.slow
-def test_quick_book_on_two_dask_workers_saves_the_sequential_results(quick_book, tmp_path):
-    """`probekit book --workers 2 --profile quick` against the sequential build of the session.
-
-    Both builds share the session's embedding cache, as workers on one filesystem do, so this
-    compares the scheduling: chapters side by side, each in its own kernel, must save the same
-    results as chapters one after another.
-    """
-    from conftest import build_quick_copy
-
-    root = build_quick_copy(tmp_path, workers=2, render=False)
-    ours = sorted((root / "build" / "results").glob("*.json"))
-    theirs = sorted((quick_book / "build" / "results").glob("*.json"))
-    assert [p.name for p in ours] == [p.name for p in theirs] != []
-
-    def text(path, project):  # chapter 21 saves where it wrote its corpus, inside the project
-        return path.read_text().replace(str(project), "<project>")
-
-    differ = [
-        p.name for p, q in zip(ours, theirs, strict=True) if text(p, root) != text(q, quick_book)
-    ]
-    assert differ == []
-    promoted = sorted(p.name for p in (root / "book" / "chapters").glob("*.ipynb"))
-    assert promoted == sorted(p.name for p in (quick_book / "book" / "chapters").glob("*.ipynb"))
-
-
 def test_cli_names_a_bad_worker_count_and_refuses_both_workers_and_scheduler():
     import subprocess
     import sys

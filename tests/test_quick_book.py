@@ -1,6 +1,11 @@
-"""The built book in a real browser: headless Chromium over a localhost server.
+"""The quick book, built once per session (the ``quick_book`` fixture), and what it must show.
 
-Walks the table of contents, checks that every chapter page loads with its figures and without
+Every chapter ran and rendered with warnings as errors, its results feed the claims ledger, a
+second build on two Dask workers saves the same results, and the site works in a real browser.
+These tests share this module so that ``make test`` (pytest-xdist, ``--dist loadfile``) runs
+them in one worker, which builds the book once.
+
+In the browser, headless Chromium over a localhost server walks the table of contents, checks that every chapter page loads with its figures and without
 error text, that the search page finds a chapter, and that internal links resolve. Screenshots of
 the landing page and one chapter go to ``build/screenshots/`` (not committed).
 
@@ -21,6 +26,9 @@ from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
+
+from probekit.book import ledger, runner
+from probekit.io import results as saved_results
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -186,3 +194,87 @@ def test_internal_links_resolve(site):
                 if fragment not in ids[target]:
                     broken.append(f"{page.relative_to(html)} -> {link} (no such anchor)")
     assert not broken, "\n".join(broken[:30])
+
+
+def test_quick_book_renders_every_chapter(quick_book, ewt):
+    """Every chapter ran under the quick profile and rendered with -W; inspect the HTML."""
+    from bs4 import BeautifulSoup
+
+    html_dir = quick_book / "_build" / "html"
+    assert (html_dir / "index.html").is_file() and (html_dir / "book" / "rerun.html").is_file()
+    for slug in runner.toc_chapters(quick_book):
+        page = html_dir / "book" / "chapters" / f"{slug}.html"
+        assert page.is_file(), slug
+        raw = page.read_text()
+        soup = BeautifulSoup(raw, "html.parser")
+        main = " ".join(soup.find("main").get_text(" ").split())
+        assert "papermill-error-cell-tag" not in raw, slug
+        assert "Traceback" not in main, slug
+        assert "Parameters and provenance" in main and "quick" in main, slug
+        figures = [img for img in soup.find_all("img") if "_images" in img.get("src", "")]
+        for img in figures:
+            assert (page.parent / img["src"]).resolve().is_file(), (slug, img["src"])
+        if slug[:2].isdigit():  # paper chapters save results; assignments need not
+            results = quick_book / "build" / "results" / f"{slug}.json"
+            assert results.is_file(), f"{slug} saved no results for the claims ledger"
+
+    page = html_dir / "book" / "chapters" / "01_data_and_representations.html"
+    soup = BeautifulSoup(page.read_text(), "html.parser")
+    text = " ".join(soup.get_text(" ").split())
+    assert len([i for i in soup.find_all("img") if "_images" in i.get("src", "")]) >= 3
+    # Glued numbers are the treebank's, computed in this run.
+    assert f"{len(ewt['dev']):,} sentences" in text
+    assert "n_train = 150" not in text  # the injected-parameters cell is hidden
+    rerun = (html_dir / "book" / "rerun.html").read_text()
+    assert "01_data_and_representations" in rerun and "sample_seed" in rerun
+    landing = (html_dir / "book" / "intro.html").read_text()
+    assert "profile <strong>quick</strong>" in landing
+
+    # The claims ledger judged every claim from the results the chapters just saved.
+    page = (html_dir / "book" / "chapters" / "61_claims_ledger.html").read_text()
+    soup = BeautifulSoup(page, "html.parser")
+    rows = soup.select("table.claims-ledger tbody tr")
+    assert len(rows) == len(ledger.CLAIMS) >= 20
+    verdicts = [r.find_all("td")[-1].find("span").get_text(strip=True) for r in rows]
+    assert set(verdicts) <= set(ledger.VERDICTS)
+    saved = saved_results.load_results(quick_book / "build" / "results")
+    table = ledger.evaluate(saved)
+    assert verdicts == list(table["verdict"])
+    # Every key the ledger reads was glued by its chapter: no claim is left untested.
+    assert (table["verdict"] != ledger.NOT_TESTED).all(), table.to_string()
+    # Each chapter's own verdict (the one its prose glues) is the ledger's.
+    assert table["agrees"].all(), table[["id", "verdict", "chapter_verdict"]].to_string()
+    for claim in ledger.CLAIMS:
+        page = (html_dir / "book" / "chapters" / f"{claim.chapter}.html").read_text()
+        chapter_verdict = saved[claim.chapter][f"{claim.key}_verdict"]
+        assert chapter_verdict in BeautifulSoup(page, "html.parser").get_text(), claim.id
+    for number, p in enumerate(ledger.PAPERS, start=1):
+        part = html_dir / "book" / "parts" / f"part{number}.html"
+        text = " ".join(BeautifulSoup(part.read_text(), "html.parser").get_text(" ").split())
+        assert "Our answer on this build" in text, p.part
+        assert ledger.tally(table[table["paper"] == p.key]) in text, p.part
+
+
+def test_quick_book_on_two_dask_workers_saves_the_sequential_results(quick_book, tmp_path):
+    """`probekit book --workers 2 --profile quick` against the sequential build of the session.
+
+    Both builds share the session's embedding cache, as workers on one filesystem do, so this
+    compares the scheduling: chapters side by side, each in its own kernel, must save the same
+    results as chapters one after another.
+    """
+    from conftest import build_quick_copy
+
+    root = build_quick_copy(tmp_path, workers=2, render=False)
+    ours = sorted((root / "build" / "results").glob("*.json"))
+    theirs = sorted((quick_book / "build" / "results").glob("*.json"))
+    assert [p.name for p in ours] == [p.name for p in theirs] != []
+
+    def text(path, project):  # chapter 21 saves where it wrote its corpus, inside the project
+        return path.read_text().replace(str(project), "<project>")
+
+    differ = [
+        p.name for p, q in zip(ours, theirs, strict=True) if text(p, root) != text(q, quick_book)
+    ]
+    assert differ == []
+    promoted = sorted(p.name for p in (root / "book" / "chapters").glob("*.ipynb"))
+    assert promoted == sorted(p.name for p in (quick_book / "book" / "chapters").glob("*.ipynb"))
