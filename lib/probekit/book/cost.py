@@ -54,8 +54,7 @@ import yaml
 from probekit.book import graph
 from probekit.book.params import effective_parameters
 from probekit.book.runner import Paths, toc_chapters
-from probekit.methods.datasize.pools import Pool
-from probekit.methods.datasize.subsets import choose_sizes
+from probekit.methods.datasize.subsets import sizes_for_labels
 
 COST_MODEL = "cost_model.yml"
 """The chapters' declared size, count and cap parameters (and the split and pool sizes they
@@ -99,7 +98,7 @@ def subsets_size(names: dict[str, str], params: dict[str, Any], model: dict[str,
     ``names`` maps ``tasks``, ``sizes``, ``eta`` and ``max_train`` to the chapter's parameters
     (``tasks`` a list or one task). Each task's pool has the examples per class that ``pools``
     declares; its subset sizes (training examples per class) are the chapter's own, from
-    :func:`probekit.methods.datasize.subsets.choose_sizes`; a subset trains on its size times
+    :func:`probekit.methods.datasize.subsets.sizes_for_labels`; a subset trains on its size times
     the classes present (what ``max_train`` caps).
     """
     tasks = params[names["tasks"]]
@@ -107,13 +106,13 @@ def subsets_size(names: dict[str, str], params: dict[str, Any], model: dict[str,
     for task in [tasks] if isinstance(tasks, str) else tasks:
         counts = model["pools"][task]
         y = np.repeat(np.arange(len(counts)), counts)
-        none = np.zeros(len(y), np.int64)  # choose_sizes reads the task and the labels y only
-        labels = tuple(map(str, range(len(counts))))
-        pool = Pool(
-            task, labels, y, split=none, sent=none, word=none, form=none, sentences={}, splits=()
-        )
-        sizes = choose_sizes(
-            pool, params[names["sizes"]], params[names["eta"]], params[names["max_train"]]
+        sizes = sizes_for_labels(
+            task,
+            y,
+            [str(k) for k in range(len(counts))],
+            params[names["sizes"]],
+            params[names["eta"]],
+            params[names["max_train"]],
         )
         total += sum(sizes) * sum(c > 0 for c in counts)
     return total

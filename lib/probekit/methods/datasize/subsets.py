@@ -108,23 +108,42 @@ def choose_sizes(
 ) -> list[int]:
     """The subset sizes (training examples per class) to run on ``pool`` (Zhu et al. 2022, §4.1).
 
-    ``sizes`` empty: :func:`default_sizes`. Otherwise the given sizes that the pool allows
+    :func:`sizes_for_labels` of the pool's task, labels y (N,) and label names.
+    """
+    return sizes_for_labels(pool.task, pool.y, pool.labels, sizes, eta, max_train, smallest)
+
+
+def sizes_for_labels(
+    task: str,
+    y: np.ndarray,
+    labels: Sequence[str],
+    sizes: Sequence[int] = (),
+    eta: float = 4.0,
+    max_train: int = 0,
+    smallest: int = 128,
+) -> list[int]:
+    """The subset sizes (training examples per class) for a task's labels (Zhu et al. 2022, §4.1).
+
+    ``y`` (N,) are the class indices of the task's examples and ``labels`` the classes' names.
+    ``sizes`` empty: :func:`default_sizes`. Otherwise the given sizes that the labels allow
     (larger ones are dropped, so one list can serve tasks of different sizes); a
     :class:`ParameterError` if none is left. Balanced strata for ``past_present``,
     proportional ones for ``pos``.
     """
-    balanced = pool.task == "past_present"
+    balanced = task == "past_present"
     if not sizes:
-        chosen = default_sizes(pool.y, eta, balanced, smallest, max_train)
+        chosen = default_sizes(y, eta, balanced, smallest, max_train)
     else:
-        top = max_size(pool.y, eta, balanced)
-        counts = np.bincount(pool.y)
+        top = max_size(y, eta, balanced)
+        counts = np.bincount(y)
         chosen = sorted({int(s) for s in sizes if 0 < int(s) <= top})
         chosen = [s for s in chosen if _feasible(counts, s, eta, balanced)]
     if not chosen:
-        top = max_size(pool.y, eta, balanced)
+        top = max_size(y, eta, balanced)
         counts = ", ".join(
-            f"{n:,} {lab}" for lab, n in zip(pool.labels, pool.class_counts(), strict=True) if n
+            f"{n:,} {lab}"
+            for lab, n in zip(labels, np.bincount(y, minlength=len(labels)), strict=True)
+            if n
         )
         hint = (
             f"use sizes up to {top} examples per class"
@@ -132,7 +151,7 @@ def choose_sizes(
             else "the treebank has too few examples for this task; choose another task or treebank"
         )
         raise ParameterError(
-            "sizes", f"no subset size fits task '{pool.task}' ({counts}) at eta {eta:g}", hint
+            "sizes", f"no subset size fits task '{task}' ({counts}) at eta {eta:g}", hint
         )
     return chosen
 
