@@ -44,7 +44,7 @@ def main() -> None:
         setup.representations["contextual"], setup.splits, seed=config.seed, options=options
     )
     print(f"seconds: {time.perf_counter() - start:.1f}")
-    print(f"train_sentences: {len(setup.splits.train)}")
+    print(f"train_sentences: {c.n_train}")
     print(f"test_uas: {100 * c.uas:.2f}")
     print(f"dev_uas: {100 * c.dev_uas:.2f}")
     print(f"best_step: {c.best_step}")

@@ -4,6 +4,8 @@ ended at its cap, and the protocol table."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,6 +15,7 @@ from probekit.experiments.deviations import deviation_table
 from probekit.experiments.part3_pareto import (
     ceiling,
     experimental_setup,
+    learning_rate,
     parsing,
     parsing_experiment,
     representations,
@@ -176,3 +179,73 @@ def test_controls_cannot_outlast_their_parsers_stack():
     assert info.value.name == "memorise_steps"
     config = ParsingConfig.from_parameters(parsing_params(memorise_steps=20, max_steps=20))
     assert config.memorise_steps == config.max_steps
+
+
+def test_lr_trial_gives_every_representation_the_same_rates_and_picks_on_dev(splits):
+    """Tuning parity (issue 14): each representation is tried at every rate, and its best rate
+    is read off its own dev UAS."""
+    reps = {
+        name: representations.type_representation(name, splits, dim=4, seed=0)
+        for name in ("onehot", "random")
+    }
+    table = learning_rate.lr_trial(reps, splits, OPTS, rates=(0.01, 0.05))
+    assert sorted(map(tuple, table[["representation", "lr"]].to_numpy())) == [
+        ("onehot", 0.01),
+        ("onehot", 0.05),
+        ("random", 0.01),
+        ("random", 0.05),
+    ]
+    for _, g in table.groupby("representation"):
+        assert g["best"].sum() >= 1
+        assert (g.loc[g["best"], "dev_uas"] == g["dev_uas"].max()).all()
+
+
+def _trial(dev):
+    reps, rates = ("contextual", "fasttext"), (0.001, 0.002, 0.005)
+    return pd.DataFrame(
+        {
+            "representation": [r for r in reps for _ in rates],
+            "lr": [lr for _ in reps for lr in rates],
+            "dev_uas": dev,
+        }
+    )
+
+
+LABELS = {"contextual": "MiniLM", "fasttext": "fastText"}
+
+
+def test_lr_trial_display_is_dev_uas_in_percent_by_representation_and_rate():
+    shown = learning_rate.lr_trial_display(_trial([0.4, 0.5, 0.45, 0.2, 0.3, 0.33]), LABELS)
+    assert list(shown.index) == ["MiniLM", "fastText"]
+    assert list(shown.columns) == ["lr 0.001", "lr 0.002", "lr 0.005"]
+    assert shown.loc["fastText", "lr 0.005"] == pytest.approx(33.0)
+
+
+def test_lr_trial_numbers_say_what_the_shared_rate_costs_each_representation():
+    same = learning_rate.lr_trial_numbers(_trial([0.4, 0.5, 0.45, 0.2, 0.3, 0.25]), 0.002, LABELS)
+    assert same["lr_trial_text"] == "0.002 gave every representation its best development UAS"
+    assert same["lr_trial_worst"] == pytest.approx(0.0)
+    other = learning_rate.lr_trial_numbers(_trial([0.4, 0.5, 0.45, 0.2, 0.3, 0.33]), 0.002, LABELS)
+    assert other["lr_trial_text"] == (
+        "MiniLM did best at 0.002; fastText did best at 0.005, 3.0 points above its UAS at 0.002"
+    )
+    assert other["lr_trial_worst"] == pytest.approx(3.0)
+    assert other["lr_trial_cost"].startswith("The chapter's rate costs fastText the most, 3.0 ")
+    assert other["lr_trial_cost"].endswith("tilted against that rival.")
+    slow = learning_rate.lr_trial_numbers(_trial([0.5, 0.45, 0.4, 0.3, 0.3, 0.3]), 0.005, LABELS)
+    assert (
+        slow["lr_trial_cost"].endswith("tilted against it.")
+        and "MiniLM the most, 10.0" in (slow["lr_trial_cost"])
+    )
+    assert np.isnan(learning_rate.lr_trial_numbers(None, 0.002, LABELS)["lr_trial_worst"])
+    untried = learning_rate.lr_trial_numbers(_trial([0.4] * 6), 0.01, LABELS)
+    assert untried["lr_trial_text"] == "the trial did not try 0.01"
+
+
+def test_the_measured_lr_trial_is_shown_only_for_its_set_up():
+    assert learning_rate.measured_trial(ParsingConfig.from_parameters(parsing_params())) is None
+    book = SimpleNamespace(**learning_rate.MEASURED_SETUP)
+    table = learning_rate.measured_trial(book)
+    assert table is not None and set(table["lr"]) == set(learning_rate.TRIAL_RATES)
+    # Every representation was tried at every rate: the same search for each.
+    assert (table.groupby("representation")["lr"].nunique() == len(learning_rate.TRIAL_RATES)).all()

@@ -161,7 +161,8 @@ def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
     part in the choice: its test UAS in % (``best_ctx_uas``) and kind (``best_ctx_kind``); the
     measured ceiling in % (``ceiling_uas``, NaN when this run's encoder, layer, pooling or
     treebank differ from the measured set-up), its probe and training (``ceiling_setup``), the
-    updates to its best state (``ceiling_steps``, text) and the gap in points
+    updates to its best state (``ceiling_steps``, text), its training sentences
+    (``ceiling_train``, text) and the gap in points
     (``ceiling_gap``), with ``ceiling_text`` saying whether the gap is within
     :data:`CEILING_POINTS` and ``ceiling_reading`` what that means for the chapter.
     """
@@ -205,6 +206,7 @@ def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
         "ceiling_uas": ceiling_uas,
         "ceiling_setup": setup,
         "ceiling_steps": f"{ceiling.best_step:,d}" if ceiling is not None else "not measured",
+        "ceiling_train": f"all {ceiling.n_train:,d}" if ceiling is not None else "all the",
         "ceiling_gap": gap,
         "ceiling_text": text,
         "ceiling_reading": reading,

@@ -88,9 +88,9 @@ PROTOCOL_34: tuple[Setting, ...] = (
         "lr",
         0.001,
         "Adam at 0.001 (released code)",
-        "at 0.001 the parsers of our trial needed several times the updates to stop on their "
-        "own, more than the book's budget; at this rate most stop within it, lower than they "
-        "would at 0.001 (see the ceiling section)",
+        "one rate for every parser and control, as in the paper, at which most controls stop on "
+        "their own within the book's budget; the learning-rate trial in the text shows what it "
+        "costs each representation",
     ),
     Setting(
         "eval_every",
