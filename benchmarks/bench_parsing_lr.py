@@ -1,9 +1,10 @@
-"""The learning-rate trial of chapter 34 (issue 14: every representation gets the same search).
+"""The learning-rate trial of chapter 34 (issue 14: what one shared rate costs each side).
 
 One MLP parser (:data:`probekit.experiments.part3_pareto.learning_rate.TRIAL_MLP`) per
-representation and Adam rate, on chapter 34's ``book`` sample and options, each selected on its
-own dev UAS (:func:`~probekit.experiments.part3_pareto.learning_rate.lr_trial`). ``--quick``
-trains on 200 sentences for a few dozen updates, for CI.
+representation and Adam rate, on chapter 34's ``book`` sample and schedule, each read on its own
+dev UAS (:func:`~probekit.experiments.part3_pareto.learning_rate.lr_trial`); the chapter shows
+the recorded result (``learning_rate.MEASURED``). ``--quick`` trains on 200 sentences for a few
+dozen updates, for CI.
 
 Run: ``HF_HUB_OFFLINE=1 PROBEKIT_CACHE=/tmp/pkcache python benchmarks/bench_parsing_lr.py``.
 Prints the trial's table as CSV, then ``seconds: ...`` and each representation's best rate.

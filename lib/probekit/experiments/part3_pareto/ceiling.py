@@ -59,8 +59,8 @@ def parsing_ceiling(
 ) -> Ceiling:
     """Train one MLP biaffine probe to convergence and report its test UAS (appendix A).
 
-    ``splits`` should hold the whole training split (12,544 sentences for EWT v2.16) and ``rep`` its
-    representation; early stopping on dev UAS, as the chapter's parsers, with the stricter
+    ``splits`` should hold the whole training split (12,544 sentences for EWT v2.16) and ``rep``
+    its representation; early stopping on dev UAS, as the chapter's parsers, with the stricter
     :data:`CEILING_MIN_GAIN`.
     """
     run = parse_mlp_seeds(
