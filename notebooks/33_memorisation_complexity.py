@@ -395,9 +395,8 @@ for task, lead in leads.items():
     if lead is not None:
         for key, value in claims.interval_values(f"hv_gap_{task}", lead).items():
             g(key, value)
-g("model", config.model)
-g("layer", config.layer)
-g("pooling", config.pooling)
+for key, value in claims.lead_settings(config).items():
+    g(key, value)
 g.save("build/results/33_memorisation_complexity.json")
 
 # %% [markdown]

@@ -541,10 +541,18 @@ def test_separation_intervals_by_hand():
 def test_toy_leads_are_read_from_a_matching_run():
     config = ParsingConfig.from_parameters(parsing_params())
     lead = interval(-0.03, -0.05, -0.01)
-    saved = {"model": "default", "layer": -1, "pooling": "mean", "treebank": "tiny"}
+    saved = {**claims.lead_settings(config), "treebank": "tiny"}
     saved |= claims.interval_values("hv_gap_posl", lead)
     assert claims.toy_leads(saved, config, "tiny") == {"posl": lead}
     assert claims.toy_leads(saved | {"layer": 3}, config, "tiny") == {}
+    # A lead from another profile's type-level vectors (quick's 32 dimensions) is not comparable.
+    assert claims.toy_leads(saved | {"type_dim": 32}, config, "tiny") == {}
+    assert (
+        claims.toy_leads(saved | {"lead_representations": "contextual,onehot"}, config, "tiny")
+        == {}
+    )
+    old = {k: v for k, v in saved.items() if k not in ("type_dim", "fasttext_epochs")}
+    assert claims.toy_leads(old, config, "tiny") == {}
     assert claims.toy_leads(saved, config, "UD_English-EWT") == {}
     assert claims.toy_leads(None, config, "tiny") == {}
     nan = saved | claims.interval_values("hv_gap_dal", interval(math.nan, math.nan, math.nan))

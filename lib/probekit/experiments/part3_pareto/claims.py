@@ -421,6 +421,27 @@ def saved_interval(values: Mapping[str, Any] | None, prefix: str) -> Interval | 
     return Interval.from_dict(fields)
 
 
+def lead_settings(config: Any) -> dict[str, Any]:
+    """What a contextual lead in hypervolume depends on besides the task (claim III.5).
+
+    The contextual model, layer and pooling, and the type-level rivals: which representations
+    ran and how the type-level ones were built (their size, fastText's training). Chapter 33
+    saves these with its leads; chapter 34 compares them with its own, so that, for instance, a
+    lead measured under the ``quick`` profile's 32-dimensional vectors is never set against one
+    from ``book``.
+    """
+    return {
+        "model": config.model,
+        "layer": config.layer,
+        "pooling": config.pooling,
+        "lead_representations": ",".join(config.representations),
+        "type_dim": config.type_dim,
+        "fasttext_dim": config.fasttext_dim,
+        "fasttext_epochs": config.fasttext_epochs,
+        "fasttext_path": config.fasttext_path,
+    }
+
+
 def toy_leads(
     saved: Mapping[str, Any] | None, config: ParsingConfig, treebank: str
 ) -> dict[str, Interval]:
@@ -428,16 +449,11 @@ def toy_leads(
 
     ``saved`` is that chapter's saved results (or None); its leads are saved under
     ``hv_gap_<task>`` (:func:`interval_values`). They are used only when that chapter ran with
-    this chapter's model, layer, pooling and ``treebank`` (its name), and only where finite.
+    this chapter's :func:`lead_settings` and ``treebank`` (its name), and only where finite.
     """
     if saved is None:
         return {}
-    settings = {
-        "model": config.model,
-        "layer": config.layer,
-        "pooling": config.pooling,
-        "treebank": treebank,
-    }
+    settings = {**lead_settings(config), "treebank": treebank}
     if not all(saved.get(key) == value for key, value in settings.items()):
         return {}
     out = {}
