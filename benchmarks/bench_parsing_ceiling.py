@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import torch
 
-from probekit.book.params import read_parameters
+from probekit.book.params import effective_parameters
 from probekit.experiments.part3_pareto import ceiling, experimental_setup
 from probekit.experiments.part3_pareto.config import ParsingConfig
 
@@ -31,13 +31,17 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    params = {name: p.default for name, p in read_parameters(NOTEBOOK).items()}
-    params.update(representations=["contextual"], controls=["label_shuffled"], n_train=0, n_dev=0)
+    overrides = {
+        "representations": ["contextual"],
+        "controls": ["label_shuffled"],
+        "n_train": 0,
+        "n_dev": 0,
+    }
     options = ceiling.CEILING_OPTIONS
     if args.quick:
-        params.update(n_train=200, n_dev=100, n_test=100)
+        overrides.update(n_train=200, n_dev=100, n_test=100)
         options = replace(options, max_steps=200, eval_every=50)
-    config = ParsingConfig.from_parameters(params)
+    config = ParsingConfig.from_parameters(effective_parameters(NOTEBOOK, "book", overrides))
     setup = experimental_setup.build_pareto_setup(config)
     start = time.perf_counter()
     c = ceiling.parsing_ceiling(

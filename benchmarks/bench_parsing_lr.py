@@ -4,7 +4,7 @@ One MLP parser (:data:`probekit.experiments.part3_pareto.learning_rate.TRIAL_MLP
 representation and Adam rate, on chapter 34's ``book`` sample and schedule, each read on its own
 dev UAS (:func:`~probekit.experiments.part3_pareto.learning_rate.lr_trial`); the chapter shows
 the recorded result (``learning_rate.MEASURED``). ``--quick`` trains on 200 sentences for a few
-dozen updates, for CI.
+dozen updates (chapter 34's ``quick`` profile), for CI.
 
 Run: ``HF_HUB_OFFLINE=1 PROBEKIT_CACHE=/tmp/pkcache python benchmarks/bench_parsing_lr.py``.
 Prints the trial's table as CSV, then ``seconds: ...`` and each representation's best rate.
@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from probekit.book.params import read_parameters
+from probekit.book.params import effective_parameters
 from probekit.experiments.part3_pareto import experimental_setup, learning_rate
 from probekit.experiments.part3_pareto.config import ParsingConfig
 
@@ -30,18 +30,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    params = {name: p.default for name, p in read_parameters(NOTEBOOK).items()}
-    params.update(controls=["label_shuffled"])
-    if args.quick:
-        params.update(
-            n_train=200,
-            n_dev=100,
-            n_test=100,
-            max_steps=40,
-            memorise_steps=40,
-            eval_every=10,
-            fasttext_epochs=2,
-        )
+    # The trial trains no controls: without the fully-shuffled one, no shuffled sentences are
+    # encoded.
+    params = effective_parameters(
+        NOTEBOOK, "quick" if args.quick else "book", {"controls": ["label_shuffled"]}
+    )
     config = ParsingConfig.from_parameters(params)
     setup = experimental_setup.build_pareto_setup(config)
     start = time.perf_counter()

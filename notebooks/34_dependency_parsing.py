@@ -344,9 +344,9 @@ for key, value in parsing_experiment.ceiling_numbers(runs, config).items():
 # representation would look simpler than it is.
 # One rate can still suit some representations better than others, so a trial outside the book
 # (`python benchmarks/bench_parsing_lr.py`) measured what each rate gives each of them, the same
-# way for all: one parser with one hidden layer of {glue:text}`ch34_lr_trial_hidden:d` units (the
-# widest this chapter draws) per representation and rate, on this chapter's training sample and
-# with its schedule. The table gives each run's development UAS in %.
+# way for all: one parser with one hidden layer of {glue:text}`ch34_lr_trial_hidden:d` units (as
+# wide as the book's architectures get) per representation and rate, on the book's training
+# sample and with its schedule. The table gives each run's development UAS in %.
 
 # %% tags=["hide-input"]
 trial = learning_rate.measured_trial(config)

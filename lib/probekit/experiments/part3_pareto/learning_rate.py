@@ -48,8 +48,8 @@ def lr_trial(
     """Train :data:`TRIAL_MLP` on every representation at every rate (chapter 34's options).
 
     Returns one row per (representation, lr) with the :data:`COLUMNS`: dev and test UAS (in
-    [0, 1]), the best step and whether the run ended at its cap; plus ``best``, True for each
-    representation's best rate by dev UAS (the test set plays no part in the choice).
+    [0, 1]), the best step and whether the run ended at its cap. :func:`best_rates` reads each
+    representation's best rate off the dev UAS (the test set plays no part in the choice).
     """
     rows = []
     for name, rep in reps.items():
@@ -68,12 +68,7 @@ def lr_trial(
                     bool(r["at_cap"]),
                 )
             )
-    return _with_best(pd.DataFrame(rows, columns=COLUMNS))
-
-
-def _with_best(table: pd.DataFrame) -> pd.DataFrame:
-    best = table.groupby("representation")["dev_uas"].transform("max")
-    return table.assign(best=table["dev_uas"] == best)
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def best_rates(table: pd.DataFrame) -> dict[str, float]:
@@ -99,10 +94,9 @@ def lr_trial_numbers(
     """Glue values on the trial against the chapter's shared rate ``lr``.
 
     ``lr_trial_text``: which representations do best at ``lr``, and which preferred another rate
-    and by how many points of dev UAS; ``lr_trial_worst``: the most dev UAS (in points) any
-    representation gives up at ``lr`` (NaN without a trial, or when ``lr`` was not tried);
-    ``lr_trial_cost``: a sentence on who gives up the most, and which way that tilts the
-    comparison of the contextual representation with the others.
+    and by how many points of dev UAS; ``lr_trial_cost``: a sentence on who gives up the most
+    dev UAS at ``lr``, and which way that tilts the comparison of the contextual representation
+    with the others (or why that is not known: no trial for this set-up, or ``lr`` not tried).
     """
     if table is None:
         return _no_trial("no trial was recorded for this set-up")
@@ -125,22 +119,21 @@ def lr_trial_numbers(
         head = f"{_join(rest)} did best at {lr:g}; " if rest else ""
         text = head + parts
     worst = str(loss.idxmax())
-    cost = (
-        f"The chapter's rate costs {labels.get(worst, worst)} the most, {loss.max():.1f} points "
-        "of development UAS"
-    )
-    if worst == "contextual":
-        cost += ", so on UAS the comparisons below are, if anything, tilted against it."
-    elif loss.max() > 0:
-        cost += ", so on UAS the comparisons below are, if anything, tilted against that rival."
-    else:
+    if not loss.max() > 0:
         cost = "The chapter's rate costs no representation any development UAS."
-    return {"lr_trial_text": text, "lr_trial_worst": float(loss.max()), "lr_trial_cost": cost}
+    else:
+        whom = "it" if worst == "contextual" else "that rival"
+        cost = (
+            f"The chapter's rate costs {labels.get(worst, worst)} the most, {loss.max():.1f} "
+            f"points of development UAS, so on UAS the comparisons below are, if anything, "
+            f"tilted against {whom}."
+        )
+    return {"lr_trial_text": text, "lr_trial_cost": cost}
 
 
 def _no_trial(text: str) -> dict[str, Any]:
     cost = "What the chapter's rate costs each representation was not measured for this set-up."
-    return {"lr_trial_text": text, "lr_trial_worst": np.nan, "lr_trial_cost": cost}
+    return {"lr_trial_text": text, "lr_trial_cost": cost}
 
 
 def _join(names: Sequence[str]) -> str:
@@ -193,4 +186,4 @@ def measured_trial(config: Any) -> pd.DataFrame | None:
     """The :data:`MEASURED` table, as :func:`lr_trial` returns it, for its set-up; else None."""
     if not all(getattr(config, k, None) == v for k, v in MEASURED_SETUP.items()):
         return None
-    return _with_best(pd.DataFrame(list(MEASURED), columns=COLUMNS))
+    return pd.DataFrame(list(MEASURED), columns=COLUMNS)
