@@ -138,8 +138,9 @@ def cap_share_numbers(table: pd.DataFrame) -> dict[str, float | str]:
     else:
         text = (
             f"at or above the target of {target:.0f} % for {', '.join(above) or 'all runs'}, "
-            "so those runs were still improving when they stopped and the numbers that rest on "
-            "them measure the training budget as well as the representation"
+            "so the stopping rule had not seen those runs level off when the cap stopped them, "
+            "and the numbers that rest on them measure the training budget as well as the "
+            "representation"
         )
     return {
         "cap_share": 100 * total,

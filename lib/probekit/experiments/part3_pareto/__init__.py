@@ -25,6 +25,9 @@ One module per job, in the paper's order:
   computes its interval from the runs; the chapters and the claims ledger judge them alike.
 - :mod:`.figures`: Pareto curves (Figs. 1 to 9) and the toy tasks' figures.
 - :mod:`.paper`: the paper's reported numbers.
+- :mod:`.ceiling`, :mod:`.learning_rate` and :mod:`.unbudgeted`: measurements recorded outside
+  the book (chapter 34's converged ceiling, its learning-rate trial, and chapters 33 and 34 run
+  once without the book's budget), shown by the chapters whose set-up they match.
 
 Nothing is re-exported here: chapters and tests import the module they use.
 """
