@@ -95,3 +95,10 @@ def test_the_prose_compares_each_lead_and_says_when_one_changes_sign():
     assert missing["unbudgeted_leads"].endswith(": not every lead was measured in this run")
     other = unbudgeted.budget_numbers("34_dependency_parsing", None, {})
     assert set(other) == set(same) and "book's set-up only" in other["unbudgeted_leads"]
+
+
+def test_the_chapters_and_the_rerun_page_give_the_recorded_commands():
+    page = (NOTEBOOKS.parent / "book" / "rerun.md").read_text()
+    for slug, run in unbudgeted.RUNS.items():
+        assert run.command in page
+        assert run.command in (NOTEBOOKS / f"{slug}.py").read_text()
