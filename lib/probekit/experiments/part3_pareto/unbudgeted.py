@@ -51,7 +51,6 @@ class UnbudgetedRun:
         return all(getattr(config, k, None) == v for k, v in self.setup.items())
 
 
-# One row per value shown: the label, the saved key, and the scale and format of its display.
 ROWS: dict[str, tuple[tuple[str, str, float, str], ...]] = {
     "33_memorisation_complexity": (
         ("controls and probes at their cap (%)", "cap_share", 1.0, "{:.0f}"),
@@ -74,7 +73,8 @@ ROWS: dict[str, tuple[tuple[str, str, float, str], ...]] = {
         ("frontiers checked", "stability_n_frontiers", 1.0, "{:.0f}"),
     ),
 }
-"""What :func:`budget_table` shows for each chapter."""
+"""What :func:`budget_table` shows for each chapter: one row per value, with its label, its
+saved key, and the scale and format of its display."""
 
 
 def _shown(value: Any, scale: float, fmt: str) -> str:
