@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from probekit.experiments.config import has_setup
 from probekit.experiments.part3_pareto.parsing import parse_mlp_seeds
 from probekit.experiments.part3_pareto.representations import Representation, Splits
 from probekit.probes.mlp_stack import MLPConfig
@@ -92,5 +93,4 @@ MEASURED = Ceiling(uas=0.5732, dev_uas=0.5687, best_step=5750, at_cap=False, n_t
 
 def measured_ceiling(config: Any) -> Ceiling | None:
     """:data:`MEASURED` when a chapter's configuration matches its set-up, else None."""
-    same = all(getattr(config, k, None) == v for k, v in MEASURED_SETUP.items())
-    return MEASURED if same else None
+    return MEASURED if has_setup(config, MEASURED_SETUP) else None

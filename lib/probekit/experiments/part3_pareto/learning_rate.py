@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from probekit.experiments.config import has_setup
 from probekit.experiments.part3_pareto.parsing import parse_mlp_seeds
 from probekit.experiments.part3_pareto.representations import Representation, Splits
 from probekit.probes.mlp_stack import MLPConfig
@@ -184,6 +185,6 @@ MEASURED: tuple[tuple[str, float, float, float, int, bool], ...] = (
 
 def measured_trial(config: Any) -> pd.DataFrame | None:
     """The :data:`MEASURED` table, as :func:`lr_trial` returns it, for its set-up; else None."""
-    if not all(getattr(config, k, None) == v for k, v in MEASURED_SETUP.items()):
+    if not has_setup(config, MEASURED_SETUP):
         return None
     return pd.DataFrame(list(MEASURED), columns=COLUMNS)

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from probekit.experiments.config import has_setup
+
 
 @dataclass(frozen=True)
 class UnbudgetedRun:
@@ -48,7 +50,7 @@ class UnbudgetedRun:
 
     def matches(self, config: Any) -> bool:
         """Whether ``config`` has the book's set-up, budget included (:attr:`setup`)."""
-        return all(getattr(config, k, None) == v for k, v in self.setup.items())
+        return has_setup(config, self.setup)
 
 
 ROWS: dict[str, tuple[tuple[str, str, float, str], ...]] = {
