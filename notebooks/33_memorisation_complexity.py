@@ -369,14 +369,14 @@ g("simple_budget", config.simple_budget)
 # §6.1), not under memorisation complexity, so this chapter only reports who leads; the claim is
 # judged in {ref}`sec-ch32`.
 #
-# ## The contextual lead, for the parsing chapter
+# ## The contextual lead, for the comparison with parsing
 #
 # The paper's case for parsing (its §7.2) compares how far the contextual representation leads
 # the best type-level one on parsing and on these two tasks.
 # On the toy tasks we measure that lead here: the contextual representation's hypervolume under
 # {glue:text}`ch33_x_name` complexity minus the largest hypervolume of the other
-# representations, with the same resampling of test sentences as above; {ref}`sec-ch34` reads
-# the two intervals.
+# representations, with the same resampling of test sentences as above; {ref}`sec-ch35` sets
+# the two intervals against the lead on parsing of {ref}`sec-ch34`.
 
 # %% tags=["hide-input"]
 leads = {
@@ -432,7 +432,7 @@ for key, value in budget.items():
 
 # %% [markdown]
 # In numbers, {glue:text}`ch33_unbudgeted_leads`.
-# The verdicts below, and claim III.5 in {ref}`sec-ch34`, are judged on this chapter's capped
+# The verdicts below, and claim III.5 in {ref}`sec-ch35`, are judged on this chapter's capped
 # controls.
 #
 # ## Verdicts

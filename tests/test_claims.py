@@ -203,7 +203,7 @@ def test_untested_values_read_as_not_tested():
 
 def test_glue_untested_glues_the_untested_values():
     c = part3.SEPARATION
-    g = Glue("ch34")
+    g = Glue("ch35")
     g.untested(c, "no lead of chapter 33")
     assert same(g.values, c.untested_values("no lead of chapter 33"))
     assert g.values["separation_worst_reading"].endswith("(no lead of chapter 33)")

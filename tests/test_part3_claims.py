@@ -24,8 +24,10 @@ from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
 from probekit.experiments.part3_pareto import (
     claims,
+    figures,
     frontiers,
     memorisation_experiment,
+    paper,
     parametric_experiment,
     resampling,
     toy_tasks,
@@ -538,25 +540,59 @@ def test_separation_intervals_by_hand():
     assert claims.separation_intervals(None, toy) == {}
 
 
-def test_toy_leads_are_read_from_a_matching_run():
+def test_saved_leads_are_read_only_from_matching_runs():
     config = ParsingConfig.from_parameters(parsing_params())
-    lead = interval(-0.03, -0.05, -0.01)
-    saved = {**claims.lead_settings(config), "treebank": "tiny"}
-    saved |= claims.interval_values("hv_gap_posl", lead)
-    assert claims.toy_leads(saved, config, "tiny") == {"posl": lead}
-    assert claims.toy_leads(saved | {"layer": 3}, config, "tiny") == {}
-    # A lead from another profile's type-level vectors (quick's 32 dimensions) is not comparable.
-    assert claims.toy_leads(saved | {"type_dim": 32}, config, "tiny") == {}
-    assert (
-        claims.toy_leads(saved | {"lead_representations": "contextual,onehot"}, config, "tiny")
-        == {}
-    )
-    old = {k: v for k, v in saved.items() if k not in ("type_dim", "fasttext_epochs")}
-    assert claims.toy_leads(old, config, "tiny") == {}
-    assert claims.toy_leads(saved, config, "UD_English-EWT") == {}
-    assert claims.toy_leads(None, config, "tiny") == {}
-    nan = saved | claims.interval_values("hv_gap_dal", interval(math.nan, math.nan, math.nan))
-    assert set(claims.toy_leads(nan, config, "tiny")) == {"posl"}
+    settings = {**claims.lead_settings(config), "treebank": "tiny"}
+    parse_lead, posl_lead = interval(0.1, 0.08, 0.12), interval(-0.03, -0.05, -0.01)
+    parsing = settings | claims.interval_values("hv_gap_parse", parse_lead)
+    toy = settings | claims.interval_values("hv_gap_posl", posl_lead)
+    assert claims.saved_leads(parsing, toy) == (parse_lead, {"posl": posl_lead})
+    # Chapter 33 run with another layer, or another profile's type-level vectors (quick's 32
+    # dimensions), or fewer rivals, or on another treebank: its leads are not comparable.
+    for change in ({"layer": 3}, {"type_dim": 32}, {"lead_representations": "contextual,onehot"},
+                   {"treebank": "UD_English-EWT"}):  # fmt: skip
+        assert claims.saved_leads(parsing, toy | change) == (parse_lead, {})
+    # A setting neither chapter saved does not count as agreeing.
+    old = {k: v for k, v in toy.items() if k not in ("type_dim", "fasttext_epochs")}
+    assert claims.saved_leads(parsing, old) == (parse_lead, {})
+    assert claims.saved_leads({k: v for k, v in parsing.items() if k != "type_dim"}, old)[1] == {}
+    # A missing chapter, or a missing or undefined lead, is left out.
+    assert claims.saved_leads(parsing, None) == (parse_lead, {})
+    assert claims.saved_leads(None, toy) == (None, {})
+    assert claims.saved_leads(settings, toy) == (None, {"posl": posl_lead})
+    nan = toy | claims.interval_values("hv_gap_dal", interval(math.nan, math.nan, math.nan))
+    assert set(claims.saved_leads(parsing, nan)[1]) == {"posl"}
+    undefined = parsing | claims.interval_values("hv_gap_parse", interval(math.nan, 0, 0))
+    assert claims.saved_leads(undefined, toy)[0] is None
+
+
+def test_the_chapters_with_a_lead_run_side_by_side_and_chapter_35_reads_both():
+    """Chapters 33 and 34 (the longest two) share no edge in the book's task graph, so that a
+    third worker runs them at once; chapter 35 judges III.5 from what both saved."""
+    from probekit.book.graph import declared_reads
+
+    root = NOTEBOOKS.parent
+    reads = {slug: declared_reads(NOTEBOOKS / f"{slug}.py", root)
+             for slug in ("33_memorisation_complexity", "34_dependency_parsing",
+                          "35_parsing_against_toy_tasks")}  # fmt: skip
+    assert reads["33_memorisation_complexity"] == reads["34_dependency_parsing"] == []
+    assert reads["35_parsing_against_toy_tasks"] == [
+        "33_memorisation_complexity",
+        "34_dependency_parsing",
+    ]
+    assert claims.SEPARATION.chapter == "35_parsing_against_toy_tasks"
+
+
+def test_plot_contextual_leads_draws_ours_where_measured_and_every_paper_lead():
+    leads = {"parse": interval(0.1, 0.08, 0.12), "posl": interval(0.05, 0.04, 0.06)}
+    fig = figures.plot_contextual_leads(leads, paper.paper_leads())
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["POSL", "DAL", "Dependency parsing"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "ours (90 % interval)",
+        "the paper",
+    ]
+    assert len(ax.containers) == 2  # an error bar per measured lead: DAL has none
 
 
 def test_separation_claim_mutations():
@@ -658,7 +694,7 @@ def test_every_claim_is_glued_and_stated_in_its_chapter(claim):
     source = (NOTEBOOKS / f"{claim.chapter}.py").read_text()
     prose = "\n".join(markdown(NOTEBOOKS / f"{claim.chapter}.py"))
     prefix = f"ch{claim.chapter[:2]}_{claim.key}"
-    verdicts = prose.split("## Verdicts")[1]
+    verdicts = prose.split("## Verdict")[1]  # "## Verdict" or "## Verdicts"
     assert f"**{claim.text}: {{glue:text}}`{prefix}_verdict`.**" in " ".join(verdicts.split())
     assert f"{{glue:text}}`{prefix}_power:.2f`" in verdicts
     fields = ["text", "sesoi", "sesoi_reason", "reading"]

@@ -18,12 +18,13 @@ One module per job, in the paper's order:
 - :mod:`.memorisation_experiment`: chapter 33, the MLPs on POSL and DAL and their readings.
 - :mod:`.toy_tasks`: lookup baselines and label entropies (§7.1, appendix B).
 - :mod:`.parsing`: biaffine parsing probes (§7.2, appendices A and C).
-- :mod:`.parsing_experiment`: chapter 34, the parsers and the contrast with the toy tasks.
+- :mod:`.parsing_experiment`: chapter 34, the parsers and their readings.
 - :mod:`.resampling`: sentence bootstraps of frontier statistics (hypervolume leads, best
   accuracies), resampling all probes' per-sentence scores together.
 - :mod:`.claims`: the paper's claims (III.1 to III.6), each with its rule and the function that
   computes its interval from the runs; the chapters and the claims ledger judge them alike.
-- :mod:`.figures`: Pareto curves (Figs. 1 to 9) and the toy tasks' figures.
+- :mod:`.figures`: Pareto curves (Figs. 1 to 9), the toy tasks' figures and the contextual leads
+  that chapter 35 sets side by side (§7.2).
 - :mod:`.paper`: the paper's reported numbers.
 - :mod:`.ceiling`, :mod:`.learning_rate` and :mod:`.unbudgeted`: measurements recorded outside
   the book (chapter 34's converged ceiling, its learning-rate trial, and chapters 33 and 34 run

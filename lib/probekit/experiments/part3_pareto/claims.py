@@ -15,8 +15,9 @@ intervals back and judges them with the same rule (:data:`CLAIMS`).
 - III.4 (§6.2): MLPs that memorise little are as accurate as those that memorise a lot, for
   every task and representation: :func:`simple_as_good_intervals`.
 - III.5 (§7.2): parsing separates contextual from non-contextual representations better than
-  POSL and DAL: :func:`contextual_lead_interval` per task (chapters 33 and 34) and
-  :func:`separation_intervals`.
+  POSL and DAL: :func:`contextual_lead_interval` per task (chapters 33 and 34 save theirs),
+  read back by :func:`saved_leads` and set against each other by :func:`separation_intervals`
+  in chapter 35.
 - III.6 (§7.2): the contextual parser beats the best non-contextual one on UAS, over test
   sentences and training seeds: :func:`uas_interval`.
 
@@ -28,7 +29,7 @@ measured no part saves the claim as not tested
 Claims the chapters no longer judge: "one-hot wins for simple probes" under memorisation
 complexity (the paper makes it under the nuclear norm only, §6.1) and for linear parsers
 (appendix C, the same claim as III.3 on another task); "parsing separates..." in chapters 32
-and 33 (it is chapter 34's claim).
+and 33 (it is chapter 35's claim).
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from scipy import stats
 
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
-from probekit.experiments.part3_pareto.config import ParsingConfig
 from probekit.experiments.part3_pareto.memorisation_experiment import MemorisationRuns
 from probekit.experiments.part3_pareto.paper import PAPER, paper_gap_numbers
 from probekit.experiments.part3_pareto.parametric_experiment import ParametricRuns
@@ -204,8 +204,8 @@ SEPARATION = Claim(
     "III.5",
     PAPER_KEY,
     "§7.2",
-    "34_dependency_parsing",
-    "sec-ch34",
+    "35_parsing_against_toy_tasks",
+    "sec-ch35",
     "Dependency parsing separates contextual from non-contextual representations better "
     "than the toy tasks do",
     SEPARATION_RULE,
@@ -358,8 +358,8 @@ def separation_intervals(
 ) -> dict[str, Interval]:
     """III.5: the contextual lead on parsing minus the lead on each toy task.
 
-    The toy tasks' leads come from chapter 33's run (:func:`saved_interval`), whose test
-    sentences were resampled independently of this chapter's; the two estimates are therefore
+    The parsing lead comes from chapter 34's run and the toy tasks' from chapter 33's
+    (:func:`saved_leads`), whose test sentences were resampled independently; the two are therefore
     treated as independent: their variances add, and the interval is normal at the rule's
     level. (Where both chapters score the same test sentences the leads may covary; a positive
     covariance, the likely sign, makes this interval wider than a joint resample's.) A toy task
@@ -421,44 +421,51 @@ def saved_interval(values: Mapping[str, Any] | None, prefix: str) -> Interval | 
     return Interval.from_dict(fields)
 
 
+LEAD_SETTINGS = (
+    "model",
+    "layer",
+    "pooling",
+    "type_dim",
+    "fasttext_dim",
+    "fasttext_epochs",
+    "fasttext_path",
+)
+"""The configuration fields a contextual lead in hypervolume depends on (:func:`lead_settings`)."""
+
+
 def lead_settings(config: Any) -> dict[str, Any]:
     """What a contextual lead in hypervolume depends on besides the task (claim III.5).
 
-    The contextual model, layer and pooling, and the type-level rivals: which representations
-    ran and how the type-level ones were built (their size, fastText's training). Chapter 33
-    saves these with its leads; chapter 34 compares them with its own, so that, for instance, a
-    lead measured under the ``quick`` profile's 32-dimensional vectors is never set against one
-    from ``book``.
+    The contextual model, layer and pooling (:data:`LEAD_SETTINGS`), and the type-level rivals:
+    which representations ran and how the type-level ones were built (their size, fastText's
+    training). Chapters 33 and 34 save these with their leads, and chapter 35 sets two leads
+    against each other only where they agree, so that, for instance, a lead measured under the
+    ``quick`` profile's 32-dimensional vectors is never set against one from ``book``.
     """
-    return {
-        "model": config.model,
-        "layer": config.layer,
-        "pooling": config.pooling,
-        "lead_representations": ",".join(config.representations),
-        "type_dim": config.type_dim,
-        "fasttext_dim": config.fasttext_dim,
-        "fasttext_epochs": config.fasttext_epochs,
-        "fasttext_path": config.fasttext_path,
-    }
+    settings = {key: getattr(config, key) for key in LEAD_SETTINGS}
+    return settings | {"lead_representations": ",".join(config.representations)}
 
 
-def toy_leads(
-    saved: Mapping[str, Any] | None, config: ParsingConfig, treebank: str
-) -> dict[str, Interval]:
-    """The contextual leads on POSL and DAL that chapter 33 saved, for III.5 in chapter 34.
+def _finite(interval: Interval | None) -> Interval | None:
+    return interval if interval is not None and math.isfinite(interval.estimate) else None
 
-    ``saved`` is that chapter's saved results (or None); its leads are saved under
-    ``hv_gap_<task>`` (:func:`interval_values`). They are used only when that chapter ran with
-    this chapter's :func:`lead_settings` and ``treebank`` (its name), and only where finite.
+
+def saved_leads(
+    parsing: Mapping[str, Any] | None, toy: Mapping[str, Any] | None
+) -> tuple[Interval | None, dict[str, Interval]]:
+    """The contextual leads that chapters 34 (parsing) and 33 (POSL, DAL) saved, for III.5.
+
+    ``parsing`` and ``toy`` are those chapters' saved results (or None); each saves its leads
+    under ``hv_gap_<task>`` (:func:`interval_values`), with its :func:`lead_settings` and its
+    ``treebank`` (name). Returns the parsing lead (None when missing or not finite) and the
+    finite toy leads by task; the toy leads only when both chapters saved the same settings and
+    treebank (a setting neither saved does not count as agreeing).
     """
-    if saved is None:
-        return {}
-    settings = {**lead_settings(config), "treebank": treebank}
-    if not all(saved.get(key) == value for key, value in settings.items()):
-        return {}
-    out = {}
-    for task in TASKS:
-        interval = saved_interval(saved, f"hv_gap_{task}")
-        if interval is not None and math.isfinite(interval.estimate):
-            out[task] = interval
-    return out
+    parse = _finite(saved_interval(parsing, "hv_gap_parse"))
+    if parsing is None or toy is None:
+        return parse, {}
+    keys = (*LEAD_SETTINGS, "lead_representations", "treebank")
+    if not all(key in parsing and key in toy and parsing[key] == toy[key] for key in keys):
+        return parse, {}
+    leads = {task: _finite(saved_interval(toy, f"hv_gap_{task}")) for task in TASKS}
+    return parse, {task: lead for task, lead in leads.items() if lead is not None}

@@ -237,10 +237,10 @@ class ParsingConfig(MemorisationSetupConfig):
     MLP parsers under memorisation complexity (the controls train beside their parsers, so
     ``memorise_steps`` may not exceed ``max_steps``), and, when ``linear``, ``n_probes`` linear
     parsers with nuclear-norm weights up to ``alpha_max``, capped at ``max_norm`` and simple up to
-    ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the interval of claim
-    III.5, and the ``claim_seeds`` with which the two parsers that claim III.6 compares are
-    trained again (at least two: with one seed per parser the seed variance would be invisible
-    and the interval too narrow, Reimers & Gurevych 2017).
+    ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the interval of the
+    contextual lead (claim III.5), and the ``claim_seeds`` with which the two parsers that claim
+    III.6 compares are trained again (at least two: with one seed per parser the seed variance
+    would be invisible and the interval too narrow, Reimers & Gurevych 2017).
     """
 
     linear: bool

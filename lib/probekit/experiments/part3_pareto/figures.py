@@ -7,6 +7,8 @@ Figure in the book's style.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from probekit.experiments.part3_pareto.representations import (
     TASK_TITLES,
 )
 from probekit.methods.pareto import frontier
+from probekit.stats.intervals import Interval
 
 
 def placeholder_figure(text: str):
@@ -178,4 +181,42 @@ def plot_label_entropies(entropies: pd.DataFrame):
     ax.set_yticks(y, [TASK_TITLES[t] for t in tasks])
     ax.set(xlabel="entropy (bits)", title="Label uncertainty before and after the word")
     ax.legend(loc="lower right")
+    return fig
+
+
+def plot_contextual_leads(leads: Mapping[str, Interval | None], paper: Mapping[str, float]):
+    """The contextual leads in hypervolume on each task, ours against the paper's (§7.2).
+
+    ``leads`` maps tasks (keys of ``TASK_TITLES``: posl, dal, parse) to our interval (chapters
+    33 and 34), missing or None where not measured; ``paper`` maps the same tasks to the paper's leads (Tables 2 and 3). One row per
+    task: our estimate with its interval, and the paper's value as an open marker.
+    """
+    plots.use_style()
+    tasks = list(TASK_TITLES)
+    ours, theirs = plots.colors(2)
+    ours_label = "ours (90 % interval)"
+    fig, ax = plt.subplots(figsize=(plots.WIDTH, 0.6 + 0.55 * len(tasks)))
+    for row, task in enumerate(tasks):
+        lead = leads.get(task)
+        if lead is not None:
+            ax.errorbar(
+                lead.estimate,
+                row,
+                xerr=[[lead.estimate - lead.low], [lead.high - lead.estimate]],
+                fmt="o",
+                color=ours,
+                capsize=3,
+                label=ours_label,
+            )
+        if task in paper:
+            ax.plot(paper[task], row, "D", mfc="none", color=theirs, label="the paper")
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_yticks(range(len(tasks)), [TASK_TITLES[t] for t in tasks])
+    ax.invert_yaxis()
+    ax.set_xlabel("contextual hypervolume minus the best type-level one")
+    # One legend entry per kind, however many tasks drew it, ours first.
+    handles, names = ax.get_legend_handles_labels()
+    unique = dict(zip(names, handles, strict=True))
+    order = sorted(unique, key=lambda name: name != ours_label)
+    ax.legend([unique[n] for n in order], order, loc="lower right", fontsize="small")
     return fig

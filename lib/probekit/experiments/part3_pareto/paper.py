@@ -2,7 +2,7 @@
 
 What the paper reports and what its released runs give, for the chapters' side-by-side comparisons:
 :data:`PAPER`, added to a hypervolume table by :func:`paper_comparison` and set beside ours, by glue
-name, by :func:`table3_numbers`; :func:`paper_gap_numbers` gives the paper's contextual leads.
+name, by :func:`table3_numbers`; :func:`paper_leads` gives the paper's contextual leads.
 """
 
 from __future__ import annotations
@@ -103,15 +103,19 @@ def table3_numbers(hv: pd.DataFrame, families: Sequence[str]) -> dict[str, float
     return numbers
 
 
-def paper_gap_numbers() -> dict[str, float]:
-    """BERT's label-shuffled hypervolume minus the best type-level one in the paper.
+def paper_leads() -> dict[str, float]:
+    """BERT's label-shuffled hypervolume minus the best type-level one in the paper, by task.
 
-    This is §7.2's argument, by glue name: ``paper_gap_parse`` (Table 2) and ``paper_gap_<task>``
-    for POSL and DAL (Table 3).
+    This is §7.2's argument: ``parse`` from Table 2, ``posl`` and ``dal`` from Table 3.
     """
     table2 = PAPER["table2"]
-    numbers = {"paper_gap_parse": table2["contextual"] - max(table2[n] for n in NON_CONTEXTUAL)}
+    leads = {"parse": table2["contextual"] - max(table2[n] for n in NON_CONTEXTUAL)}
     for task in TASKS:
         table3 = PAPER["table3"][(task, "label_shuffled")]
-        numbers[f"paper_gap_{task}"] = table3["contextual"] - max(table3[n] for n in NON_CONTEXTUAL)
-    return numbers
+        leads[task] = table3["contextual"] - max(table3[n] for n in NON_CONTEXTUAL)
+    return leads
+
+
+def paper_gap_numbers() -> dict[str, float]:
+    """:func:`paper_leads` by glue name: ``paper_gap_<task>``."""
+    return {f"paper_gap_{task}": lead for task, lead in paper_leads().items()}
