@@ -94,13 +94,13 @@ def test_table3_numbers_set_ours_beside_the_paper():
     assert "hv_dal_fully_shuffled_onehot" not in controls
 
 
-def test_paper_gap_numbers_follow_tables_2_and_3():
-    gaps = paper.paper_gap_numbers()
+def test_paper_leads_follow_tables_2_and_3():
+    leads = paper.paper_leads()
     t2 = paper.PAPER["table2"]
-    assert gaps["paper_gap_parse"] == pytest.approx(t2["contextual"] - t2["fasttext"])
+    assert leads["parse"] == pytest.approx(t2["contextual"] - t2["fasttext"])
     for task in representations.TASKS:
         t3 = paper.PAPER["table3"][(task, "label_shuffled")]
-        assert gaps[f"paper_gap_{task}"] == pytest.approx(t3["contextual"] - t3["fasttext"])
+        assert leads[task] == pytest.approx(t3["contextual"] - t3["fasttext"])
 
 
 # --------------------------------------------------------------------------------------------

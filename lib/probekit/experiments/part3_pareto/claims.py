@@ -44,7 +44,7 @@ from scipy import stats
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
 from probekit.experiments.part3_pareto.memorisation_experiment import MemorisationRuns
-from probekit.experiments.part3_pareto.paper import PAPER, paper_gap_numbers
+from probekit.experiments.part3_pareto.paper import PAPER, paper_leads
 from probekit.experiments.part3_pareto.parametric_experiment import ParametricRuns
 from probekit.experiments.part3_pareto.representations import (
     LABELS,
@@ -117,8 +117,8 @@ SIMPLE_AS_GOOD_RULE = Rule(
 
 def _separation_sesoi() -> float:
     """Half the paper's smaller effect: Table 2's parsing gap minus Table 3's larger toy gap."""
-    gaps = paper_gap_numbers()
-    return round(0.5 * min(gaps["paper_gap_parse"] - gaps[f"paper_gap_{t}"] for t in TASKS), 4)
+    leads = paper_leads()
+    return round(0.5 * min(leads["parse"] - leads[t] for t in TASKS), 4)
 
 
 SEPARATION_RULE = Rule(

@@ -188,8 +188,9 @@ def plot_contextual_leads(leads: Mapping[str, Interval | None], paper: Mapping[s
     """The contextual leads in hypervolume on each task, ours against the paper's (§7.2).
 
     ``leads`` maps tasks (keys of ``TASK_TITLES``: posl, dal, parse) to our interval (chapters
-    33 and 34), missing or None where not measured; ``paper`` maps the same tasks to the paper's leads (Tables 2 and 3). One row per
-    task: our estimate with its interval, and the paper's value as an open marker.
+    33 and 34), missing or None where not measured; ``paper`` maps the same tasks to the paper's
+    leads (Tables 2 and 3). One row per task: our estimate with its interval, and the paper's
+    value as an open marker.
     """
     plots.use_style()
     tasks = list(TASK_TITLES)

@@ -114,8 +114,3 @@ def paper_leads() -> dict[str, float]:
         table3 = PAPER["table3"][(task, "label_shuffled")]
         leads[task] = table3["contextual"] - max(table3[n] for n in NON_CONTEXTUAL)
     return leads
-
-
-def paper_gap_numbers() -> dict[str, float]:
-    """:func:`paper_leads` by glue name: ``paper_gap_<task>``."""
-    return {f"paper_gap_{task}": lead for task, lead in paper_leads().items()}
