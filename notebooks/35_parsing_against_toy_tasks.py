@@ -22,6 +22,16 @@
 # Parsing would then be the better probing task, because it shows more of what context adds.
 # This page makes that comparison with the two leads measured in this build: the lead on the toy
 # tasks from {ref}`sec-ch33`, the lead on parsing from {ref}`sec-ch34`.
+
+# %% tags=["parameters"]
+# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
+# fmt: off
+results_dir: str = "build/results"  # directory of the chapters' saved results (one JSON each)
+device: str = "auto"  # unused here (nothing is trained or encoded); kept so every chapter takes it
+# fmt: on
+
+# %% [markdown]
+# ## Setup
 #
 # A lead is the label-shuffled hypervolume of the contextual representation minus the largest
 # hypervolume among the type-level ones (fastText, one-hot and random vectors), each with a 90 %
@@ -34,22 +44,18 @@
 #
 # Nothing is trained here: the page reads what the two chapters saved, so it runs once both have.
 
-# %% tags=["parameters"]
-# One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
-# fmt: off
-results_dir: str = "build/results"  # directory of the chapters' saved results (one JSON each)
-# fmt: on
-
 # %% tags=["hide-input"]
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.experiments.claims import format_interval
 from probekit.experiments.part3_pareto import claims, figures, paper
+from probekit.experiments.part3_pareto.config import LeadComparisonConfig
 from probekit.io.results import load_results
 
 plots.use_style()
 g = Glue("ch35")
-saved = load_results(results_dir, ["33_memorisation_complexity", "34_dependency_parsing"])
+config = LeadComparisonConfig.from_parameters(globals())
+saved = load_results(config.results_dir, ["33_memorisation_complexity", "34_dependency_parsing"])
 parse_lead, toy_leads = claims.saved_leads(
     saved.get("34_dependency_parsing"), saved.get("33_memorisation_complexity")
 )
@@ -71,12 +77,15 @@ if separation:
 else:
     reason = (
         "it needs the contextual lead on parsing of chapter 34 and on a toy task of chapter 33, "
-        "both run with the same model settings and type-level representations"
+        f"saved in {config.results_dir} by runs with the same model settings and type-level "
+        "representations"
     )
     g.untested(claims.SEPARATION, reason)
 g.save("build/results/35_parsing_against_toy_tasks.json")
 
 # %% [markdown]
+# ## The three leads
+#
 # ```{glue:figure} ch35_fig_leads
 # The contextual representation's lead in label-shuffled hypervolume over the best type-level
 # one, on each task: ours (this build's chapters 33 and 34, with 90 % intervals) and the paper's
@@ -95,7 +104,7 @@ g.save("build/results/35_parsing_against_toy_tasks.json")
 # {ref}`sec-ch34-unbudgeted`, and how the parsing lead moves under a slower training schedule in
 # {ref}`sec-ch34-lr`.
 #
-# ## Verdict
+# ## Verdicts
 #
 # **Dependency parsing separates contextual from non-contextual representations better than
 # the toy tasks do: {glue:text}`ch35_separation_verdict`.**

@@ -694,7 +694,7 @@ def test_every_claim_is_glued_and_stated_in_its_chapter(claim):
     source = (NOTEBOOKS / f"{claim.chapter}.py").read_text()
     prose = "\n".join(markdown(NOTEBOOKS / f"{claim.chapter}.py"))
     prefix = f"ch{claim.chapter[:2]}_{claim.key}"
-    verdicts = prose.split("## Verdict")[1]  # "## Verdict" or "## Verdicts"
+    verdicts = prose.split("## Verdicts")[1]
     assert f"**{claim.text}: {{glue:text}}`{prefix}_verdict`.**" in " ".join(verdicts.split())
     assert f"{{glue:text}}`{prefix}_power:.2f`" in verdicts
     fields = ["text", "sesoi", "sesoi_reason", "reading"]

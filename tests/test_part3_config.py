@@ -10,6 +10,7 @@ import pytest
 from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto import experimental_setup, representations
 from probekit.experiments.part3_pareto.config import (
+    LeadComparisonConfig,
     MemorisationConfig,
     ParametricConfig,
     ParetoSetupConfig,
@@ -100,6 +101,7 @@ CONFIGS = [
     (ParametricConfig, parametric_params),
     (MemorisationConfig, memorisation_params),
     (ParsingConfig, parsing_params),
+    (LeadComparisonConfig, lambda **c: dict(results_dir="build/results") | c),
 ]
 
 
@@ -170,6 +172,7 @@ def test_a_wrong_type_is_named(cls, params, name, value):
         (ParsingConfig, parsing_params, "claim_seeds", [1]),
         (ParsingConfig, parsing_params, "claim_seeds", [3, 3]),
         (ParsingConfig, parsing_params, "patience", 0),
+        (LeadComparisonConfig, CONFIGS[4][1], "results_dir", " "),
     ],
 )
 def test_bad_values_are_named_before_anything_loads(cls, params, name, value):

@@ -78,6 +78,21 @@ class ToyTasksConfig(ChapterConfig):
 
 
 @dataclass(frozen=True)
+class LeadComparisonConfig(ChapterConfig):
+    """The comparison of contextual leads across tasks (Pimentel et al. 2020, §7.2; chapter 35).
+
+    ``results_dir``: where chapters 33 and 34 saved their results, whose leads it reads.
+    """
+
+    results_dir: str
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is read (ParameterError naming the one)."""
+        if not self.results_dir.strip():
+            raise ParameterError("results_dir", "got an empty path", "a directory")
+
+
+@dataclass(frozen=True)
 class ParetoSetupConfig(ChapterConfig):
     """What every probing chapter of Part III reads (Pimentel et al. 2020, §6).
 
