@@ -393,10 +393,7 @@ leads = {
 for task, lead in leads.items():
     g(f"hv_gap_{task}", lead.estimate if lead else float("nan"))
     g(f"hv_gap_{task}_text", format_interval(lead, claims.SEPARATION_RULE) if lead else "–")
-    if lead is not None:
-        for key, value in claims.interval_values(f"hv_gap_{task}", lead).items():
-            g(key, value)
-for key, value in claims.lead_settings(config).items():
+for key, value in claims.lead_values(leads, config).items():
     g(key, value)
 g.save("build/results/33_memorisation_complexity.json")
 

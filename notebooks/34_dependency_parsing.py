@@ -439,10 +439,7 @@ parse_lead = claims.contextual_lead_interval(
 g("n_boot", config.n_boot)
 g("hv_gap_parse", parse_lead.estimate if parse_lead else float("nan"))
 g("hv_gap_parse_text", format_interval(parse_lead, claims.SEPARATION_RULE) if parse_lead else "–")
-if parse_lead is not None:
-    for key, value in claims.interval_values("hv_gap_parse", parse_lead).items():
-        g(key, value)
-for key, value in claims.lead_settings(config).items():
+for key, value in claims.lead_values({"parse": parse_lead}, config).items():
     g(key, value)
 g("paper_lead_parse", paper.paper_leads()["parse"])
 g.save("build/results/34_dependency_parsing.json")

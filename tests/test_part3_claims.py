@@ -544,8 +544,10 @@ def test_saved_leads_are_read_only_from_matching_runs():
     config = ParsingConfig.from_parameters(parsing_params())
     settings = {**claims.lead_settings(config), "treebank": "tiny"}
     parse_lead, posl_lead = interval(0.1, 0.08, 0.12), interval(-0.03, -0.05, -0.01)
-    parsing = settings | claims.interval_values("hv_gap_parse", parse_lead)
-    toy = settings | claims.interval_values("hv_gap_posl", posl_lead)
+    # What chapters 34 and 33 save (chapter 33 without a DAL lead).
+    parsing = claims.lead_values({"parse": parse_lead}, config) | {"treebank": "tiny"}
+    toy = claims.lead_values({"posl": posl_lead, "dal": None}, config) | {"treebank": "tiny"}
+    assert not any(key.startswith("hv_gap_dal") for key in toy)
     assert claims.saved_leads(parsing, toy) == (parse_lead, {"posl": posl_lead})
     # Chapter 33 run with another layer, or another profile's type-level vectors (quick's 32
     # dimensions), or fewer rivals, or on another treebank: its leads are not comparable.
@@ -592,7 +594,10 @@ def test_plot_contextual_leads_draws_ours_where_measured_and_every_paper_lead():
         "ours (90 % interval)",
         "the paper",
     ]
-    assert len(ax.containers) == 2  # an error bar per measured lead: DAL has none
+    # Ours on the rows of POSL (0) and parsing (2) only: DAL was not measured.
+    (ours,) = ax.containers
+    assert list(ours.lines[0].get_ydata()) == [0, 2]
+    assert list(ours.lines[0].get_xdata()) == pytest.approx([0.05, 0.1])
 
 
 def test_separation_claim_mutations():

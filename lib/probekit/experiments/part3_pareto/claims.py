@@ -446,6 +446,19 @@ def lead_settings(config: Any) -> dict[str, Any]:
     return settings | {"lead_representations": ",".join(config.representations)}
 
 
+def lead_values(leads: Mapping[str, Interval | None], config: Any) -> dict[str, Any]:
+    """What a chapter saves of its contextual leads for III.5, read back by :func:`saved_leads`.
+
+    Each measured lead of ``leads`` (task -> interval, None where not measured) as
+    ``hv_gap_<task>`` (:func:`interval_values`), with the chapter's :func:`lead_settings`.
+    """
+    values = lead_settings(config)
+    for task, lead in leads.items():
+        if lead is not None:
+            values |= interval_values(f"hv_gap_{task}", lead)
+    return values
+
+
 def _finite(interval: Interval | None) -> Interval | None:
     return interval if interval is not None and math.isfinite(interval.estimate) else None
 
@@ -455,11 +468,10 @@ def saved_leads(
 ) -> tuple[Interval | None, dict[str, Interval]]:
     """The contextual leads that chapters 34 (parsing) and 33 (POSL, DAL) saved, for III.5.
 
-    ``parsing`` and ``toy`` are those chapters' saved results (or None); each saves its leads
-    under ``hv_gap_<task>`` (:func:`interval_values`), with its :func:`lead_settings` and its
-    ``treebank`` (name). Returns the parsing lead (None when missing or not finite) and the
-    finite toy leads by task; the toy leads only when both chapters saved the same settings and
-    treebank (a setting neither saved does not count as agreeing).
+    ``parsing`` and ``toy`` are those chapters' saved results (or None): their
+    :func:`lead_values` and their ``treebank`` (name). Returns the parsing lead (None when missing
+    or not finite) and the finite toy leads by task; the toy leads only when both chapters saved
+    the same settings and treebank (a setting neither saved does not count as agreeing).
     """
     parse = _finite(saved_interval(parsing, "hv_gap_parse"))
     if parsing is None or toy is None:

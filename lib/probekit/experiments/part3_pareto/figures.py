@@ -193,31 +193,23 @@ def plot_contextual_leads(leads: Mapping[str, Interval | None], paper: Mapping[s
     value as an open marker.
     """
     plots.use_style()
-    tasks = list(TASK_TITLES)
+    row = {task: i for i, task in enumerate(TASK_TITLES)}
     ours, theirs = plots.colors(2)
-    ours_label = "ours (90 % interval)"
-    fig, ax = plt.subplots(figsize=(plots.WIDTH, 0.6 + 0.55 * len(tasks)))
-    for row, task in enumerate(tasks):
-        lead = leads.get(task)
-        if lead is not None:
-            ax.errorbar(
-                lead.estimate,
-                row,
-                xerr=[[lead.estimate - lead.low], [lead.high - lead.estimate]],
-                fmt="o",
-                color=ours,
-                capsize=3,
-                label=ours_label,
-            )
-        if task in paper:
-            ax.plot(paper[task], row, "D", mfc="none", color=theirs, label="the paper")
+    fig, ax = plt.subplots(figsize=(plots.WIDTH, 0.6 + 0.55 * len(row)))
+    handles = []
+    measured = [t for t in row if leads.get(t) is not None]
+    if measured:
+        est, low, high = (np.array([getattr(leads[t], f) for t in measured])
+                          for f in ("estimate", "low", "high"))  # fmt: skip
+        bars = ax.errorbar(est, [row[t] for t in measured], xerr=[est - low, high - est], fmt="o",
+                           color=ours, capsize=3, label="ours (90 % interval)")  # fmt: skip
+        handles.append(bars)
+    shown = [t for t in row if t in paper]
+    handles += ax.plot([paper[t] for t in shown], [row[t] for t in shown], "D", mfc="none",
+                       color=theirs, label="the paper")  # fmt: skip
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_yticks(range(len(tasks)), [TASK_TITLES[t] for t in tasks])
+    ax.set_yticks(list(row.values()), [TASK_TITLES[t] for t in row])
     ax.invert_yaxis()
     ax.set_xlabel("contextual hypervolume minus the best type-level one")
-    # One legend entry per kind, however many tasks drew it, ours first.
-    handles, names = ax.get_legend_handles_labels()
-    unique = dict(zip(names, handles, strict=True))
-    order = sorted(unique, key=lambda name: name != ours_label)
-    ax.legend([unique[n] for n in order], order, loc="lower right", fontsize="small")
+    ax.legend(handles=handles, loc="lower right", fontsize="small")
     return fig
