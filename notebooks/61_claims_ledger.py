@@ -51,6 +51,10 @@
 # The power shown is the design's, at the SESOI, from the interval's standard error; it is never
 # computed at the observed effect, where it would only restate the p-value
 # {cite}`hoenig2001abuse`.
+# It is the chance that the rule says "reproduced" when the true effect is exactly the SESOI.
+# For a directional claim that chance is at most 1 − α (0.95 at α = 0.05): the interval must
+# also reach the SESOI, and when the true effect is the SESOI its upper end falls short of it
+# in α of the runs, however many sentences there are.
 # An inconclusive verdict whose design power is below 0.8 is marked "underpowered": more
 # sentences or seeds (the chapter's parameters, or the `full` profile) are the way to decide it.
 

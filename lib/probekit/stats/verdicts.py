@@ -131,12 +131,15 @@ def design_power(rule: Rule, se: float, df: float = math.inf) -> float:
 
     P(reproduced) at a true effect of the SESOI (directional) or of 0 (equivalence), by the normal
     (t with ``df`` degrees of freedom) approximation; Lakens et al. 2018 for the equivalence case.
+    A directional verdict needs the interval above 0 *and* reaching the SESOI, that is an
+    estimate above max(q·se, SESOI − q·se); at a true effect of the SESOI the second condition
+    alone holds with probability 1 − alpha, so that is the most a design can have.
     """
     if not se > 0:
         return 1.0 if se == 0 else float("nan")
     crit = _t_quantile(1.0 - rule.alpha, df)
     if rule.kind == "directional":
-        return 1.0 - _t_cdf(crit - rule.sesoi / se, df)
+        return 1.0 - _t_cdf(max(crit - rule.sesoi / se, -crit), df)
     one_side = 1.0 - _t_cdf(crit - rule.sesoi / se, df)
     return max(0.0, 2.0 * one_side - 1.0)
 
