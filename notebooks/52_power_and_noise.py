@@ -224,22 +224,37 @@ display(summary.styled())
 # %% [markdown]
 # ## Verdicts
 #
-# Both claims are about the simulated power of the paper's procedure, so their intervals are
-# Monte Carlo intervals: the observed tables are taken as the truth, as the paper does, and the
-# interval says how precisely the simulations pin down the difference of two powers.
+# Every seed of this chapter draws its own subsets of training and test sentences, so the seeds
+# are independent replications of the whole study, and both claims are judged over them.
+# Each seed gives one difference, and the interval is a t interval over these differences.
+# It therefore takes in, at once, which sentences a seed drew, how its probes trained and how
+# its simulations fell.
+# An interval over the simulations alone would say only how precisely they pin down the power
+# of the tables that happened to be observed; a rule reading it finds an effect where there is
+# none.
+#
+# The first claim is judged on the tests themselves rather than on simulated power.
+# Power at the observed effect grows with the size of the test set even where two probes do not
+# differ at all: on a small test set their disagreements often tie, and a tie counts as power 0.
+# How often McNemar's test actually rejects has no such drift.
+# Simulations of this chapter's design, with five seeds and the `book` profile's smallest and
+# largest test sets, show both rules confirming the claim in about α of the studies where the
+# probes do not differ (`tests/test_part5_claims.py`).
 #
 # **Larger test sets give a comparison more power: {glue:text}`ch52_power_size_verdict`.**
-# The power on the largest subsets minus that on the smallest, averaged over the
-# {glue:text}`ch52_n_sigmas:d` noise levels, is {glue:text}`ch52_power_size_text`
-# ({numref}`fig-ch52-power`, right); a power that stays at 0 or at 1 counts as no growth.
+# The share of seeds whose test is significant on the largest subsets minus the share on the
+# smallest, averaged over the {glue:text}`ch52_n_sigmas:d` noise levels, is
+# {glue:text}`ch52_power_size_text` ({numref}`fig-ch52-power`, right, shows the simulated
+# powers); rejections that stay the same count as no growth.
 # The design power at the SESOI is {glue:text}`ch52_power_size_power:.2f`; the SESOI is
 # {glue:text}`ch52_power_size_sesoi` ({glue:text}`ch52_power_size_sesoi_reason`).
 # The rule's reading: {glue:text}`ch52_power_size_reading`.
 #
 # **The more an encoder is corrupted, the easier the corruption is to detect:
 # {glue:text}`ch52_power_sigma_verdict`.**
-# On the largest subsets, the power against noise of σ = {glue:text}`ch52_sigma_max:g` minus
-# that against σ = {glue:text}`ch52_sigma_min:g` is {glue:text}`ch52_power_sigma_text`.
+# On the largest subsets, the simulated power against noise of σ = {glue:text}`ch52_sigma_max:g`
+# minus that against σ = {glue:text}`ch52_sigma_min:g`, seed by seed (both from the same test
+# items), is {glue:text}`ch52_power_sigma_text`.
 # The design power at the SESOI is {glue:text}`ch52_power_sigma_power:.2f`; the SESOI is
 # {glue:text}`ch52_power_sigma_sesoi` ({glue:text}`ch52_power_sigma_sesoi_reason`).
 # The rule's reading: {glue:text}`ch52_power_sigma_reading`.

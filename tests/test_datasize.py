@@ -422,9 +422,12 @@ def test_comparison_table(runs):
     assert row["n_train_rec"] == expected
     assert row["power"] > same.iloc[-1]["power"]
     assert same["n_train_rec"].isna().all() and (same["power"] == 0).all()
-    # The simulations behind each power: hits out of n_sim per seed, pooled over the seeds.
-    assert (strong_weak["n_sims"] == 200 * 3).all()
-    assert np.allclose(strong_weak["hits"], strong_weak["power"] * strong_weak["n_sims"])
+    # Each seed's own power and test outcome, whose means are the table's.
+    per_seed = np.array(strong_weak["power_per_seed"].tolist())
+    assert per_seed.shape == (2, 3) and np.allclose(per_seed.mean(axis=1), strong_weak["power"])
+    outcomes = np.array(strong_weak["significant_per_seed"].tolist())
+    assert set(outcomes.ravel()) <= {0.0, 1.0}
+    assert np.allclose(outcomes.mean(axis=1), strong_weak["significant"])
     mlp = comparison_table(runs, "strong", "mlp", n_sim=200).iloc[-1]
     # The larger parameter count (the MLP's) sets the recommendation (§4.6).
     assert mlp["n_train_rec"] == recommend(mlp["acc_a"], mlp["acc_b"], 201).n_train or (

@@ -401,12 +401,12 @@ def test_noise_experiment_and_summary(data):
     assert summary.summaries[-1] == cmp.summary()
     assert summary.power_top.tolist() == [t["power"].iloc[-1] for t in noise.tables.values()]
     assert not any(c.startswith("verdict") for c in summary.table.columns)
-    # The claims of §4.3 read the simulations of the same tables.
+    # The claims of §4.3 read the same tables, seed by seed.
     growth = claims.power_growth_interval(noise.tables)
-    top = sum(t["hits"].iloc[-1] for t in noise.tables.values())
-    small = sum(t["hits"].iloc[0] for t in noise.tables.values())
-    n_sims = sum(t["n_sims"].iloc[0] for t in noise.tables.values())
-    assert growth.estimate == pytest.approx((top - small) / n_sims)
+    top = np.mean([t["significant"].iloc[-1] for t in noise.tables.values()])
+    small = np.mean([t["significant"].iloc[0] for t in noise.tables.values()])
+    assert growth.estimate == pytest.approx(top - small)
+    assert growth.n_sentences == 0 and growth.n_seeds[0] == len(noise.runs.seeds)
     sigma = claims.power_sigma_interval(noise.tables)
     assert sigma.estimate == pytest.approx(
         noise.tables[5.0]["power"].iloc[-1] - noise.tables[0.5]["power"].iloc[-1]

@@ -9,7 +9,8 @@ from a chapter's runs:
 - V.1 (§4.2, chapter 51): :func:`bound_gaps`, the bound minus the gap to the largest subset,
   per task, probe and size; every cell must hold, and the claim reads the cell that decides;
 - V.3 and V.4 (§4.3, chapter 52): :func:`power_growth_interval` and
-  :func:`power_sigma_interval`, differences of simulated powers from independent simulations;
+  :func:`power_sigma_interval`, differences of rejection rates and of simulated powers, over
+  seeds, each seed a replication of the study with its own subsets;
 - V.6 (§4.6, chapter 53): :func:`classifier_interval`, logistic regression minus the MLP on
   the largest subset, over test sentences and seeds.
 
@@ -43,7 +44,7 @@ from probekit.experiments.part5_datasize.runs import Runs
 from probekit.methods.datasize.intervals import SeedSubsets, seed_subsets, subsets_interval
 from probekit.methods.datasize.pools import Pool
 from probekit.stats.bounds import Count, finite_class_bound, log_class_size
-from probekit.stats.intervals import Interval, proportion_difference
+from probekit.stats.intervals import Interval, seed_interval
 from probekit.stats.power import POWER_THRESHOLD
 from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Rule, judge
 
@@ -89,13 +90,13 @@ POWER_SIZE = Claim(
     rule=Rule(
         "directional",
         quantity=(
-            "simulated power of McNemar's test on the largest subsets − on the smallest, "
-            "averaged over the noise levels"
+            "share of McNemar's tests significant at α on the largest subsets − on the "
+            "smallest (the realised power), averaged over the noise levels"
         ),
-        unit="simulated test sets (Monte Carlo), the observed tables taken as the truth (§3.5)",
+        unit="seeds, each a replication with its own subsets of training and test sentences",
         sesoi=0.05,
         sesoi_reason="convention: changes of power below 0.05 count as none",
-        test="two independent binomial proportions (Wald)",
+        test="t interval over seeds of the per-seed differences",
         digits=2,
     ),
     key="power_size",
@@ -112,12 +113,13 @@ POWER_SIGMA = Claim(
         "directional",
         quantity=(
             "simulated power of McNemar's test against the clean probe at the largest noise "
-            "level − at the smallest, on the largest subsets"
+            "level − at the smallest, on the largest subsets (§3.5, each seed's observed table "
+            "taken as the truth)"
         ),
-        unit="simulated test sets (Monte Carlo), the observed tables taken as the truth (§3.5)",
+        unit="seeds, each a replication with its own subsets of training and test sentences",
         sesoi=0.05,
         sesoi_reason="convention: changes of power below 0.05 count as none",
-        test="two independent binomial proportions (Wald)",
+        test="t interval over seeds of the per-seed differences",
         digits=2,
     ),
     key="power_sigma",
@@ -291,36 +293,37 @@ def bound_gaps(
 
 
 # --------------------------------------------------------------------------------------------
-# V.3 and V.4: simulated power (§4.3)
+# V.3 and V.4: power over seeds (§4.3)
 
 
-def _hits(row: pd.Series) -> tuple[int, int]:
-    return int(row["hits"]), int(row["n_sims"])
+def _per_seed(row: pd.Series, column: str) -> np.ndarray:
+    return np.asarray(row[column], dtype=np.float64)
 
 
 def power_growth_interval(
     tables: Mapping[float, pd.DataFrame], level: float = POWER_SIZE.rule.level
 ) -> Interval:
-    """V.3: mean power over the comparisons on the largest subsets minus on the smallest.
+    """V.3: the share of significant McNemar tests on the largest subsets minus the smallest.
 
     ``tables``: one :func:`~probekit.experiments.part5_datasize.comparisons.comparison_table`
-    per comparison (noise level), rows by subset size; their simulations are independent
-    (:func:`~probekit.experiments.part5_datasize.comparisons.simulation_seeds`). The significant
-    simulations are pooled over the comparisons at each end (a pooled binomial, conservative
-    when the powers differ) and compared with
-    :func:`~probekit.stats.intervals.proportion_difference`. A power that stays at 0 or 1 is
-    no growth.
+    per comparison (noise level), rows by subset size. For each seed, its rejections on the
+    largest subsets minus on the smallest, averaged over the comparisons; the interval is over
+    seeds (:func:`~probekit.stats.intervals.seed_interval`), the replications of the study.
+
+    Not the simulated power: power at the observed effect is larger on larger test sets even
+    where the probes do not differ at all (on a small test set the disagreements often tie, and
+    a tie is power 0), so a rule on its growth would say "reproduced" under that null. The
+    realised rejections of the exact test have no such drift (see the claim's calibration test).
     """
     if not tables:
         raise ParameterError("tables", "needs at least one comparison")
     if any(len(t) < 2 for t in tables.values()):
         raise ParameterError("sizes", "V.3 needs at least two subset sizes")
-    top = [_hits(t.iloc[-1]) for t in tables.values()]
-    small = [_hits(t.iloc[0]) for t in tables.values()]
-    return proportion_difference(
-        sum(h for h, _ in top), sum(n for _, n in top),
-        sum(h for h, _ in small), sum(n for _, n in small), level,
-    )  # fmt: skip
+    growth = [
+        _per_seed(t.iloc[-1], "significant_per_seed") - _per_seed(t.iloc[0], "significant_per_seed")
+        for t in tables.values()
+    ]
+    return seed_interval(np.mean(growth, axis=0), None, level)
 
 
 def power_sigma_interval(
@@ -328,13 +331,16 @@ def power_sigma_interval(
 ) -> Interval:
     """V.4: power against the clean probe at the largest noise level minus at the smallest.
 
-    On the largest subsets; ``tables`` by noise level sigma, as for
+    On the largest subsets, per seed: both powers are simulated from the same seed's tables, on
+    the same test items, so the seeds are paired; the interval is over seeds
+    (:func:`~probekit.stats.intervals.seed_interval`). ``tables`` by noise level sigma, as for
     :func:`power_growth_interval`.
     """
     if len(tables) < 2:
         raise ParameterError("sigmas", "V.4 needs at least two noise levels")
     hi, lo = tables[max(tables)].iloc[-1], tables[min(tables)].iloc[-1]
-    return proportion_difference(*_hits(hi), *_hits(lo), level)
+    return seed_interval(_per_seed(hi, "power_per_seed") - _per_seed(lo, "power_per_seed"),
+                         None, level)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

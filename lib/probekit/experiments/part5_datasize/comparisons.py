@@ -38,8 +38,7 @@ def simulation_seeds(seeds: Sequence[int], size: int, a: str, b: str) -> list[in
     """One random stream per (training seed, subset size, comparison) for the power simulation.
 
     Powers at different sizes, and of different comparisons, then come from independent
-    simulations, so that their differences can be judged as differences of independent
-    proportions (:func:`probekit.stats.intervals.proportion_difference`).
+    simulations: no two cells of a table share their Monte Carlo error.
     """
     names = zlib.crc32(f"{a}\x00{b}".encode())
     return [
@@ -68,9 +67,11 @@ def comparison_table(
     this pilot (``epsilon = |gap| / divisor``, the larger parameter count of the two configs;
     NaN when the gap is 0);
     ``power`` of McNemar's test at ``n_test``, averaged over the seeds' tables (§3.5,
-    :func:`probekit.stats.power.power`, from :func:`simulation_seeds`), and the simulations behind
-    it: ``hits`` significant with the observed sign out of ``n_sims``; ``significant``, the share
-    of seeds whose exact McNemar test gives p <= alpha.
+    :func:`probekit.stats.power.power`, from :func:`simulation_seeds`), and each seed's own in
+    ``power_per_seed``; ``significant``, the share of seeds whose exact McNemar test gives
+    p <= alpha, and each seed's outcome (1 or 0) in ``significant_per_seed``. The per-seed
+    columns hold tuples in the order of ``runs.seeds``: each seed is a replication of the whole
+    study, with its own subsets (§4.1).
     """
     params = [config_params(runs, a), config_params(runs, b)]
     rows = []
@@ -101,9 +102,9 @@ def comparison_table(
                 "abs_gap": abs(gap),
                 "n_train_rec": rec,
                 "power": sim.power,
-                "hits": int(round(sum(p * sim.n_sim for p in sim.power_per_seed))),
-                "n_sims": sim.n_sim * len(runs.seeds),
+                "power_per_seed": sim.power_per_seed,
                 "significant": float(np.mean(np.array(p_values) <= alpha)),
+                "significant_per_seed": tuple(float(p <= alpha) for p in p_values),
             }
         )
     return pd.DataFrame(rows)

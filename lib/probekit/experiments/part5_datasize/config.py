@@ -146,7 +146,11 @@ class BoundsConfig(DataSizeConfig):
 
 @dataclass(frozen=True)
 class PowerNoiseConfig(DataSizeConfig):
-    """Chapter 52: the power of McNemar's test against noisy representations (§3.5, §4.3)."""
+    """Chapter 52: the power of McNemar's test against noisy representations (§3.5, §4.3).
+
+    Claims V.3 and V.4 take the seeds as the replications of the study (each draws its own
+    subsets), so they need at least :data:`MIN_CLAIM_SEEDS` seeds.
+    """
 
     task: str
     sigmas: list[float]
@@ -157,6 +161,7 @@ class PowerNoiseConfig(DataSizeConfig):
     def __post_init__(self) -> None:
         """Check the values of the shared and the chapter's own parameters."""
         super().__post_init__()
+        _check_claim_seeds(self.seeds)
         _one_of("task", self.task, TASKS)
         _distinct("sigmas", self.sigmas)
         for sigma in self.sigmas:
