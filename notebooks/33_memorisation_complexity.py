@@ -313,6 +313,9 @@ for key, value in memorisation_experiment.control_numbers(runs, hv, config.repre
 # little are as accurate as those that memorise a lot.
 # We compare, for each representation and task, the best test accuracy among the half of the
 # architectures with the lower memorisation with the best accuracy overall.
+# Where every control memorises the same (all stopped at the majority label, say), no half
+# memorises more than the other, and the setting gets no gap rather than a gap of 0, which would
+# hold by construction.
 
 # %% tags=["hide-input"]
 gaps = frontiers.simple_vs_best(runs.table, runs.x)

@@ -460,6 +460,21 @@ def test_simple_vs_best():
         warnings.simplefilter("error")
         flat = frontiers.simple_vs_best(t.assign(accuracy=0.5), "memo").iloc[0]
     assert np.isnan(flat["spearman"]) and flat["gap"] == 0.0
+    # Every complexity tied (controls all at the majority label): no simpler half, no gap.
+    tied = frontiers.simple_vs_best(t.assign(memo=0.17), "memo").iloc[0]
+    assert tied["best"] == 0.99 and np.isnan(tied["best_simple"]) and np.isnan(tied["gap"])
+
+
+def test_less_complex_half_is_at_most_the_median_and_needs_a_more_complex_probe():
+    half = frontiers.less_complex_half(np.array([0.9, 0.1, 0.5, 0.3]))
+    assert half.tolist() == [False, True, False, True]  # median 0.4
+    # Ties at the median join the simpler half; it is still a half only while some probe is
+    # above the median.
+    assert frontiers.less_complex_half(np.array([0.2, 0.2, 0.2, 0.7])).tolist() == [
+        True, True, True, False
+    ]  # fmt: skip
+    assert frontiers.less_complex_half(np.array([0.2, 0.2, 0.2])) is None
+    assert frontiers.less_complex_half(np.array([0.5, 0.5, 0.5, 0.5])) is None
 
 
 # --------------------------------------------------------------------------------------------

@@ -316,6 +316,20 @@ def simple_winner(
     return str(hv.idxmax()), hv
 
 
+def less_complex_half(complexity: np.ndarray) -> np.ndarray | None:
+    """Which probes form the half that is less complex (Pimentel et al. 2020, §6.2), or None.
+
+    ``complexity`` (K,) finite values; the half is the probes at most the median, a (K,) bool
+    mask. None when no probe lies above the median: with the complexities tied (controls that
+    all stop at the majority label, say) there is no half that memorises a lot, and comparing
+    "all probes" with "the simpler half" would compare a set with itself, a gap of 0 by
+    construction.
+    """
+    c = np.asarray(complexity, dtype=np.float64)
+    simple = c <= np.median(c)
+    return None if simple.all() else simple
+
+
 def simple_vs_best(
     table: pd.DataFrame,
     x: str,
@@ -328,15 +342,18 @@ def simple_vs_best(
     §6.2: "simple architectures ... achieve as high an accuracy as the more complex ones".
 
     Per group: ``best`` (best accuracy of all probes with a finite complexity), ``best_simple``
-    (best accuracy among the probes whose complexity is at most the group's median), ``gap`` =
-    best - best_simple, and ``spearman``, the rank correlation of complexity and accuracy.
+    (best accuracy among the probes whose complexity is at most the group's median,
+    :func:`less_complex_half`), ``gap`` = best - best_simple, and ``spearman``, the rank
+    correlation of complexity and accuracy. ``best_simple`` and ``gap`` are NaN where every
+    complexity is tied, so that there is no simpler half.
     """
     rows = []
     for key, group in table.groupby(list(by), sort=False):
         g = group[np.isfinite(group[x].to_numpy(dtype=float))]
         if g.empty:
             continue
-        simple = g[g[x] <= g[x].median()]
+        half = less_complex_half(g[x].to_numpy(dtype=float))
+        best_simple = np.nan if half is None else float(g[y][half].max())
         # Undefined (NaN) for fewer than three probes or a constant column.
         varies = len(g) > 2 and g[x].nunique() > 1 and g[y].nunique() > 1
         rho = spearmanr(g[x], g[y]).statistic if varies else np.nan
@@ -345,8 +362,8 @@ def simple_vs_best(
             dict(zip(by, values, strict=True))
             | {
                 "best": float(g[y].max()),
-                "best_simple": float(simple[y].max()),
-                "gap": float(g[y].max() - simple[y].max()),
+                "best_simple": best_simple,
+                "gap": float(g[y].max()) - best_simple,
                 "spearman": float(rho),
             }
         )

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from probekit.errors import ParameterError
+from probekit.experiments.part3_pareto.frontiers import less_complex_half
 from probekit.methods.pareto.frontier import hypervolume_many
 from probekit.stats.intervals import Interval, cluster_bootstrap
 
@@ -118,14 +119,18 @@ def simple_half_gap(
     """Statistic: best accuracy of all probes minus the best of the less complex half (§6.2).
 
     The less complex half are the probes whose complexity is at most the median (fixed by the
-    training runs; :func:`~.frontiers.simple_vs_best` reads the same split); probes with a NaN
-    complexity are left out. The value is >= 0, and 0 when the most accurate probe is in the
-    less complex half.
+    training runs; :func:`~.frontiers.less_complex_half`, which
+    :func:`~.frontiers.simple_vs_best` reads too); probes with a NaN complexity are left out. The
+    value is >= 0, and 0 when the most accurate probe is in the less complex half.
     """
     c, k = _finite(complexity, counts)
     if len(c) < 2:
         raise ParameterError("complexity", f"needs >= 2 probes with a complexity, got {len(c)}")
-    simple = c <= np.median(c)
+    simple = less_complex_half(c)
+    if simple is None:
+        raise ParameterError(
+            "complexity", "every probe has the same complexity: there is no simpler half"
+        )
     units = np.asarray(units, dtype=np.float64)
 
     def statistic(weights: np.ndarray) -> np.ndarray:
