@@ -267,6 +267,10 @@ def test_frontier_lead_and_simple_half_gap_by_hand():
                                      np.array([[1, 1], [2, 1], [2, 3], [0, 1]]), units)  # fmt: skip
     # The simpler half (0.1, 0.2) reaches 3/5; the best overall is 5/5.
     assert gap(np.ones((1, 2)))[0] == pytest.approx(1.0 - 0.6)
+    # Tied complexities have no simpler half: a gap of 0 there would hold by construction.
+    with pytest.raises(ParameterError, match="no simpler half"):
+        resampling.simple_half_gap(np.full(4, 0.17), np.array([[1, 1], [2, 1], [2, 3], [0, 1]]),
+                                   units)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -459,6 +463,11 @@ def test_simple_as_good_interval_by_hand():
         frontiers.simple_vs_best(r.table, "label_shuffled")
     )
     assert gaps["gap_posl_onehot"] == pytest.approx(100 * out["posl_onehot"].estimate)
+    # With every control at the same memorisation there is no half that memorises more: the
+    # setting is not measured, rather than read as a gap of exactly 0.
+    tied = run("onehot", "posl", [0.17] * 4, correct, groups, x="label_shuffled")
+    assert claims.simple_as_good_intervals(memorisation({("posl", "onehot"): tied}), n_boot=200,
+                                           seed=0) == {}  # fmt: skip
 
 
 def test_simple_as_good_claim_mutations():
@@ -538,6 +547,21 @@ def test_separation_intervals_by_hand():
     assert set(out) == {"posl"}
     assert claims.SEPARATION.judge(out).verdict == REPRODUCED
     assert claims.separation_intervals(None, toy) == {}
+
+
+def test_lead_designs_set_the_two_chapters_training_side_by_side():
+    toy = {"n_train_sentences": 500, "n_train_words": 8123, "n_configs": 8, "max_hidden": 256,
+           "lr": 0.003, "memorise_steps": 1500}  # fmt: skip
+    parsing = toy | {"n_train_sentences": 2000, "lr": 0.005}
+    del parsing["max_hidden"]
+    table = claims.lead_designs(parsing, toy)
+    assert list(table.index) == [label for _, label in claims.LEAD_DESIGN]
+    assert table.loc["training sentences"].tolist() == ["500", "2,000", False]
+    assert table.loc["learning rate"].tolist() == ["0.003", "0.005", False]
+    assert table.loc["largest hidden layer"].tolist() == ["256", "not saved", False]
+    assert table.loc["MLP architectures per representation", "same"]
+    # A chapter that saved nothing: nothing counts as the same.
+    assert not claims.lead_designs(None, None)["same"].any()
 
 
 def test_saved_leads_are_read_only_from_matching_runs():

@@ -39,10 +39,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
+from probekit.experiments.part3_pareto.frontiers import less_complex_half
 from probekit.experiments.part3_pareto.memorisation_experiment import MemorisationRuns
 from probekit.experiments.part3_pareto.paper import PAPER, paper_leads
 from probekit.experiments.part3_pareto.parametric_experiment import ParametricRuns
@@ -315,8 +317,9 @@ def simple_as_good_intervals(
 
     One interval per ``<task>_<representation>`` of :data:`SIMPLE_AS_GOOD_PARTS`, from chapter
     33's :class:`~.memorisation_experiment.MemorisationRuns` (complexity: its control ``x``); a
-    setting not run, or with fewer than two architectures with a complexity, is not measured: it
-    is left out.
+    setting not run, with fewer than two architectures with a complexity, or with every
+    complexity tied (no half that memorises more, :func:`~.frontiers.less_complex_half`), is not
+    measured: it is left out.
     """
     out = {}
     for task in TASKS:
@@ -325,6 +328,8 @@ def simple_as_good_intervals(
             run = runs.runs.get((task, name))
             complexity = None if run is None else run.table[runs.x].to_numpy(dtype=float)
             if complexity is None or np.isfinite(complexity).sum() < 2:
+                continue
+            if less_complex_half(complexity[np.isfinite(complexity)]) is None:
                 continue
             counts, units = run.sentence_scores()
             statistic = simple_half_gap(complexity, counts, units)
@@ -481,3 +486,39 @@ def saved_leads(
         return parse, {}
     leads = {task: _finite(saved_interval(toy, f"hv_gap_{task}")) for task in TASKS}
     return parse, {task: lead for task, lead in leads.items() if lead is not None}
+
+
+#: How each side of III.5 was trained, as chapters 33 and 34 save it: (saved key, row label).
+LEAD_DESIGN = (
+    ("n_train_sentences", "training sentences"),
+    ("n_train_words", "training words"),
+    ("n_configs", "MLP architectures per representation"),
+    ("max_hidden", "largest hidden layer"),
+    ("lr", "learning rate"),
+    ("memorise_steps", "most updates of a control"),
+)
+
+
+def lead_designs(parsing: Mapping[str, Any] | None, toy: Mapping[str, Any] | None) -> pd.DataFrame:
+    """The training set-ups behind the two sides of III.5, side by side.
+
+    One row per :data:`LEAD_DESIGN` setting (its label as index), columns ``toy tasks`` (chapter
+    33's saved value) and ``parsing`` (chapter 34's), as text ("not saved" where a chapter did
+    not save it), and ``same`` (saved by both, and equal). :func:`saved_leads` requires the same representations; these settings it does not
+    require, because each chapter's ``book`` values are set for its own task and budget. A lead
+    depends on them (fewer training examples are easier to memorise, chapter 33), so chapter 35
+    shows them beside its verdict.
+    """
+    rows = []
+    for key, label in LEAD_DESIGN:
+        a = None if toy is None else toy.get(key)
+        b = None if parsing is None else parsing.get(key)
+        rows.append({"setting": label, "toy tasks": _shown(a), "parsing": _shown(b),
+                     "same": a is not None and a == b})  # fmt: skip
+    return pd.DataFrame(rows).set_index("setting")
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "not saved"
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
