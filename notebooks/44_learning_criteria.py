@@ -316,6 +316,15 @@ display(claims.claim_parts_table(measured[1]).round(2))
 # ({glue:text}`ch44_claim_loss_control_sesoi_reason`).
 # The rule's reading: {glue:text}`ch44_claim_loss_control_reading`; for the least favourable
 # part, {glue:text}`ch44_claim_loss_control_worst_reading`.
+# The paper itself notes that sample loss comes out lowest largely by construction (§4.5): the
+# hard set *is* the examples with the highest loss, for the same probe architecture trained on
+# the same pool.
+# Our hard set comes from other seeds and held-out folds, so no control probe is scored on the
+# examples it selected itself, but it is still selected by how hard this kind of probe finds
+# them.
+# So this verdict tests whether the construction carries over to an independently trained probe;
+# it says little about the representations, and it is the weakest of this chapter's claims as
+# evidence.
 #
 # The chapter judges no other conclusion of §4.4-4.5; each is shown as numbers above.
 # That the speed-of-learning hard set is hardly harder than the whole test set, and that for T2

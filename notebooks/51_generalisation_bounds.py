@@ -370,6 +370,12 @@ g("bound_min_margin", 100 * gaps.min_margin)
 # The smallest estimated margin, bound minus gap, is {glue:text}`ch51_bound_min_margin:.1f`
 # points, and {glue:text}`ch51_bound_cells_reproduced:d` of the {glue:text}`ch51_bound_cells:d`
 # cells meet the rule on their own.
+# The bound is a theorem, true with probability at least 1 − δ whatever the data, so the check
+# can fail only through an error in the computation, or through the largest subset standing in
+# badly for the best probe.
+# Where the margin is many times the gaps, the verdict shows that the bound is not broken and
+# says nothing about how tight it is; the margins in the table, and the smallest of them above,
+# say how loose it is on this build.
 # The largest {glue:text}`ch51_head_task` subsets here have
 # {glue:text}`ch51_head_top_train:,d` training and {glue:text}`ch51_head_top_test:,d` test
 # examples (subset sizes per class: {glue:text}`ch51_head_sizes`).
