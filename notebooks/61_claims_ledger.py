@@ -173,6 +173,12 @@ g("max_false_reproduced", float(calibration["error"][calibration["effect"] == 0.
 # model.
 # "Inconclusive" says that our run cannot tell.
 # Where a paper's released code differs from its text, the chapters follow the text and say so.
+#
+# Two claims are weak evidence whatever their verdict, and their chapters say why.
+# V.1 checks a theorem: the bound is true with probability 1 − δ on any data, so its check can
+# fail only through an error, and it says nothing about how tight the bound is.
+# IV.6 comes largely by construction, as its paper notes: the hard set is chosen by the loss of
+# the same kind of probe that is then scored on it.
 
 # %% tags=["hide-input"]
 display(ledger.sources_table(table, results))

@@ -159,6 +159,10 @@ def _fill(cache):
     cache.get_or_create({"kind": "fasttext", "dim": 4}, _build(np.zeros(5, dtype=np.float32)))
     (tmp := cache.root / "embeddings" / ".0123.tmp").mkdir()
     (tmp / "x.npy").write_bytes(b"half")
+    # A finished build not yet renamed into place: its manifest is written, it is not an entry.
+    done = cache.get_or_create({"kind": "embeddings", "model": "a", "n": 1}, _build(np.zeros(1)))
+    shutil.copytree(done.path, cache.root / "embeddings" / ".4567.tmp")
+    cache.remove([e for e in cache.entries() if e.key.get("n") == 1])
 
 
 def test_entries_are_listed_by_kind_and_model_with_their_sizes(tmp_path):
@@ -223,7 +227,7 @@ def test_cache_command_lists_removes_and_refuses_an_unfiltered_remove(
     assert "removed 1 entry (" in capsys.readouterr().out and cache.get(default) is None
     assert sorted(e.key.get("model", "-") for e in cache.entries()) == ["-", "b"]
     assert main(["cache", "clean"]) == 0
-    assert "removed 1 partial" in capsys.readouterr().out
+    assert "removed 2 entries left partial" in capsys.readouterr().out
     assert not (tmp_path / "embeddings" / ".0123.tmp").exists()
     assert main(["cache", "remove", "--all"]) == 0
     assert cache.entries() == []

@@ -99,9 +99,8 @@ def _cmd_cache(args: argparse.Namespace) -> None:
     cache = Cache()
     if args.action == "clean":
         # Only safe while nothing else uses the cache: a running build's directory looks the same.
-        print(
-            f"removed {cache.clean_partial()} partial entries left by killed runs in {cache.root}"
-        )
+        removed = cache.clean_partial()
+        print(f"removed {_entries(removed)} left partial by killed runs, from {cache.root}")
         return
     if args.action == "remove" and not (args.all or args.kind or args.model):
         raise ParameterError(
@@ -128,9 +127,8 @@ def _cmd_cache(args: argparse.Namespace) -> None:
     if groups:
         width = max(len(kind) for kind, _ in groups)
         for (kind, model), sizes in sorted(groups.items()):
-            print(
-                f"  {kind:<{width}}  {len(sizes):>4} entries  {human_size(sum(sizes)):>9}  {model}"
-            )
+            size = human_size(sum(sizes))
+            print(f"  {kind:<{width}}  {_entries(len(sizes)):>12}  {size:>9}  {model}")
     total = sum(e.size for e in entries)
     print(f"  total {_entries(len(entries))}, {human_size(total)}")
     if cache.root.is_dir():

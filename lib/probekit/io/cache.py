@@ -253,12 +253,14 @@ class Cache:
             if kind is not None and kind_dir.name != kind:
                 continue
             for path in sorted(kind_dir.iterdir()):
+                if path.name.startswith("."):
+                    continue  # a build under way or killed, or an entry being discarded
                 try:
                     manifest = json.loads((path / MANIFEST).read_text())
                     key = manifest["key"]
                     size = sum(int(f["size"]) for f in manifest["files"].values())
                 except (OSError, ValueError, KeyError, TypeError):
-                    continue  # a partial build (dot-named) or a broken entry, never listed
+                    continue  # a broken entry: get() discards it when it is next looked up
                 if model is not None and key.get("model") != model:
                     continue
                 found.append(Stored(path, kind_dir.name, key, size))

@@ -504,10 +504,10 @@ def lead_designs(parsing: Mapping[str, Any] | None, toy: Mapping[str, Any] | Non
 
     One row per :data:`LEAD_DESIGN` setting (its label as index), columns ``toy tasks`` (chapter
     33's saved value) and ``parsing`` (chapter 34's), as text ("not saved" where a chapter did
-    not save it), and ``same`` (saved by both, and equal). :func:`saved_leads` requires the same representations; these settings it does not
-    require, because each chapter's ``book`` values are set for its own task and budget. A lead
-    depends on them (fewer training examples are easier to memorise, chapter 33), so chapter 35
-    shows them beside its verdict.
+    not save it), and ``same`` (saved by both, and equal). :func:`saved_leads` requires the same
+    representations; these settings it does not require, because each chapter's ``book`` values
+    are set for its own task and budget. A lead depends on them (fewer training examples are
+    easier to memorise, chapter 33), so chapter 35 shows them beside its verdict.
     """
     rows = []
     for key, label in LEAD_DESIGN:
