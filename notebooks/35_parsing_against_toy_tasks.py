@@ -49,6 +49,8 @@ device: str = "auto"  # unused here (nothing is trained or encoded); kept so eve
 # Nothing is trained here: the page reads what the two chapters saved, so it runs once both have.
 
 # %% tags=["hide-input"]
+from IPython.display import display
+
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.experiments.claims import format_interval
@@ -117,7 +119,7 @@ g.save("build/results/35_parsing_against_toy_tasks.json")
 designs = claims.lead_designs(
     saved.get("34_dependency_parsing"), saved.get("33_memorisation_complexity")
 )
-designs
+display(designs)
 
 # %% tags=["remove-cell"]
 g("n_design", len(designs))

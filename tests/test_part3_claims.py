@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from probekit.errors import ParameterError
-from probekit.experiments.claims import Claim
+from probekit.experiments.claims import Claim, format_interval
 from probekit.experiments.part3_pareto import (
     claims,
     figures,
@@ -404,6 +404,27 @@ def test_onehot_simple_interval_by_hand():
     assert set(out) == {"posl"}
     no_onehot = parametric({k: r for k, r in runs.runs.items() if k[1] != "onehot"})
     assert claims.onehot_simple_intervals(no_onehot, 0.1, n_boot=200, seed=0) == {}
+
+
+def test_simple_range_readings_judge_the_claim_at_half_and_twice_the_range():
+    runs = parametric()
+    readings = claims.simple_range_readings(runs, 0.1, n_boot=300, seed=0)
+    assert readings["share of the cap"].tolist() == [0.05, 0.1, 0.2]
+    assert readings["budget (nuclear norm)"].tolist() == pytest.approx(
+        [0.05 * runs.max_norm, 0.1 * runs.max_norm, 0.2 * runs.max_norm]
+    )
+    # The middle row is the claim as the chapter judges it.
+    own = claims.onehot_simple_intervals(runs, 0.1, n_boot=300, seed=0)
+    middle = readings.iloc[1]
+    assert middle["verdict"] == claims.ONEHOT_SIMPLE.judge(own).verdict
+    assert middle["POSL"] == format_interval(own["posl"], claims.ONEHOT_SIMPLE_RULE)
+    assert claims.readings_agree(readings) in ("the same", "not the same")
+    assert claims.readings_agree(readings.assign(verdict=REPRODUCED)) == "the same"
+    mixed = readings.assign(verdict=[REPRODUCED, NOT_REPRODUCED, REPRODUCED])
+    assert claims.readings_agree(mixed) == "not the same"
+    # Twice a range beyond half the cap is the whole cap, read once.
+    wide = claims.simple_range_readings(runs, 0.8, n_boot=100, seed=0)
+    assert wide["share of the cap"].tolist() == [0.4, 0.8, 1.0]
 
 
 def test_onehot_simple_claim_mutations():

@@ -43,7 +43,7 @@ import pandas as pd
 from scipy import stats
 
 from probekit.errors import ParameterError
-from probekit.experiments.claims import Claim
+from probekit.experiments.claims import Claim, format_interval
 from probekit.experiments.part3_pareto.frontiers import less_complex_half
 from probekit.experiments.part3_pareto.memorisation_experiment import MemorisationRuns
 from probekit.experiments.part3_pareto.paper import PAPER, paper_leads
@@ -308,6 +308,42 @@ def onehot_simple_intervals(
         out[task] = lead_interval(found, "complexity", "onehot", cap, ONEHOT_SIMPLE_RULE,
                                   n_boot=n_boot, seed=seed)  # fmt: skip
     return out
+
+
+#: The simple ranges :func:`simple_range_readings` reads, as multiples of the chapter's own.
+RANGE_FACTORS = (0.5, 1.0, 2.0)
+
+
+def simple_range_readings(
+    runs: ParametricRuns, simple_fraction: float, *, n_boot: int, seed: int
+) -> pd.DataFrame:
+    """III.3 read again over other simple ranges, with the same rule (a robustness reading).
+
+    The paper reads "one-hot wins for simple probes" off its figures without saying where
+    "simple" ends, so the range is the book's choice (chapter 32's ``simple_fraction`` of the
+    cap). One row per multiple of it in :data:`RANGE_FACTORS` (half, the same, twice; at most
+    the whole cap): the share of the cap, the budget (nuclear norm), the lead per measured task
+    as text, and the rule's verdict on the measured tasks together; a range where no task can
+    be measured is left out. The claim's own verdict is the chapter's, at its parameter.
+    """
+    fractions = dict.fromkeys(min(1.0, f * simple_fraction) for f in RANGE_FACTORS)
+    rows = []
+    for fraction in fractions:
+        intervals = onehot_simple_intervals(runs, fraction, n_boot=n_boot, seed=seed)
+        if not intervals:
+            continue
+        rows.append(
+            {"share of the cap": fraction, "budget (nuclear norm)": fraction * runs.max_norm}
+            | {TASK_TITLES.get(t, t): format_interval(iv, ONEHOT_SIMPLE_RULE)
+               for t, iv in intervals.items()}
+            | {"verdict": ONEHOT_SIMPLE.judge(intervals).verdict}
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def readings_agree(readings: pd.DataFrame) -> str:
+    """The text "the same" when every row of a robustness reading has one verdict, else "not"."""
+    return "the same" if readings["verdict"].nunique() <= 1 else "not the same"
 
 
 def simple_as_good_intervals(
