@@ -43,6 +43,8 @@ class Design:
     ``mean_units``, at least ``min_units``; EWT's test sentences average about 17 words),
     ``k_a`` and ``k_b`` seeds, and the normal SDs of the logit parts (``sd_sentence`` u,
     ``sd_probe_sentence`` a, ``sd_seed`` v, ``sd_seed_sentence`` e) around the base logit ``mu``.
+    ``paired_seeds``: A's seed s and B's seed s are one trained probe scored twice (chapter 22's
+    normal and Jabberwocky sentences), so they share the seed part v; needs ``k_a == k_b``.
     """
 
     n_sentences: int = 500
@@ -56,6 +58,7 @@ class Design:
     sd_probe_sentence: float = 0.5
     sd_seed: float = 0.15
     sd_seed_sentence: float = 0.2
+    paired_seeds: bool = False
 
     def units(self, seed: int = 0) -> np.ndarray:
         """Units per sentence, (n_sentences,) int, fixed by ``seed``."""
@@ -76,14 +79,18 @@ def simulate_scores(
     n, rng = len(m), np.random.default_rng(seed)
     R = n_datasets
     u = rng.normal(0.0, design.sd_sentence, (R, 1, n))
+    if design.paired_seeds and design.k_a != design.k_b:
+        raise ParameterError("paired_seeds", f"needs k_a == k_b, got {design.k_a}, {design.k_b}")
+    shared = rng.normal(0.0, design.sd_seed, (R, design.k_a, 1)) if design.paired_seeds else None
 
     def side(k: int, shift: float) -> np.ndarray:
+        seed_part = shared if shared is not None else rng.normal(0.0, design.sd_seed, (R, k, 1))
         eta = (
             design.mu
             + shift
             + u
             + rng.normal(0.0, design.sd_probe_sentence, (R, 1, n))
-            + rng.normal(0.0, design.sd_seed, (R, k, 1))
+            + seed_part
             + rng.normal(0.0, design.sd_seed_sentence, (R, k, n))
         )
         return rng.binomial(np.broadcast_to(m, (R, k, n)), special.expit(eta)).astype(np.float64)
