@@ -488,8 +488,8 @@ def test_v3_and_v4_are_calibrated_in_the_chapters_design():
     and "reproduced" in most studies where they clearly do.
 
     The rules of an earlier version read Monte Carlo intervals of pooled simulations, blind to
-    which test sentences a seed drew; under the same null they said "reproduced" in about a
-    third of the studies.
+    which test sentences a seed drew; in this design and null they said "reproduced" in 63 % of
+    the studies for V.3 and 36 % for V.4.
     """
     rng = np.random.default_rng(0)
     false_v3 = false_v4 = 0
