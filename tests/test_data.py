@@ -111,6 +111,19 @@ def test_arrays_and_features(tiny):
     assert treebanks.upos_index([s]).tolist() == [5, 0, 7, 15, 1, 10, 12]
 
 
+def test_a_copy_of_a_treebank_is_read_from_where_it_is(tmp_path):
+    """Reads are memoised, but sentences record their file: a copy read after the first one was
+    deleted must point at itself, not at the deleted files."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    shutil.copytree(FIXTURES / "tiny", first)
+    shutil.copytree(FIXTURES / "tiny", second)
+    assert {s.path.parent for s in treebanks.load_treebank(first)["train"]} == {first}
+    shutil.rmtree(first)
+    copy = treebanks.load_treebank(second)
+    assert {s.path.parent for s in copy["train"]} == {second}
+    assert treebanks.file_sha256(copy["train"][0].path) == copy.files.sha256()["train"]
+
+
 def test_sha256_matches_hashlib(tiny):
     for split, path in tiny.files.files.items():
         assert tiny.files.sha256()[split] == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -423,9 +423,14 @@ _TREEBANKS: dict[tuple, Treebank] = {}
 
 
 def load_treebank(name: str | os.PathLike, splits: Sequence[str] = SPLITS) -> Treebank:
-    """Resolve and read a treebank. Reads are memoised by file content hash."""
+    """Resolve and read a treebank. Reads are memoised by file path and content hash.
+
+    The path is part of the key because every :class:`Sentence` records the file it came from:
+    a copy of the same files elsewhere is read again, so that its sentences never point at a
+    copy that may since have been moved or deleted.
+    """
     files = resolve_treebank(name, splits)
-    key = tuple(sorted((s, file_sha256(p)) for s, p in files.files.items()))
+    key = tuple(sorted((s, str(p.resolve()), file_sha256(p)) for s, p in files.files.items()))
     if key not in _TREEBANKS:
         _TREEBANKS[key] = Treebank(files, {s: read_conllu(p) for s, p in files.files.items()})
     cached = _TREEBANKS[key]
