@@ -395,7 +395,7 @@ g.save("build/results/32_parametric_complexity.json")
 
 # %% tags=["hide-input"]
 readings = claims.simple_range_readings(
-    runs, config.simple_fraction, n_boot=config.n_boot, seed=config.seed
+    runs, config.simple_fraction, onehot_simple, n_boot=config.n_boot, seed=config.seed
 )
 display(readings.round({"budget (nuclear norm)": 0}))
 

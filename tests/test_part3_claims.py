@@ -408,13 +408,13 @@ def test_onehot_simple_interval_by_hand():
 
 def test_simple_range_readings_judge_the_claim_at_half_and_twice_the_range():
     runs = parametric()
-    readings = claims.simple_range_readings(runs, 0.1, n_boot=300, seed=0)
+    own = claims.onehot_simple_intervals(runs, 0.1, n_boot=300, seed=0)
+    readings = claims.simple_range_readings(runs, 0.1, own, n_boot=300, seed=0)
     assert readings["share of the cap"].tolist() == [0.05, 0.1, 0.2]
     assert readings["budget (nuclear norm)"].tolist() == pytest.approx(
         [0.05 * runs.max_norm, 0.1 * runs.max_norm, 0.2 * runs.max_norm]
     )
-    # The middle row is the claim as the chapter judges it.
-    own = claims.onehot_simple_intervals(runs, 0.1, n_boot=300, seed=0)
+    # The middle row is the claim as the chapter judged it, read from its intervals.
     middle = readings.iloc[1]
     assert middle["verdict"] == claims.ONEHOT_SIMPLE.judge(own).verdict
     assert middle["POSL"] == format_interval(own["posl"], claims.ONEHOT_SIMPLE_RULE)
@@ -423,7 +423,8 @@ def test_simple_range_readings_judge_the_claim_at_half_and_twice_the_range():
     mixed = readings.assign(verdict=[REPRODUCED, NOT_REPRODUCED, REPRODUCED])
     assert claims.readings_agree(mixed) == "not the same"
     # Twice a range beyond half the cap is the whole cap, read once.
-    wide = claims.simple_range_readings(runs, 0.8, n_boot=100, seed=0)
+    wide_own = claims.onehot_simple_intervals(runs, 0.8, n_boot=100, seed=0)
+    wide = claims.simple_range_readings(runs, 0.8, wide_own, n_boot=100, seed=0)
     assert wide["share of the cap"].tolist() == [0.4, 0.8, 1.0]
 
 

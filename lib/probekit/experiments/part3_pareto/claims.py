@@ -315,7 +315,12 @@ RANGE_FACTORS = (0.5, 1.0, 2.0)
 
 
 def simple_range_readings(
-    runs: ParametricRuns, simple_fraction: float, *, n_boot: int, seed: int
+    runs: ParametricRuns,
+    simple_fraction: float,
+    own: Mapping[str, Interval],
+    *,
+    n_boot: int,
+    seed: int,
 ) -> pd.DataFrame:
     """III.3 read again over other simple ranges, with the same rule (a robustness reading).
 
@@ -324,12 +329,17 @@ def simple_range_readings(
     cap). One row per multiple of it in :data:`RANGE_FACTORS` (half, the same, twice; at most
     the whole cap): the share of the cap, the budget (nuclear norm), the lead per measured task
     as text, and the rule's verdict on the measured tasks together; a range where no task can
-    be measured is left out. The claim's own verdict is the chapter's, at its parameter.
+    be measured is left out. The claim's own verdict is the chapter's, at its parameter: ``own``
+    is the chapter's :func:`onehot_simple_intervals` at ``simple_fraction``, read as it is.
     """
     fractions = dict.fromkeys(min(1.0, f * simple_fraction) for f in RANGE_FACTORS)
     rows = []
     for fraction in fractions:
-        intervals = onehot_simple_intervals(runs, fraction, n_boot=n_boot, seed=seed)
+        intervals = (
+            own
+            if fraction == simple_fraction
+            else onehot_simple_intervals(runs, fraction, n_boot=n_boot, seed=seed)
+        )
         if not intervals:
             continue
         rows.append(
