@@ -378,8 +378,15 @@ class _CappedStopping(StackedEarlyStopping):
     ended at its cap (``capped``).
     """
 
-    def __init__(self, module: torch.nn.Module, caps: np.ndarray, patience: int, min_delta: float):
-        super().__init__(module, len(caps), patience, min_delta)
+    def __init__(
+        self,
+        module: torch.nn.Module,
+        caps: np.ndarray,
+        patience: int,
+        min_delta: float,
+        decay: float = 1.0,
+    ):
+        super().__init__(module, len(caps), patience, min_delta, decay)
         self.caps = caps
         self.capped = np.zeros(len(caps), dtype=bool)
 
@@ -418,7 +425,7 @@ def _fit(
         # The 0.02-bit threshold of the loss rule means nothing on a share of words.
         opts = replace(opts, min_delta=min_gain)
     opts = replace(opts, max_steps=int(caps.max()))
-    stopper = _CappedStopping(stack, caps, opts.patience, opts.min_delta)
+    stopper = _CappedStopping(stack, caps, opts.patience, opts.min_delta, opts.lr_decay)
     stack.dropout.reset()
 
     def active() -> np.ndarray:

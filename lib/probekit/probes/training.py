@@ -3,9 +3,14 @@
 The released code trains every probe with Adam and early stopping on dev cross-entropy
 (§6.1; appendix A for the parser). Here P probes of one stack share that loop: they see the
 same minibatches, their losses are summed so that each probe's gradient is its own, and each
-probe stops on its own dev loss (:class:`StackedEarlyStopping`). :func:`fit_stack` is the loop;
-the probe families supply only how to draw batches, the per-probe training loss and the
-per-probe dev loss.
+probe stops on its own dev criterion (:class:`StackedEarlyStopping`). :func:`fit_stack` is the
+loop; the probe families supply only how to draw batches, the per-probe training loss and the
+per-probe dev criterion.
+
+The loop also owns what makes a probe converge rather than stall at a cap
+(:class:`TrainOptions`): a per-probe learning-rate schedule that multiplies a probe's rate by
+``decay`` at every check without a gain (``schedule="plateau"``, the rule of Dozat & Manning's
+parser recipes), Adam's betas, and clipping of each probe's own gradient norm.
 """
 
 from __future__ import annotations
@@ -29,15 +34,25 @@ class StackedEarlyStopping:
 
     A probe's state is saved when its dev loss drops by more than ``min_delta`` below its best;
     after ``patience`` evaluations without that, the probe stops (its later states are never
-    saved). Every parameter of the module must carry the probe axis first, except when P = 1.
-    ``at_cap`` (P,) marks the probes still improving when :func:`fit_stack` reached
-    ``max_steps``: they ended at the step cap, not by early stopping.
+    saved). Every evaluation without a gain also multiplies the probe's learning-rate factor
+    ``lr_scale`` (P,) by ``decay`` (1: a constant rate). Every parameter of the module must
+    carry the probe axis first, except when P = 1. ``at_cap`` (P,) marks the probes still
+    improving when :func:`fit_stack` reached ``max_steps``: they ended at the step cap, not by
+    early stopping.
     """
 
-    def __init__(self, module: torch.nn.Module, n_probes: int, patience: int, min_delta: float):
+    def __init__(
+        self,
+        module: torch.nn.Module,
+        n_probes: int,
+        patience: int,
+        min_delta: float,
+        decay: float = 1.0,
+    ):
         """Track P = ``n_probes`` probes of ``module``, starting from a copy of its state."""
         self.module, self.n_probes = module, n_probes
-        self.patience, self.min_delta = patience, min_delta
+        self.patience, self.min_delta, self.decay = patience, min_delta, decay
+        self.lr_scale = np.ones(n_probes)
         self.best_loss = np.full(n_probes, np.inf)
         self.best_step = np.zeros(n_probes, dtype=np.int64)
         self.wait = np.zeros(n_probes, dtype=np.int64)
@@ -53,7 +68,9 @@ class StackedEarlyStopping:
         self.best_loss[improved] = dev_loss[improved]
         self.best_step[improved] = step
         self.wait[improved] = 0
-        self.wait[self.active & ~improved] += 1
+        stalled = self.active & ~improved
+        self.wait[stalled] += 1
+        self.lr_scale[stalled] *= self.decay
         self.active &= self.wait < self.patience
 
     def _save(self, improved: np.ndarray) -> None:
@@ -79,8 +96,13 @@ class StackedEarlyStopping:
 class TrainOptions:
     """Optimisation settings shared by the probe trainers.
 
-    Defaults: the released code (§2.5 of the reference notes): Adam at lr 1e-3, dev evaluation
-    every 100 batches, stop after 10 evaluations without a dev-loss gain of more than 0.02 bits.
+    Defaults: the released code (Pimentel et al. 2020): Adam at lr 1e-3 with torch's betas, a
+    constant rate, no clipping, dev evaluation every 100 batches, stop after 10 evaluations
+    without a dev-loss gain of more than 0.02 bits.
+
+    ``schedule="plateau"`` multiplies a probe's rate by ``decay`` at every evaluation that
+    brings it no gain (:class:`StackedEarlyStopping`); ``clip`` > 0 rescales each probe's own
+    gradient to at most that L2 norm before the update (0: no clipping).
     """
 
     batch_size: int = 2048
@@ -90,9 +112,13 @@ class TrainOptions:
     min_delta: float = 0.02
     max_steps: int = 20_000
     eval_batch_size: int = 8192
+    schedule: str = "constant"
+    decay: float = 0.5
+    betas: tuple[float, float] = (0.9, 0.999)
+    clip: float = 0.0
 
     def __post_init__(self) -> None:
-        """Check that counts are >= 1, ``lr`` > 0 and ``min_delta`` >= 0."""
+        """Check counts >= 1, ``lr`` > 0, ``min_delta`` and ``clip`` >= 0, the schedule."""
         for name in ("batch_size", "eval_every", "patience", "max_steps", "eval_batch_size"):
             if getattr(self, name) < 1:
                 raise ParameterError(name, f"must be >= 1, got {getattr(self, name)}")
@@ -100,10 +126,27 @@ class TrainOptions:
             raise ParameterError("lr", f"must be > 0, got {self.lr}")
         if self.min_delta < 0:
             raise ParameterError("min_delta", f"must be >= 0, got {self.min_delta}")
+        if self.schedule not in SCHEDULES:
+            raise ParameterError("schedule", f"must be one of {SCHEDULES}, got {self.schedule!r}")
+        if not 0 < self.decay <= 1:
+            raise ParameterError("decay", f"must lie in (0, 1], got {self.decay}")
+        if not all(0 <= b < 1 for b in self.betas) or len(self.betas) != 2:
+            raise ParameterError("betas", f"must be two numbers in [0, 1), got {self.betas}")
+        if self.clip < 0:
+            raise ParameterError("clip", f"must be >= 0 (0: no clipping), got {self.clip}")
+
+    @property
+    def lr_decay(self) -> float:
+        """The factor a probe's rate takes at an evaluation without a gain (1: constant)."""
+        return self.decay if self.schedule == "plateau" else 1.0
+
+
+SCHEDULES = ("constant", "plateau")
+"""Learning-rate schedules of :class:`TrainOptions`."""
 
 
 class StackAdam:
-    """Adam (Kingma & Ba 2015) with torch's defaults, as the released code, for a module.
+    """Adam (Kingma & Ba 2015), by default with torch's settings as the released code, for a stack.
 
     The trainable one-hot tables (:class:`probekit.representations.types.OneHotEmbedding`,
     P x V x dim floats) are updated with torch's fused CPU kernel, measured 5 times faster on a
@@ -111,10 +154,21 @@ class StackAdam:
     other parameters keep the plain kernel: it is elementwise in the same order whatever the
     stack size, so a probe's weights do not depend on which probes it was stacked with, down
     to rounding (the fused kernel's vector loops round differently at different offsets).
+
+    :meth:`step` takes each probe's factor on the rate: Adam's update is proportional to the
+    rate, so the update at ``lr * scale[p]`` is the update at ``lr`` scaled back towards the old
+    weights, exactly as a separate optimiser per probe would take it.
     """
 
-    def __init__(self, module: torch.nn.Module, lr: float):
+    def __init__(
+        self,
+        module: torch.nn.Module,
+        lr: float,
+        n_probes: int = 1,
+        betas: tuple[float, float] = (0.9, 0.999),
+    ):
         """One Adam at ``lr`` for the one-hot tables of ``module`` (fused), one for the rest."""
+        self.n_probes = n_probes
         tables = {
             id(p)
             for m in module.modules()
@@ -122,21 +176,57 @@ class StackAdam:
             for p in m.parameters()
         }
         params = [p for p in module.parameters() if p.requires_grad]
+        self.params = params
         big = [p for p in params if id(p) in tables]
         rest = [p for p in params if id(p) not in tables]
-        self.optimisers = [torch.optim.Adam(rest, lr=lr)] if rest else []
+        self.optimisers = [torch.optim.Adam(rest, lr=lr, betas=betas)] if rest else []
         if big:
-            self.optimisers.append(torch.optim.Adam(big, lr=lr, fused=True))
+            self.optimisers.append(torch.optim.Adam(big, lr=lr, betas=betas, fused=True))
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear the gradients of every parameter, as ``torch.optim.Optimizer.zero_grad``."""
         for opt in self.optimisers:
             opt.zero_grad(set_to_none=set_to_none)
 
-    def step(self) -> None:
-        """Take one Adam step on every parameter."""
+    def step(self, scale: np.ndarray | None = None) -> None:
+        """One Adam step on every parameter, probe p's at ``lr * scale[p]`` (default 1)."""
+        if scale is None or bool(np.all(scale == 1.0)):
+            for opt in self.optimisers:
+                opt.step()
+            return
+        before = [p.detach().clone() for p in self.params]
         for opt in self.optimisers:
             opt.step()
+        with torch.no_grad():
+            for p, old in zip(self.params, before, strict=True):
+                p.lerp_(old, 1.0 - _per_probe(scale, p, self.n_probes))
+
+    def clip(self, max_norm: float) -> np.ndarray:
+        """Rescale each probe's gradient to an L2 norm of at most ``max_norm``.
+
+        The norm is over all of the probe's parameters (its slice of each stacked tensor), as
+        ``torch.nn.utils.clip_grad_norm_`` takes it over one model. Returns the norms (P,).
+        """
+        grads = [p.grad for p in self.params if p.grad is not None]
+        if not grads:
+            return np.zeros(self.n_probes)
+        squares = torch.zeros(self.n_probes, dtype=torch.float64, device=grads[0].device)
+        for g in grads:
+            flat = g.reshape(self.n_probes, -1) if self.n_probes > 1 else g.reshape(1, -1)
+            squares += flat.double().pow(2).sum(dim=1)
+        norms = squares.sqrt()
+        factor = (max_norm / (norms + 1e-6)).clamp(max=1.0).float()
+        for g in grads:
+            g.mul_(factor.view(-1, *([1] * (g.dim() - 1))) if self.n_probes > 1 else factor)
+        return norms.cpu().numpy()
+
+
+def _per_probe(scale: np.ndarray, p: torch.Tensor, n_probes: int) -> torch.Tensor:
+    """``scale`` (P,) shaped to broadcast over a stacked parameter p (P, ...) on its device."""
+    t = torch.as_tensor(scale, dtype=p.dtype, device=p.device)
+    if n_probes == 1:
+        return t.reshape(())
+    return t.view(-1, *([1] * (p.dim() - 1)))
 
 
 def adam_update(
@@ -216,8 +306,10 @@ def fit_stack(
         probe).
     """
     if stopper is None:
-        stopper = StackedEarlyStopping(stack, n_probes, opts.patience, opts.min_delta)
-    optimiser = StackAdam(stack, opts.lr)
+        stopper = StackedEarlyStopping(
+            stack, n_probes, opts.patience, opts.min_delta, opts.lr_decay
+        )
+    optimiser = StackAdam(stack, opts.lr, n_probes, opts.betas)
     # Two generators, so that the batch order does not depend on how many dropout masks a
     # probe family draws per step.
     order_gen = torch.Generator().manual_seed(order_seed)
@@ -230,7 +322,9 @@ def fit_stack(
             loss = train_loss(batch, dropout_gen).sum()
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
-            optimiser.step()
+            if opts.clip:
+                optimiser.clip(opts.clip)
+            optimiser.step(stopper.lr_scale)
             step += 1
             if step % opts.eval_every == 0 or step == opts.max_steps:
                 stopper.update(dev_loss(), step)
