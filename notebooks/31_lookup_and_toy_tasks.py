@@ -27,27 +27,44 @@
 # of both tasks, and the entropy of the labels shows why: once the word is known, little
 # uncertainty about its label is left.
 
+# %% tags=["remove-cell"]
+# Optional[...] is the annotation papermill's --help-notebook can read for a parameter that may
+# be None.
+from typing import Optional
+
 # %% tags=["parameters"]
 # One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
 # fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
-model: str = "default"  # unused here (no model is needed); kept so that every chapter takes it
+model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
+pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
+layer: Optional[int] = None  # the contextual layer Part III probes; None: chosen on dev UAS here
 lookup_sizes: list[int] = [250, 500, 1000, 2000, 4000, 0]  # training sentences (0 means all)
 sample_seed: int = 42  # seed of the training-sentence samples
-device: str = "auto"  # unused here (nothing is trained or encoded); kept so every chapter takes it
+n_train: int = 2000  # training sentences of the layer selection's parsers; 0 means all
+n_dev: int = 500  # development sentences that choose the layer; 0 means all
+seed: int = 0  # seed of the selection parsers' initialisation, dropout and batch order
+batch_size: int = 32  # sentences per minibatch of the selection parsers (as chapter 34's)
+lr: float = 0.002  # Adam learning rate of the selection parsers (as chapter 34's)
+eval_every: int = 63  # minibatches between checks on dev (as chapter 34's)
+patience: int = 4  # checks without improvement before a parser stops (as chapter 34's)
+max_steps: int = 3000  # upper bound on minibatches per selection parser
+schedule: str = "plateau"  # learning-rate schedule, one of {constant, plateau} (as chapter 34's)
+device: str = "auto"  # where the selection parsers train and the encoder runs: auto, cpu, cuda, cuda:N
 # fmt: on
 
 # %% tags=["hide-input"]
 from probekit.book.glue import Glue
 from probekit.experiments import plots
-from probekit.experiments.part3_pareto import claims, figures, toy_tasks
-from probekit.experiments.part3_pareto.config import ToyTasksConfig
+from probekit.experiments.part3_pareto import claims, figures, layer_choice, toy_tasks
+from probekit.experiments.part3_pareto.config import LayerChoiceConfig, ToyTasksConfig
 from probekit.experiments.part3_pareto.paper import PAPER
 from probekit.io import treebanks
 
 plots.use_style()
 g = Glue("ch31")
 config = ToyTasksConfig.from_parameters(globals())
+layer_config = LayerChoiceConfig.from_parameters(globals())
 
 # %% [markdown]
 # ## Setup
@@ -209,6 +226,46 @@ for key, value in toy_tasks.entropy_numbers(entropies).items():
 # The next two chapters measure exactly this with probes of controlled complexity, and
 # {ref}`sec-ch34` turns to a task in which context does matter.
 # This chapter trains no probes, so the claims about which representation wins are tested there.
+
+# %% [markdown]
+# (sec-ch31-layer)=
+# ## The layer Part III probes
+#
+# The paper probes the last layer of BERT.
+# Our encoder was distilled from a larger model and then trained to make sentence embeddings for
+# similarity search; that last training step reshapes its top layers most, so its last layer
+# need not be where it keeps syntax.
+# Parts I and II choose their layer on development data, and so does Part III, once for all its
+# chapters so that their results can be set side by side: one MLP parser (one hidden layer of
+# {glue:text}`ch31_selection_hidden:d` units per view) and one linear parser are trained on
+# every layer, on {glue:text}`ch31_selection_train:,d` training sentences with the optimiser of
+# {ref}`sec-ch34`, and the layer whose MLP parser has the best UAS on
+# {glue:text}`ch31_selection_dev:,d` development sentences is the one chapters 32 to 34 probe.
+# Parsing is the task that needs context, so it is the task that decides.
+# The figure also shows each layer's test UAS; the choice never reads it.
+# With `-p layer=-1` in chapters 32 to 34 they probe the last layer, as the paper did.
+
+# %% tags=["hide-input"]
+selection = layer_choice.run_layer_choice(layer_config)
+g.figure("fig_layers", figures.plot_selection(selection, layer_config.layer))
+
+# %% tags=["remove-cell"]
+g("selection_hidden", layer_choice.SELECTION_MLP.hidden_size)
+g("selection_train", selection.n_train if selection else 0)
+g("selection_dev", selection.n_dev if selection else 0)
+g("layer_text", layer_choice.selection_text(selection, layer_config.layer))
+for key, value in layer_choice.layer_values(selection, layer_config).items():
+    g(key, value)
+
+# %% [markdown]
+# ```{glue:figure} ch31_fig_layers
+# :name: fig-ch31-layers
+#
+# Test UAS by layer of an MLP and a linear parser trained on each layer of the encoder, and the
+# layer chosen on development UAS.
+# ```
+#
+# {glue:text}`ch31_layer_text`
 
 # %% tags=["remove-cell"]
 # Claims III.1 and III.2: the lookup's accuracy against the paper's figure, over test sentences.

@@ -4,6 +4,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#   probekit:
+#     reads: [31_lookup_and_toy_tasks]
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -29,12 +31,17 @@
 # We reproduce the left half of the paper's Fig. 2 and the nuclear-norm and rank rows of its
 # Table 3 for POSL and DAL.
 
+# %% tags=["remove-cell"]
+# Optional[...] is the annotation papermill's --help-notebook can read for a parameter that may
+# be None.
+from typing import Optional
+
 # %% tags=["parameters"]
 # One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
 # fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
-layer: int = -1  # layer of the contextual model (0 is the embedding output, -1 the last)
+layer: Optional[int] = None  # layer of the contextual model (0 is the embedding output, -1 the last); None: the one chapter 31 chose on dev
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
 representations: list[str] = ["contextual", "fasttext", "onehot", "random"]  # one of {contextual, fasttext, onehot, random}
 tasks: list[str] = ["posl", "dal"]  # probing tasks, one of {posl, dal}
@@ -57,7 +64,9 @@ batch_size: int = 512  # examples per minibatch (the paper uses 2048)
 lr: float = 0.01  # Adam learning rate (the paper uses 0.001)
 eval_every: int = 25  # minibatches between early-stopping checks on dev (the paper uses 100)
 patience: int = 4  # checks without improvement before a probe stops (the paper uses 10)
+schedule: str = "plateau"  # learning-rate schedule, one of {constant, plateau} (plateau: halve at every check without a gain)
 max_steps: int = 1000  # upper bound on minibatches per probe
+results_dir: str = "build/results"  # directory of the chapters' saved results (chapter 31's chosen layer)
 device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
@@ -70,12 +79,15 @@ from probekit.experiments.deviations import cap_share_numbers, deviation_table
 from probekit.experiments.part3_pareto import (
     claims,
     experimental_setup,
+    figures,
     frontiers,
+    layer_choice,
     paper,
     parametric_experiment,
     protocol,
 )
 from probekit.experiments.part3_pareto.config import ParametricConfig
+from probekit.io.results import load_results
 
 plots.use_style()
 g = Glue("ch32")
@@ -128,6 +140,31 @@ g("n_deviations", int(deviations["deviates"].sum()))
 # {glue:text}`ch32_n_deviations:d` settings depart from the paper's protocol.
 # One more is not a parameter: the released code takes its 50 ranks as
 # int(linspace(1, C + 0.99, 50)), which repeats ranks; we train each rank at most once.
+
+# %% tags=["remove-cell"]
+saved = load_results(config.results_dir, [layer_choice.CHAPTER]).get(layer_choice.CHAPTER)
+config, selection = layer_choice.with_layer(config, saved)
+
+# %% [markdown]
+# (sec-ch32-layer)=
+# ### Which layer
+#
+# The paper probes the last layer of BERT; this chapter probes the layer of our encoder that
+# {ref}`sec-ch31-layer` chose on development data, the same for every chapter of Part III.
+# {glue:text}`ch32_layer_text`
+
+# %% tags=["hide-input"]
+g.figure("fig_layers", figures.plot_selection(selection, config.layer))
+
+# %% tags=["remove-cell"]
+g("layer_text", layer_choice.selection_text(selection, config.layer))
+
+# %% [markdown]
+# ```{glue:figure} ch32_fig_layers
+# :name: fig-ch32-layers
+#
+# Test UAS by layer of chapter 31's selection parsers, and the layer they chose on development UAS.
+# ```
 
 # %% tags=["hide-input"]
 setup = experimental_setup.build_pareto_setup(config)

@@ -4,6 +4,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#   probekit:
+#     reads: [31_lookup_and_toy_tasks]
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -31,12 +33,17 @@
 # test accuracy against their memorisation, the right half of the paper's Fig. 2, with the
 # corresponding rows of its Table 3.
 
+# %% tags=["remove-cell"]
+# Optional[...] is the annotation papermill's --help-notebook can read for a parameter that may
+# be None.
+from typing import Optional
+
 # %% tags=["parameters"]
 # One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
 # fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
-layer: int = -1  # layer of the contextual model (0 is the embedding output, -1 the last)
+layer: Optional[int] = None  # layer of the contextual model (0 is the embedding output, -1 the last); None: the one chapter 31 chose on dev
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
 representations: list[str] = ["contextual", "fasttext", "onehot", "random"]  # one of {contextual, fasttext, onehot, random}
 tasks: list[str] = ["posl", "dal"]  # probing tasks, one of {posl, dal}
@@ -60,7 +67,9 @@ batch_size: int = 256  # examples per minibatch (the paper uses 2048)
 lr: float = 0.003  # Adam learning rate (the paper uses 0.001)
 eval_every: int = 50  # minibatches between early-stopping checks on dev (the paper uses 100)
 patience: int = 4  # checks without improvement before a probe stops (the paper uses 10)
+schedule: str = "plateau"  # learning-rate schedule, one of {constant, plateau} (plateau: halve at every check without a gain)
 max_steps: int = 1500  # upper bound on minibatches per probe trained on the gold labels
+results_dir: str = "build/results"  # directory of the chapters' saved results (chapter 31's chosen layer)
 device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
@@ -74,15 +83,17 @@ from probekit.experiments.deviations import cap_share_numbers, deviation_table
 from probekit.experiments.part3_pareto import (
     claims,
     experimental_setup,
+    figures,
     frontiers,
+    layer_choice,
     memorisation_experiment,
     paper,
     protocol,
-    unbudgeted,
 )
 from probekit.experiments.part3_pareto.config import MemorisationConfig
 from probekit.experiments.part3_pareto.memorisation import CONDITIONS, RELEASED_STOPPING
 from probekit.experiments.part3_pareto.representations import TASKS
+from probekit.io.results import load_results
 
 plots.use_style()
 g = Glue("ch33")
@@ -135,6 +146,31 @@ g("n_deviations", int(deviations["deviates"].sum()))
 # %% [markdown]
 # {glue:text}`ch33_n_deviations:d` settings depart from the paper's protocol.
 # The architectures drawn for this run:
+
+# %% tags=["remove-cell"]
+saved = load_results(config.results_dir, [layer_choice.CHAPTER]).get(layer_choice.CHAPTER)
+config, selection = layer_choice.with_layer(config, saved)
+
+# %% [markdown]
+# (sec-ch33-layer)=
+# ### Which layer
+#
+# The paper probes the last layer of BERT; this chapter probes the layer of our encoder that
+# {ref}`sec-ch31-layer` chose on development data, the same for every chapter of Part III.
+# {glue:text}`ch33_layer_text`
+
+# %% tags=["hide-input"]
+g.figure("fig_layers", figures.plot_selection(selection, config.layer))
+
+# %% tags=["remove-cell"]
+g("layer_text", layer_choice.selection_text(selection, config.layer))
+
+# %% [markdown]
+# ```{glue:figure} ch33_fig_layers
+# :name: fig-ch33-layers
+#
+# Test UAS by layer of chapter 31's selection parsers, and the layer they chose on development UAS.
+# ```
 
 # %% tags=["hide-input"]
 setup = experimental_setup.build_pareto_setup(config)
@@ -407,33 +443,6 @@ g.save("build/results/33_memorisation_complexity.json")
 # {glue:text}`ch33_paper_posl_label_shuffled_fasttext:.2f` for fastText on POSL, and
 # {glue:text}`ch33_paper_dal_label_shuffled_contextual:.2f` against
 # {glue:text}`ch33_paper_dal_label_shuffled_fasttext:.2f` on DAL.
-#
-# (sec-ch33-unbudgeted)=
-# ## Without the cap on the controls
-#
-# The cap share above counts the controls that the cap of {glue:text}`ch33_memorise_steps:,d`
-# updates stopped before the released rule saw them level off.
-# We ran this chapter once outside the book with a cap of 12,000 updates and everything else as
-# here (`probekit run 33 -p memorise_steps=12000`): {glue:text}`ch33_unbudgeted_time`.
-# The book's two cores do not have that time within its half-hour budget.
-# The table sets that run's numbers beside this one's.
-
-# %% tags=["hide-input"]
-unbudgeted_run = unbudgeted.unbudgeted_run("33_memorisation_complexity", config)
-if unbudgeted_run is None:
-    print("The run without the cap was recorded for the book's set-up only.")
-else:
-    display(unbudgeted.budget_table(unbudgeted_run, g.values))
-
-# %% tags=["remove-cell"]
-budget = unbudgeted.budget_numbers("33_memorisation_complexity", unbudgeted_run, g.values)
-for key, value in budget.items():
-    g(key, value)
-
-# %% [markdown]
-# In numbers, {glue:text}`ch33_unbudgeted_leads`.
-# The verdicts below, and claim III.5 in {ref}`sec-ch35`, are judged on this chapter's capped
-# controls.
 #
 # ## Verdicts
 #

@@ -4,6 +4,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#   probekit:
+#     reads: [31_lookup_and_toy_tasks]
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -25,12 +27,17 @@
 # paper.
 # This chapter repeats the experiment with our model.
 
+# %% tags=["remove-cell"]
+# Optional[...] is the annotation papermill's --help-notebook can read for a parameter that may
+# be None.
+from typing import Optional
+
 # %% tags=["parameters"]
 # One line per parameter, as papermill's parser reads them: the formatter leaves them alone.
 # fmt: off
 treebank: str = "UD_English-EWT"  # UD name or directory with *-ud-{train,dev,test}.conllu
 model: str = "default"  # 'default' (packaged all-MiniLM-L6-v2), a Hugging Face name or a local path
-layer: int = -1  # layer of the contextual model (0 is the embedding output, -1 the last)
+layer: Optional[int] = None  # layer of the contextual model (0 is the embedding output, -1 the last); None: the one chapter 31 chose on dev
 pooling: str = "mean"  # wordpiece pooling, one of {first, last, mean}
 representations: list[str] = ["contextual", "fasttext", "onehot", "random"]  # one of {contextual, fasttext, onehot, random}
 controls: list[str] = ["label_shuffled", "fully_shuffled"]  # one of {label_shuffled, fully_shuffled}
@@ -44,7 +51,7 @@ max_hidden: int = 128  # largest hidden size drawn (the paper: 1024)
 n_probes: int = 3  # linear parsers per representation (the paper: 50)
 alpha_max: float = 0.0625  # largest nuclear-norm weight of the linear parsers (the paper: 8)
 n_memorise: int = 0  # training sentences whose shuffled heads a control memorises; 0 means all (the paper)
-memorise_steps: int = 1000  # most updates of a shuffled control (at most max_steps); it stops earlier at its plateau
+memorise_steps: int = 3000  # most updates of a shuffled control (at most max_steps); it stops earlier at its plateau
 max_norm: float = 700.0  # nuclear-norm cap of the hypervolume (the paper uses 700 for parsing)
 simple_budget: float = 0.5  # memorisation UAS up to which an MLP parser counts as simple
 simple_fraction: float = 0.1  # share of the nuclear-norm cap up to which a parser counts as simple
@@ -53,13 +60,15 @@ fasttext_dim: int = 300  # size of the fastText vectors
 fasttext_epochs: int = 20  # epochs of fastText training on the train split
 fasttext_path: str = ""  # a pretrained cc.LANG.300.bin file; empty trains fastText on the treebank
 seed: int = 0  # seed of architectures, initialisation, batch order, shuffles and random vectors
-batch_size: int = 64  # sentences per minibatch (the paper uses 128)
-lr: float = 0.005  # Adam learning rate of every parser and control (the paper uses 0.001)
-eval_every: int = 50  # minibatches between early-stopping checks on dev (the paper uses 100)
-patience: int = 3  # checks without improvement before a parser stops (the paper uses 10)
-max_steps: int = 1000  # upper bound on minibatches per parser and control
+batch_size: int = 32  # sentences per minibatch (the paper uses 128)
+lr: float = 0.002  # Adam learning rate of every parser and control (the paper uses 0.001)
+eval_every: int = 63  # minibatches between early-stopping checks on dev (the paper uses 100)
+patience: int = 4  # checks without improvement before a parser stops (the paper uses 10)
+schedule: str = "plateau"  # learning-rate schedule, one of {constant, plateau} (plateau: halve at every check without a gain)
+max_steps: int = 3000  # upper bound on minibatches per parser and control
 n_boot: int = 2000  # bootstrap resamples of test sentences (the contextual lead, for claim III.5)
 claim_seeds: list[int] = [1, 2, 3]  # seeds of the two parsers claim III.6 compares (at least 2)
+results_dir: str = "build/results"  # directory of the chapters' saved results (chapter 31's chosen layer)
 device: str = "auto"  # where probes train and encoders run: auto (GPU if any), cpu, cuda, cuda:N
 # fmt: on
 
@@ -67,20 +76,23 @@ device: str = "auto"  # where probes train and encoders run: auto (GPU if any), 
 from IPython.display import display
 
 from probekit.book.glue import Glue
+from probekit.book.records import is_stale
 from probekit.experiments import plots
 from probekit.experiments.claims import format_interval
 from probekit.experiments.deviations import cap_share_numbers, deviation_table
 from probekit.experiments.part3_pareto import (
+    ceiling,
     claims,
     experimental_setup,
     frontiers,
-    learning_rate,
+    layer_choice,
     paper,
     parsing_experiment,
     protocol,
-    unbudgeted,
 )
 from probekit.experiments.part3_pareto.config import ParsingConfig
+from probekit.io.records import read_record
+from probekit.io.results import load_results
 from probekit.probes.biaffine import UAS_MIN_DELTA
 
 plots.use_style()
@@ -120,9 +132,10 @@ config = ParsingConfig.from_parameters(globals())
 # {glue:text}`ch34_n_dev_sentences:,d` development sentences and kept at its best UAS there (the
 # released code stops on the dev loss, which keeps falling long after the attachments stop
 # improving, or rises while they still improve; a parser is selected on its own metric).
-# It stops once {glue:text}`ch34_patience:d` checks in a row bring no gain of more than
-# {glue:text}`ch34_min_gain:.1f` points (about the standard error of a check's UAS), or at
-# {glue:text}`ch34_max_steps:,d` updates.
+# Every check that brings no gain of more than {glue:text}`ch34_min_gain:.1f` points (about the
+# standard error of a check's UAS) halves the parser's learning rate, and it stops after
+# {glue:text}`ch34_patience:d` such checks in a row, or at {glue:text}`ch34_max_steps:,d`
+# updates.
 # Each control memorises the shuffled heads of {glue:text}`ch34_n_memorise:,d` training
 # sentences (the whole training sample, as the paper) under the same rule and with at most
 # {glue:text}`ch34_memorise_steps:,d` updates, so that a parser and its controls get the same
@@ -154,9 +167,22 @@ g("n_deviations", int(deviations["deviates"].sum()))
 # input size. Our U starts from the same draw rescaled to a nuclear norm of
 # {glue:text}`ch34_init_norm:.1f` whatever d, so that the norm it ends with is what it learnt.
 
+# %% [markdown]
+# (sec-ch34-layer)=
+# ## Which layer?
+#
+# The paper probes the last layer of BERT; this chapter probes the layer of our encoder that
+# {ref}`sec-ch31-layer` chose on development UAS, the same for every chapter of Part III.
+# The figure below shows that choice again, with this chapter's ceiling and its best type-level
+# parser.
+
 # %% tags=["hide-input"]
+saved = load_results(config.results_dir, [layer_choice.CHAPTER]).get(layer_choice.CHAPTER)
+config, selection = layer_choice.with_layer(config, saved)
 setup = experimental_setup.build_pareto_setup(config)
 labels = setup.labels
+ceiling_record = read_record(ceiling.RECORD)
+ceiling_stale = ceiling_record is not None and is_stale(ceiling_record)
 
 # %% tags=["remove-cell"]
 g("treebank", setup.treebank.name)
@@ -184,6 +210,25 @@ runs = parsing_experiment.run_parsing(setup, config)
 # %% tags=["remove-cell"]
 g("n_memorise", runs.n_memorise)
 g("x_name", runs.x.replace("_", "-"))
+for key, value in parsing_experiment.layer_numbers(selection, runs, config).items():
+    g(key, value)
+
+# %% tags=["hide-input"]
+g.figure("fig_layers", parsing_experiment.plot_layers(selection, runs, ceiling_record, config))
+
+# %% [markdown]
+# ```{glue:figure} ch34_fig_layers
+# :name: fig-ch34-layers
+#
+# Test UAS by layer of the selection pass's MLP and linear parsers, the layer chosen on
+# development UAS, the recorded ceiling at that layer (when its set-up matches this run's), and
+# the best type-level MLP parser of this chapter.
+# ```
+#
+# {glue:text}`ch34_layer_text`
+# Against the best type-level parser of this chapter, the contextual lead in test UAS is
+# {glue:text}`ch34_lead_text`: that difference is how much the chapter's verdicts owe to the
+# choice of layer.
 
 # %% [markdown]
 # ## Pareto curves under memorisation complexity
@@ -307,7 +352,8 @@ g("simple_norm", config.simple_fraction * config.max_norm)
 # parser {glue:text}`ch34_best_mlp_max:.1f` %.
 
 # %% tags=["remove-cell"]
-for key, value in parsing_experiment.ceiling_numbers(runs, config).items():
+ceiling_values = parsing_experiment.ceiling_numbers(runs, config, ceiling_record, ceiling_stale)
+for key, value in ceiling_values.items():
     g(key, value)
 
 # %% [markdown]
@@ -318,55 +364,33 @@ for key, value in parsing_experiment.ceiling_numbers(runs, config).items():
 # The ceiling is the test UAS of one MLP parser ({glue:text}`ch34_ceiling_setup`) on the same
 # layer and pooling, trained on the whole training split until its development UAS stops
 # improving.
-# It costs more than this whole chapter on two CPU cores, so it was measured once
-# (`python benchmarks/bench_parsing_ceiling.py`; its best state came after
-# {glue:text}`ch34_ceiling_steps` updates) and is read here only when this run uses the same
-# encoder, layer, pooling and treebank: {glue:text}`ch34_ceiling_uas:.1f` %.
+# It takes longer than this chapter may, so it was measured once
+# (`python benchmarks/bench_parsing_ceiling.py`, which chooses the layer with this chapter's
+# selection pass; its best state came after {glue:text}`ch34_ceiling_steps` updates) and kept as
+# a record with its parameters, the machine it ran on and a digest of the code it ran.
+# It is read here only when this run uses the same encoder, layer, pooling and treebank:
+# {glue:text}`ch34_ceiling_uas:.1f` %.
+# The record is {glue:text}`ch34_ceiling_stale`.
 # The contextual parser with the best development UAS (a {glue:text}`ch34_best_ctx_kind` parser)
 # reaches {glue:text}`ch34_best_ctx_uas:.1f` % on the test set, {glue:text}`ch34_ceiling_gap:.1f`
 # points below the ceiling: {glue:text}`ch34_ceiling_text`.
 # {glue:text}`ch34_ceiling_reading`
-# The gap is the budget's: the ceiling reads {glue:text}`ch34_ceiling_train` training sentences
-# and trains for as long as it improves, where this chapter's parsers read
-# {glue:text}`ch34_n_train_sentences:,d` and stop by {glue:text}`ch34_max_steps:,d` updates.
-# {ref}`sec-ch34-unbudgeted` sets this chapter's numbers beside a run without that budget.
+# Much of the gap is data: the ceiling reads {glue:text}`ch34_ceiling_train` training sentences,
+# this chapter's parsers {glue:text}`ch34_n_train_sentences:,d`.
 #
 # (sec-ch34-lr)=
-# ## One learning rate for every representation
+# ## One optimiser for every representation
 #
-# Every parser and control of this chapter trains at one Adam rate, as in the paper. The
-# complexity axis is how much of the shuffled heads a control memorises within its budget, and
+# Every parser and control of this chapter trains with one optimiser, the one of Dozat and
+# Manning's parser {cite}`dozat2017biaffine`: Adam starting at a rate of
+# {glue:text}`ch34_lr:.3g`, gradients clipped, and a rate that each run halves on its own
+# whenever a check brings it no gain, stopping after {glue:text}`ch34_patience:d` such checks.
+# The complexity axis is how much of the shuffled heads a control memorises before it stops, and
 # that depends on how fast it learns: with a rate tuned per representation, a slowly trained
 # representation would look simpler than it is.
-# One rate can still suit some representations better than others, so a trial outside the book
-# (`python benchmarks/bench_parsing_lr.py`) measured what each rate gives each of them, the same
-# way for all: one parser with one hidden layer of {glue:text}`ch34_lr_trial_hidden:d` units (as
-# wide as the book's architectures get) per representation and rate, on the book's training
-# sample and with its schedule. The table gives each run's development UAS in %.
-
-# %% tags=["hide-input"]
-trial = learning_rate.measured_trial(config)
-if trial is None:
-    print("The trial was run for the book's parameters only; this run's set-up differs.")
-else:
-    display(learning_rate.lr_trial_display(trial, labels).style.format("{:.1f}"))
-
-# %% tags=["remove-cell"]
-for key, value in learning_rate.lr_trial_numbers(trial, config.lr, labels).items():
-    g(key, value)
-g("lr_trial_hidden", learning_rate.TRIAL_MLP.hidden_size)
-
-# %% [markdown]
-# In the trial, {glue:text}`ch34_lr_trial_text`.
-# {glue:text}`ch34_lr_trial_cost`
-# The chapter keeps its rate for the sake of the controls. In a run outside the book at Adam 0.002,
-# with a patience of 5 checks and a cap of 2,000 updates
-# (`probekit run 34 -p lr=0.002 -p patience=5 -p max_steps=2000`), about half of the
-# label-shuffled controls and most of the fully-shuffled ones ended at their cap of 1,000
-# updates, so the complexity axis would have measured the cap rather than the plateau.
-# In that run the contextual lead in parsing hypervolume came out within 0.01 of what this
-# chapter's schedule gives on the book's set-up, and the contextual parser's UAS lead over its
-# best type-level rival came out larger, as the trial above leads one to expect.
+# The schedule is also what keeps one starting rate from favouring one representation: a run
+# that the rate suits less stalls earlier and continues at a smaller rate of its own, so every
+# representation is trained until it stops improving rather than until a budget runs out.
 #
 # ## Contextual against type-level
 #
@@ -448,37 +472,9 @@ g.save("build/results/34_dependency_parsing.json")
 # In our run the contextual lead on parsing is {glue:text}`ch34_hv_gap_parse_text`; the paper's
 # Table 2 gives {glue:text}`ch34_paper_lead_parse:.2f`.
 #
-# Our parsers see a fraction of the paper's data and updates, and our fastText is trained on the
-# treebank alone, so absolute numbers here are not comparable with the paper's; the comparisons
-# set representations against each other under one and the same budget.
-#
-# (sec-ch34-unbudgeted)=
-# ## Without the budget
-#
-# We ran this chapter once outside the book on every training sentence, with a patience of 5
-# checks, a cap of 2,000 updates and one shared Adam rate of 0.002, the rate of
-# {cite:t}`dozat2017biaffine`
-# (`probekit run 34 -p n_train=0 -p lr=0.002 -p patience=5 -p max_steps=2000`):
-# {glue:text}`ch34_unbudgeted_time`.
-# The book's two cores do not have that time within its half-hour budget.
-# The table sets that run's numbers beside this one's.
-
-# %% tags=["hide-input"]
-unbudgeted_run = unbudgeted.unbudgeted_run("34_dependency_parsing", config)
-if unbudgeted_run is None:
-    print("The run without the budget was recorded for the book's set-up only.")
-else:
-    display(unbudgeted.budget_table(unbudgeted_run, g.values))
-
-# %% tags=["remove-cell"]
-budget = unbudgeted.budget_numbers("34_dependency_parsing", unbudgeted_run, g.values)
-for key, value in budget.items():
-    g(key, value)
-
-# %% [markdown]
-# In numbers, {glue:text}`ch34_unbudgeted_leads`.
-# The verdict below, and claim III.5 in {ref}`sec-ch35`, are judged on this chapter's budgeted
-# parsers.
+# Our parsers see a fraction of the paper's data, and our fastText is trained on the treebank
+# alone, so absolute numbers here are not comparable with the paper's; the comparisons set
+# representations against each other under one and the same training.
 #
 # ## Verdicts
 #

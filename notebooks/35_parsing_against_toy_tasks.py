@@ -106,9 +106,7 @@ g.save("build/results/35_parsing_against_toy_tasks.json")
 # Our parsers and probes see a fraction of the paper's data and updates, and our fastText is
 # trained on the treebank alone, so the absolute leads are not comparable with the paper's; each
 # lead sets representations against each other under one budget.
-# How each lead moves without the book's budget is in {ref}`sec-ch33-unbudgeted` and
-# {ref}`sec-ch34-unbudgeted`, and how the parsing lead moves under a slower training schedule in
-# {ref}`sec-ch34-lr`.
+# How much the parsing lead owes to the choice of layer is in {ref}`sec-ch34-layer`.
 #
 # ## Two designs
 #

@@ -18,7 +18,7 @@ from probekit.experiments.part3_pareto.config import (
     ToyTasksConfig,
 )
 from probekit.methods.pareto import architectures
-from probekit.probes.biaffine import PARSE_OPTIONS
+from probekit.probes.biaffine import PARSE_OPTIONS, PARSER_BETAS, PARSER_CLIP
 from probekit.probes.training import TrainOptions
 
 TINY = str(Path(__file__).parent / "fixtures" / "tiny")
@@ -46,6 +46,8 @@ def setup_params(**changes):
         eval_every=5,
         patience=2,
         max_steps=20,
+        schedule="constant",
+        results_dir="build/results",
     )
     return params | changes
 
@@ -204,6 +206,20 @@ def test_derived_settings():
     # Parsers score whole sentences, in the smaller evaluation batches of the parsing options.
     assert parsing.train_options().eval_batch_size == PARSE_OPTIONS.eval_batch_size
     assert parsing.train_options().batch_size == 16
+    # Parsers train with Dozat & Manning's optimiser, under the chapter's schedule.
+    assert parsing.train_options().betas == PARSER_BETAS
+    assert parsing.train_options().clip == PARSER_CLIP
+    plateau = ParsingConfig.from_parameters(parsing_params(schedule="plateau"))
+    assert plateau.train_options().lr_decay == 0.5
+
+
+def test_bad_schedules_and_result_directories_are_named():
+    with pytest.raises(ParameterError) as info:
+        ParsingConfig.from_parameters(parsing_params(results_dir=" "))
+    assert info.value.name == "results_dir"
+    with pytest.raises(ParameterError) as info:
+        ParsingConfig.from_parameters(parsing_params(schedule="cosine"))
+    assert info.value.name == "schedule"
 
 
 def test_setup_builds_what_the_configuration_asks_for():

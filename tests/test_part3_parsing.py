@@ -4,26 +4,25 @@ ended at its cap, and the protocol table."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from types import SimpleNamespace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from probekit.book.params import effective_parameters
 from probekit.errors import ParameterError
 from probekit.experiments.deviations import deviation_table
 from probekit.experiments.part3_pareto import (
     ceiling,
     experimental_setup,
-    learning_rate,
+    layer_choice,
     parsing,
     parsing_experiment,
     representations,
 )
 from probekit.experiments.part3_pareto.config import ParsingConfig
 from probekit.experiments.part3_pareto.protocol import PROTOCOL_34
+from probekit.io.records import Record
 from probekit.probes import biaffine, biaffine_stack, mlp_stack
 from probekit.probes.training import TrainOptions
 from test_part3_config import parsing_params
@@ -166,11 +165,61 @@ def test_ceiling_numbers_pick_the_contextual_parser_on_dev():
     )
     runs = parsing_experiment.ParsingRuns({}, mlp, {}, None, ["label_shuffled"], "label_shuffled")
     config = ParsingConfig.from_parameters(parsing_params())
-    numbers = parsing_experiment.ceiling_numbers(runs, config)
+    numbers = parsing_experiment.ceiling_numbers(runs, config, None, False)
     assert numbers["best_ctx_uas"] == pytest.approx(55.0) and numbers["best_ctx_kind"] == "MLP"
-    # The tiny treebank is not the measured set-up: no ceiling, and the chapter says so.
+    # No record for this set-up: no ceiling, and the chapter says so.
     assert np.isnan(numbers["ceiling_uas"]) and numbers["ceiling_text"].startswith("not")
-    assert ceiling.measured_ceiling(config) is None
+    assert numbers["ceiling_stale"] == "not recorded for this set-up"
+    record = _record(config, uas=0.58)
+    current = parsing_experiment.ceiling_numbers(runs, config, record, False)
+    assert current["ceiling_uas"] == pytest.approx(58.0)
+    assert current["ceiling_gap"] == pytest.approx(3.0)
+    assert current["ceiling_text"] == "within 5 points"
+    assert current["ceiling_stale"].startswith("current")
+    stale = parsing_experiment.ceiling_numbers(runs, config, record, True)
+    assert stale["ceiling_stale"].startswith("stale") and stale["ceiling_uas"] == pytest.approx(
+        58.0
+    )
+    other = parsing_experiment.ceiling_numbers(runs, replace(config, layer=2), record, False)
+    assert np.isnan(other["ceiling_uas"])
+
+
+def _record(config, uas):
+    c = ceiling.Ceiling(uas=uas, dev_uas=uas, best_step=100, at_cap=False, n_train=50)
+    parameters, result = ceiling.ceiling_record(c, config)
+    return Record("parsing_ceiling", "b.py", parameters, result, "0" * 64, {}, 1.0, "2026-01-01")
+
+
+def test_layer_numbers_say_what_the_pass_chose_and_the_lead_at_each_layer():
+    table = pd.DataFrame(
+        {
+            "layer": [0, 1, 2, 0, 1, 2],
+            "kind": ["MLP"] * 3 + ["linear"] * 3,
+            "dev_uas": [0.4, 0.8, 0.6, 0.3, 0.5, 0.4],
+            "uas": [0.42, 0.78, 0.55, 0.3, 0.5, 0.4],
+        }
+    )
+    selection = layer_choice.LayerSelection(table, 1, 3, 100, 50)
+    mlp = pd.DataFrame(
+        {"representation": ["contextual", "onehot", "random"], "dev_accuracy": [0.8, 0.6, 0.7],
+         "accuracy": [0.79, 0.65, 0.5]}
+    )  # fmt: skip
+    runs = parsing_experiment.ParsingRuns({}, mlp, {}, None, ["label_shuffled"], "label_shuffled")
+    config = ParsingConfig.from_parameters(parsing_params(layer=None))
+    numbers = parsing_experiment.layer_numbers(selection, runs, config)
+    assert numbers["chosen_layer"] == 1
+    assert numbers["layer_text"] == (
+        "The pass chooses layer 1, where its MLP parser reaches 80.0 % development UAS and "
+        "78.0 % on the test set; on the last layer (2) it reaches 55.0 %."
+    )
+    # The rival is the type-level parser with the best dev UAS (random), read on test (50 %).
+    assert numbers["lead_text"] == (
+        "+28.0 points at the chosen layer and +5.0 points at the last one"
+    )
+    given = parsing_experiment.layer_numbers(None, runs, replace(config, layer=6))
+    assert given["chosen_layer"] == 6 and "given (6)" in given["layer_text"]
+    fig = parsing_experiment.plot_layers(selection, runs, None, config)
+    assert len(fig.axes[0].lines) >= 3  # two kinds, the chosen layer and the rival
 
 
 def test_controls_cannot_outlast_their_parsers_stack():
@@ -181,84 +230,3 @@ def test_controls_cannot_outlast_their_parsers_stack():
     assert info.value.name == "memorise_steps"
     config = ParsingConfig.from_parameters(parsing_params(memorise_steps=20, max_steps=20))
     assert config.memorise_steps == config.max_steps
-
-
-def test_lr_trial_gives_every_representation_the_same_rates_and_picks_on_dev(splits):
-    """Tuning parity (issue 14): each representation is tried at every rate, and its best rate
-    is read off its own dev UAS."""
-    reps = {
-        name: representations.type_representation(name, splits, dim=4, seed=0)
-        for name in ("onehot", "random")
-    }
-    table = learning_rate.lr_trial(reps, splits, OPTS, rates=(0.01, 0.05))
-    assert sorted(map(tuple, table[["representation", "lr"]].to_numpy())) == [
-        ("onehot", 0.01),
-        ("onehot", 0.05),
-        ("random", 0.01),
-        ("random", 0.05),
-    ]
-    best = learning_rate.best_rates(table)
-    assert set(best) == {"onehot", "random"}
-    for name, g in table.groupby("representation"):
-        assert g.loc[g["lr"] == best[name], "dev_uas"].item() == g["dev_uas"].max()
-
-
-def _trial(dev):
-    reps, rates = ("contextual", "fasttext"), (0.001, 0.002, 0.005)
-    return pd.DataFrame(
-        {
-            "representation": [r for r in reps for _ in rates],
-            "lr": [lr for _ in reps for lr in rates],
-            "dev_uas": dev,
-        }
-    )
-
-
-LABELS = {"contextual": "MiniLM", "fasttext": "fastText"}
-
-
-def test_lr_trial_display_is_dev_uas_in_percent_by_representation_and_rate():
-    shown = learning_rate.lr_trial_display(_trial([0.4, 0.5, 0.45, 0.2, 0.3, 0.33]), LABELS)
-    assert list(shown.index) == ["MiniLM", "fastText"]
-    assert list(shown.columns) == ["lr 0.001", "lr 0.002", "lr 0.005"]
-    assert shown.loc["fastText", "lr 0.005"] == pytest.approx(33.0)
-
-
-def test_lr_trial_numbers_say_what_the_shared_rate_costs_each_representation():
-    same = learning_rate.lr_trial_numbers(_trial([0.4, 0.5, 0.45, 0.2, 0.3, 0.25]), 0.002, LABELS)
-    assert same["lr_trial_text"] == "0.002 gave every representation its best development UAS"
-    assert (
-        same["lr_trial_cost"] == "The chapter's rate costs no representation any development UAS."
-    )
-    other = learning_rate.lr_trial_numbers(_trial([0.4, 0.5, 0.45, 0.2, 0.3, 0.33]), 0.002, LABELS)
-    assert other["lr_trial_text"] == (
-        "MiniLM did best at 0.002; fastText did best at 0.005, 3.0 points above its UAS at 0.002"
-    )
-    assert other["lr_trial_cost"] == (
-        "The chapter's rate costs fastText the most, 3.0 points of development UAS, so on UAS "
-        "the comparisons below are, if anything, tilted against that rival."
-    )
-    slow = learning_rate.lr_trial_numbers(_trial([0.5, 0.45, 0.4, 0.3, 0.3, 0.3]), 0.005, LABELS)
-    assert slow["lr_trial_cost"] == (
-        "The chapter's rate costs MiniLM the most, 10.0 points of development UAS, so on UAS "
-        "the comparisons below are, if anything, tilted against it."
-    )
-    none = learning_rate.lr_trial_numbers(None, 0.002, LABELS)
-    assert none["lr_trial_text"] == "no trial was recorded for this set-up"
-    assert none["lr_trial_cost"].endswith("was not measured for this set-up.")
-    untried = learning_rate.lr_trial_numbers(_trial([0.4] * 6), 0.01, LABELS)
-    assert untried["lr_trial_text"] == "the trial did not try 0.01"
-    assert untried["lr_trial_cost"] == none["lr_trial_cost"]
-
-
-def test_the_measured_lr_trial_is_shown_only_for_its_set_up():
-    assert learning_rate.measured_trial(ParsingConfig.from_parameters(parsing_params())) is None
-    book = SimpleNamespace(**learning_rate.MEASURED_SETUP)
-    table = learning_rate.measured_trial(book)
-    assert table is not None and set(table["lr"]) == set(learning_rate.TRIAL_RATES)
-    # Every representation was tried at every rate: the same search for each.
-    assert (table.groupby("representation")["lr"].nunique() == len(learning_rate.TRIAL_RATES)).all()
-    # The recorded set-up is the book's: a changed default would hide the table from the book.
-    notebook = Path(__file__).parents[1] / "notebooks" / "34_dependency_parsing.py"
-    values = effective_parameters(notebook, "book")
-    assert learning_rate.measured_trial(ParsingConfig.from_parameters(values)) is not None

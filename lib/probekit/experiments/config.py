@@ -99,7 +99,7 @@ class ChapterConfig:
 def has_setup(config: Any, setup: Mapping[str, Any]) -> bool:
     """Whether ``config`` (a chapter's configuration) has every value of ``setup``.
 
-    A measurement recorded outside the book (a ceiling, a trial, an unbudgeted run) holds for the
+    A measurement recorded outside the book (a ceiling, say) holds for the
     set-up it was made with, and a chapter shows it only when its own configuration matches.
     """
     return all(getattr(config, k, None) == v for k, v in setup.items())

@@ -43,6 +43,13 @@ from probekit.probes.training import TrainOptions
 PARSE_OPTIONS = TrainOptions(batch_size=128, eval_batch_size=256)
 """Released-code settings for parsing: 128 sentences per batch, otherwise as TrainOptions."""
 
+PARSER_BETAS = (0.9, 0.9)
+"""Adam's betas for parsers (Dozat & Manning 2017, §4): a second-moment average over about ten
+updates instead of a thousand, which follows the quickly changing scale of arc-score gradients."""
+
+PARSER_CLIP = 5.0
+"""The largest L2 norm of a parser's gradient (Dozat & Manning 2017, §4)."""
+
 SELECT_ON = ("uas", "loss")
 """Early-stopping criteria of the parsers: dev UAS (the metric) or dev cross-entropy (the
 released code's rule)."""

@@ -26,9 +26,9 @@ One module per job, in the paper's order:
 - :mod:`.figures`: Pareto curves (Figs. 1 to 9), the toy tasks' figures and the contextual leads
   that chapter 35 sets side by side (§7.2).
 - :mod:`.paper`: the paper's reported numbers.
-- :mod:`.ceiling`, :mod:`.learning_rate` and :mod:`.unbudgeted`: measurements recorded outside
-  the book (chapter 34's converged ceiling, its learning-rate trial, and chapters 33 and 34 run
-  once without the book's budget), shown by the chapters whose set-up they match.
+- :mod:`.layer_choice`: the contextual layer chosen on development UAS (chapter 34).
+- :mod:`.ceiling`: chapter 34's converged ceiling, measured outside the book and kept as a record
+  with the digest of its code, shown by the chapter when its set-up matches.
 
 Nothing is re-exported here: chapters and tests import the module they use.
 """

@@ -29,7 +29,7 @@ from probekit.experiments.part3_pareto.representations import (
     check_names,
 )
 from probekit.methods.pareto.architectures import sample_mlp_configs
-from probekit.probes.biaffine import PARSE_OPTIONS
+from probekit.probes.biaffine import PARSE_OPTIONS, PARSER_BETAS, PARSER_CLIP
 from probekit.probes.mlp_stack import MLPConfig
 from probekit.probes.training import TrainOptions
 
@@ -77,6 +77,65 @@ class ToyTasksConfig(ChapterConfig):
             )
 
 
+def parser_options(options: TrainOptions) -> TrainOptions:
+    """``options`` with the parsers' optimiser and smaller evaluation batches.
+
+    Adam's betas and gradient clipping of Dozat & Manning 2017
+    (:data:`~probekit.probes.biaffine.PARSER_BETAS`, :data:`~probekit.probes.biaffine.
+    PARSER_CLIP`); the evaluation batch size of :data:`probekit.probes.biaffine.PARSE_OPTIONS`.
+    """
+    return replace(
+        options,
+        eval_batch_size=PARSE_OPTIONS.eval_batch_size,
+        betas=PARSER_BETAS,
+        clip=PARSER_CLIP,
+    )
+
+
+@dataclass(frozen=True)
+class LayerChoiceConfig(ChapterConfig):
+    """The selection pass of Part III's contextual layer (chapter 31; :mod:`.layer_choice`).
+
+    The ``treebank``, ``model`` and ``pooling``; ``layer`` (None: choose it, else no pass); the
+    ``n_train`` and ``n_dev`` sentences sampled with ``sample_seed`` (0 = all); the parsers'
+    ``seed`` and training options, as chapter 34's.
+    """
+
+    treebank: str
+    model: str
+    pooling: str
+    layer: int | None
+    n_train: int
+    n_dev: int
+    sample_seed: int
+    seed: int
+    batch_size: int
+    lr: float
+    eval_every: int
+    patience: int
+    max_steps: int
+    schedule: str
+
+    def __post_init__(self) -> None:
+        """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        for name in ("n_train", "n_dev"):
+            _at_least(name, getattr(self, name), 0)
+        self.train_options()  # checks batch_size, lr, eval_every, patience, max_steps, schedule
+
+    def train_options(self) -> TrainOptions:
+        """The selection parsers' options: chapter 34's (:func:`parser_options`)."""
+        return parser_options(
+            TrainOptions(
+                batch_size=self.batch_size,
+                lr=self.lr,
+                eval_every=self.eval_every,
+                patience=self.patience,
+                max_steps=self.max_steps,
+                schedule=self.schedule,
+            )
+        )
+
+
 @dataclass(frozen=True)
 class LeadComparisonConfig(ChapterConfig):
     """The comparison of contextual leads across tasks (Pimentel et al. 2020, §7.2; chapter 35).
@@ -96,14 +155,16 @@ class LeadComparisonConfig(ChapterConfig):
 class ParetoSetupConfig(ChapterConfig):
     """What every probing chapter of Part III reads (Pimentel et al. 2020, §6).
 
-    The treebank and its seeded samples, the contextual model's layer and pooling, the
-    representations, the sizes of the type-level vectors, the probes' seed and their training
-    options.
+    The treebank and its seeded samples, the contextual model's layer (None: the layer chapter
+    31 chose on development data, read from its saved results in ``results_dir``;
+    :mod:`.layer_choice`) and pooling, the representations, the sizes of the type-level vectors,
+    the probes' seed and their training options, with the learning-rate ``schedule``
+    (:data:`probekit.probes.training.SCHEDULES`).
     """
 
     treebank: str
     model: str
-    layer: int
+    layer: int | None
     pooling: str
     representations: list[str]
     n_train: int
@@ -120,9 +181,13 @@ class ParetoSetupConfig(ChapterConfig):
     eval_every: int
     patience: int
     max_steps: int
+    schedule: str
+    results_dir: str
 
     def __post_init__(self) -> None:
         """Check the parameters before anything is loaded (ParameterError naming the one)."""
+        if not self.results_dir.strip():
+            raise ParameterError("results_dir", "got an empty path", "a directory")
         check_names("representations", self.representations, REPRESENTATIONS)
         for name in ("n_train", "n_dev", "n_test"):
             _at_least(name, getattr(self, name), 0)
@@ -138,6 +203,7 @@ class ParetoSetupConfig(ChapterConfig):
             eval_every=self.eval_every,
             patience=self.patience,
             max_steps=self.max_steps,
+            schedule=self.schedule,
         )
 
     def architectures(self) -> list[MLPConfig]:
@@ -291,8 +357,5 @@ class ParsingConfig(MemorisationSetupConfig):
             )
 
     def train_options(self) -> TrainOptions:
-        """The training options, scoring whole sentences in the parsers' smaller eval batches.
-
-        The evaluation batch size is that of :data:`probekit.probes.biaffine.PARSE_OPTIONS`.
-        """
-        return replace(super().train_options(), eval_batch_size=PARSE_OPTIONS.eval_batch_size)
+        """The training options with the parsers' optimiser (:func:`parser_options`)."""
+        return parser_options(super().train_options())

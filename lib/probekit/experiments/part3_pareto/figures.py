@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from probekit.experiments import plots
+from probekit.experiments.part3_pareto.layer_choice import LayerSelection
 from probekit.experiments.part3_pareto.paper import PAPER
 from probekit.experiments.part3_pareto.representations import (
     LABELS,
@@ -213,3 +214,41 @@ def plot_contextual_leads(leads: Mapping[str, Interval | None], paper: Mapping[s
     ax.set_xlabel("contextual hypervolume minus the best type-level one")
     ax.legend(handles=handles, loc="lower right", fontsize="small")
     return fig
+
+
+def plot_layer_uas(
+    selection: pd.DataFrame,
+    chosen: int,
+    ceiling: float | None = None,
+    rival: float | None = None,
+):
+    """Test UAS by layer of the selection pass's MLP and linear parsers (chapter 34).
+
+    ``selection``: rows (layer, kind, uas) with UAS in [0, 1]; ``chosen``: the layer chosen on
+    development UAS (marked); ``ceiling``: the recorded ceiling's UAS at the chosen layer;
+    ``rival``: the best type-level parser's test UAS, so that the gap to it is the contextual
+    lead at each layer. Values in %.
+    """
+    plots.use_style()
+    fig, ax = plt.subplots(figsize=(plots.WIDTH * 0.7, 3.2))
+    kinds = selection.groupby("kind", sort=False)
+    for (kind, rows), color in zip(kinds, plots.colors(kinds.ngroups), strict=True):
+        rows = rows.sort_values("layer")
+        ax.plot(rows["layer"], 100 * rows["uas"], "o-", color=color, label=f"{kind} parser")
+    ax.axvline(chosen, color="grey", lw=0.8, ls="--", label=f"chosen on dev (layer {chosen})")
+    if ceiling is not None:
+        ax.plot([chosen], [100 * ceiling], "*", ms=12, color="black",
+                label="ceiling (whole training split)")  # fmt: skip
+    if rival is not None:
+        ax.axhline(100 * rival, color="grey", lw=1, ls=":", label="best type-level parser")
+    ax.set(xlabel="layer (0 = embeddings)", ylabel="test UAS (%)")
+    ax.set_xticks(sorted(selection["layer"].unique()))
+    ax.legend(fontsize="small", loc="lower center")
+    return fig
+
+
+def plot_selection(selection: LayerSelection | None, layer: int | None):
+    """:func:`plot_layer_uas` of a selection pass, or a figure saying that the layer was given."""
+    if selection is None:
+        return placeholder_figure(f"The layer was given ({layer}): no selection pass ran.")
+    return plot_layer_uas(selection.table, selection.layer)

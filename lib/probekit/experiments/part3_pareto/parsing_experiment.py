@@ -3,6 +3,8 @@
 Dependency parsing as a probing task, and whether it separates contextual from type-level
 representations better than POSL and DAL.
 
+- :func:`plot_layers` and :func:`layer_numbers`: the layer chapter 31 chose on development UAS
+  (:mod:`.layer_choice`), with this chapter's ceiling and type-level rival;
 - :func:`run_parsing` trains the parsers (:class:`ParsingRuns`);
 - :func:`plot_parsing` (Figs. 1 and 5), :func:`parsing_hypervolumes` (Table 2),
   :func:`parsing_hypervolume_table` and :func:`parsing_numbers`;
@@ -36,6 +38,7 @@ from probekit.experiments.part3_pareto.figures import (
     placeholder_figure,
     plot_control_frontiers,
     plot_frontiers,
+    plot_layer_uas,
 )
 from probekit.experiments.part3_pareto.frontiers import (
     FrontierSummary,
@@ -45,6 +48,7 @@ from probekit.experiments.part3_pareto.frontiers import (
     summarise_frontier,
     with_display_names,
 )
+from probekit.experiments.part3_pareto.layer_choice import LayerSelection, selection_text
 from probekit.experiments.part3_pareto.memorisation import compares_controls, control_shift
 from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
 from probekit.experiments.part3_pareto.parsing import (
@@ -54,8 +58,67 @@ from probekit.experiments.part3_pareto.parsing import (
 )
 from probekit.experiments.part3_pareto.representations import REPRESENTATIONS
 from probekit.experiments.part3_pareto.runs import ParetoRun, combine
+from probekit.io.records import Record
 
 MEMORISATION_AXIS = "memorisation: training UAS on shuffled heads"
+
+
+def layer_numbers(
+    selection: LayerSelection | None, runs: ParsingRuns, config: ParsingConfig
+) -> dict[str, Any]:
+    """The selection pass by glue name.
+
+    ``chosen_layer`` (the layer the contextual parsers read, -1 when none do), ``layer_text``
+    (what the pass found: the chosen layer with its MLP parser's development and test UAS, and
+    the last layer's test UAS; or that the layer was given) and ``lead_text`` (the contextual
+    lead in test UAS over the best type-level MLP parser at the chosen and at the last layer).
+    """
+    if selection is None:
+        return {
+            "chosen_layer": -1 if config.layer is None else config.layer,
+            "layer_text": selection_text(None, config.layer),
+            "lead_text": "not measured without a selection pass",
+        }
+    mlp = selection.uas("MLP")
+    k, last = selection.layer, selection.n_layers - 1
+    rival = _best_type_level_uas(runs)
+    lead = (
+        "not measured without a type-level parser"
+        if np.isnan(rival)
+        else f"{100 * (mlp[k] - rival):+.1f} points at the chosen layer and "
+        f"{100 * (mlp[last] - rival):+.1f} points at the last one"
+    )
+    return {
+        "chosen_layer": k,
+        "layer_text": selection_text(selection, config.layer),
+        "lead_text": lead,
+    }
+
+
+def _best_type_level_uas(runs: ParsingRuns) -> float:
+    """Test UAS of the type-level MLP parser with the best development UAS (NaN if none)."""
+    table = runs.mlp_table[runs.mlp_table["representation"] != "contextual"]
+    if table.empty:
+        return float("nan")
+    return float(table["accuracy"].iloc[int(np.argmax(table["dev_accuracy"].to_numpy()))])
+
+
+def plot_layers(
+    selection: LayerSelection | None,
+    runs: ParsingRuns,
+    ceiling: Record | None,
+    config: ParsingConfig,
+):
+    """:func:`~.figures.plot_layer_uas` with the recorded ceiling where its set-up matches.
+
+    Without a selection pass (the layer was given), a figure that says so.
+    """
+    if selection is None:
+        return placeholder_figure(f"The layer was given ({config.layer}): no selection pass ran.")
+    c = measured_ceiling(config, ceiling)
+    rival = _best_type_level_uas(runs)
+    return plot_layer_uas(selection.table, selection.layer, c.uas if c else None,
+                          None if np.isnan(rival) else rival)  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,7 +217,9 @@ chapter calls its parsers trained: further below, a frontier compares training b
 than representations."""
 
 
-def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
+def ceiling_numbers(
+    runs: ParsingRuns, config: ParsingConfig, record: Record | None, stale: bool
+) -> dict[str, Any]:
     """The best contextual parser against the parsing ceiling (:mod:`.ceiling`), by glue name.
 
     The contextual parser (MLP or linear) with the best dev UAS, so that the test set plays no
@@ -165,6 +230,8 @@ def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
     (``ceiling_train``, text) and the gap in points
     (``ceiling_gap``), with ``ceiling_text`` saying whether the gap is within
     :data:`CEILING_POINTS` and ``ceiling_reading`` what that means for the chapter.
+    ``record`` is the ceiling's record (:data:`~.ceiling.RECORD`), None when never made;
+    ``stale`` says that the code it ran has changed since (``ceiling_stale``, text).
     """
     tables = [("MLP", runs.mlp_table)]
     if runs.linear_table is not None:
@@ -175,7 +242,7 @@ def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
         if len(ctx) and float(ctx["dev_accuracy"].max()) > best[2]:
             row = ctx.iloc[int(np.argmax(ctx["dev_accuracy"].to_numpy()))]
             best = (100 * float(row["accuracy"]), kind, float(row["dev_accuracy"]))
-    ceiling = measured_ceiling(config)
+    ceiling = measured_ceiling(config, record)
     ceiling_uas = 100 * ceiling.uas if ceiling is not None else np.nan
     gap = ceiling_uas - best[0]
     if np.isnan(gap):
@@ -210,6 +277,14 @@ def ceiling_numbers(runs: ParsingRuns, config: ParsingConfig) -> dict[str, Any]:
         "ceiling_gap": gap,
         "ceiling_text": text,
         "ceiling_reading": reading,
+        "ceiling_stale": (
+            "not recorded for this set-up"
+            if ceiling is None
+            else "stale: the code it ran has changed since it was recorded, so it may no longer "
+            "be what this code reaches"
+            if stale
+            else f"current: recorded with the code this chapter runs ({record.recorded[:10]})"
+        ),
     }
 
 
