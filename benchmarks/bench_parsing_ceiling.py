@@ -23,7 +23,7 @@ from dataclasses import replace
 import torch
 
 from probekit.book.params import effective_parameters
-from probekit.book.records import record_measurement
+from probekit.book.records import code_digest, record_measurement
 from probekit.experiments.part3_pareto import ceiling, experimental_setup, layer_choice
 from probekit.experiments.part3_pareto.config import ParsingConfig
 
@@ -35,18 +35,27 @@ def main() -> None:
     """Measure the ceiling (or its quick version), print it and record it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--layer",
+        type=int,
+        default=None,
+        help="measure at this layer (default: the chapter's choice)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     start = time.perf_counter()
+    digest = code_digest(SCRIPT)
     options = ceiling.CEILING_OPTIONS
     book = {"representations": ["contextual"], "controls": ["label_shuffled"]}
     if args.quick:
-        book.update(n_train=200, n_dev=100, n_test=100)
+        book.update(n_train=200, n_dev=100, n_test=100, max_steps=200, memorise_steps=200,
+                    eval_every=20)  # fmt: skip
         options = replace(options, max_steps=200, eval_every=50)
     chapter = ParsingConfig.from_parameters(effective_parameters(NOTEBOOK, "book", book))
-    chosen = chapter
-    if chapter.layer is None:
-        # The layer the chapter itself would choose, on its own training sample.
+    chosen = chapter if args.layer is None else replace(chapter, layer=args.layer)
+    if chosen.layer is None:
+        # The layer chapter 31 would choose: its selection pass on chapter 34's samples, which
+        # are chapter 31's too.
         splits = experimental_setup.build_pareto_setup(replace(chapter, layer=-1)).splits
         selection = layer_choice.select_parsing_layer(
             splits,
@@ -71,7 +80,7 @@ def main() -> None:
     print(f"at_cap: {c.at_cap}")
     if not args.quick:
         parameters, result = ceiling.ceiling_record(c, chosen)
-        path = record_measurement(ceiling.RECORD, SCRIPT, parameters, result, seconds)
+        path = record_measurement(ceiling.RECORD, SCRIPT, parameters, result, seconds, digest)
         print(f"record: {path}")
 
 

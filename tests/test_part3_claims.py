@@ -615,15 +615,18 @@ def test_saved_leads_are_read_only_from_matching_runs():
 
 
 def test_the_chapters_with_a_lead_run_side_by_side_and_chapter_35_reads_both():
-    """Chapters 33 and 34 (the longest two) share no edge in the book's task graph, so that a
-    third worker runs them at once; chapter 35 judges III.5 from what both saved."""
+    """Chapters 33 and 34 (the longest two) share no edge in the book's task graph, so that two
+    workers run them at once (both read only chapter 31's chosen layer); chapter 35 judges III.5
+    from what both saved."""
     from probekit.book.graph import declared_reads
 
     root = NOTEBOOKS.parent
     reads = {slug: declared_reads(NOTEBOOKS / f"{slug}.py", root)
              for slug in ("33_memorisation_complexity", "34_dependency_parsing",
                           "35_parsing_against_toy_tasks")}  # fmt: skip
-    assert reads["33_memorisation_complexity"] == reads["34_dependency_parsing"] == []
+    assert reads["33_memorisation_complexity"] == reads["34_dependency_parsing"] == [
+        "31_lookup_and_toy_tasks"
+    ]
     assert reads["35_parsing_against_toy_tasks"] == [
         "33_memorisation_complexity",
         "34_dependency_parsing",

@@ -27,12 +27,12 @@ def test_the_layer_is_chosen_on_dev_never_on_test():
             "uas": [0.95, 0.60, 0.99, 0.10, 0.10, 0.10],
         }
     )
-    assert layer_choice.choose_layer(table) == 1  # test UAS would say 2, the linear parser 0
-    assert layer_choice.choose_layer(table, "linear") == 0
+    assert layer_choice.dev_best_layer(table) == 1  # test UAS would say 2, the linear parser 0
+    assert layer_choice.dev_best_layer(table, "linear") == 0
     tied = table.assign(dev_uas=[0.7, 0.7, 0.6, 0.1, 0.1, 0.1])
-    assert layer_choice.choose_layer(tied) == 0
+    assert layer_choice.dev_best_layer(tied) == 0
     with pytest.raises(ParameterError, match="kind"):
-        layer_choice.choose_layer(table, "rnn")
+        layer_choice.dev_best_layer(table, "rnn")
 
 
 def _sentences(n: int, rng: np.random.Generator) -> list[SimpleNamespace]:

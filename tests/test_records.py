@@ -77,7 +77,9 @@ def test_the_ceiling_is_read_only_for_its_own_set_up(project):
         treebank, model, layer, pooling, seed = "UD_English-EWT", "default", 3, "mean", 0
 
     parameters, result = ceiling.ceiling_record(c, Config())
-    book_records.record_measurement(ceiling.RECORD, "measure.py", parameters, result, 1.0, project)
+    book_records.record_measurement(
+        ceiling.RECORD, "measure.py", parameters, result, 1.0, root=project
+    )
     record = records.read_record(ceiling.RECORD, root=project)
     assert ceiling.measured_ceiling(Config(), record) == c
     Config.layer = 6

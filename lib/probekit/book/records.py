@@ -43,15 +43,20 @@ def record_measurement(
     parameters: dict[str, Any],
     result: dict[str, Any],
     seconds: float,
+    digest: str | None = None,
     root: Path | None = None,
 ) -> Path:
-    """Write the record ``name`` of a measurement ``script`` just made; returns its path."""
+    """Write the record ``name`` of a measurement ``script`` just made; returns its path.
+
+    ``digest``: the code digest taken when the measurement started (:func:`code_digest`), so
+    that an edit made while it ran is not credited to it; default: taken now.
+    """
     record = Record(
         name=name,
         script=script,
         parameters=parameters,
         result=result,
-        digest=code_digest(script, root),
+        digest=digest or code_digest(script, root),
         machine=machine(),
         seconds=round(float(seconds), 1),
         recorded=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),

@@ -7,7 +7,7 @@ II choose their layer on development data; Part III does the same with one cheap
 (:func:`select_parsing_layer`, run by chapter 31): on every layer, one MLP parser
 (:data:`SELECTION_MLP`) and one unpenalised linear parser train on a sample of the training
 split with chapter 34's optimiser, every layer in one stacked call, and the layer whose MLP
-parser has the best development UAS is chosen (:func:`choose_layer`). Test UAS is measured too,
+parser has the best development UAS is chosen (:func:`dev_best_layer`). Test UAS is measured too,
 for the figure, and never read by the choice. Chapters 32 to 34 read the chosen layer from
 chapter 31's saved results (:func:`with_layer`), so the whole Part probes one layer and the
 contextual leads of its tasks can be set side by side (claim III.5).
@@ -67,7 +67,7 @@ class LayerSelection:
         return rows["dev_uas" if split == "dev" else "uas"]
 
 
-def choose_layer(table: pd.DataFrame, kind: str = "MLP") -> int:
+def dev_best_layer(table: pd.DataFrame, kind: str = "MLP") -> int:
     """The layer whose ``kind`` parser has the best development UAS; ties go to the lower layer.
 
     Reads the ``dev_uas`` column only, so the test set plays no part in the choice.
@@ -120,7 +120,7 @@ def layer_selection(
         }
     )
     return LayerSelection(
-        table, choose_layer(table), len(layers), len(splits.train), len(splits.dev)
+        table, dev_best_layer(table), len(layers), len(splits.train), len(splits.dev)
     )
 
 
