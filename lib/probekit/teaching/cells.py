@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jupytext
-import nbformat
-
 _TASK_HEADING = re.compile(r"^\s*#{1,4}\s*Task\s+(\d+)", re.MULTILINE)
 _RUN_AND_INTERPRET = re.compile(r"run\s+and\s+interpret", re.IGNORECASE)
 _MAGIC = re.compile(r"^\s*[%!]")
@@ -48,6 +45,10 @@ def read_notebook(path: str | Path) -> Any:
         ValueError: for a file that is not UTF-8 text, not JSON or not a notebook, with the
             reason (the grader reports it as a malformed submission).
     """
+    # Imported here: the sandbox's worker compiles cells with this module and never reads a file.
+    import jupytext
+    import nbformat
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
