@@ -33,7 +33,7 @@ from pathlib import Path
 
 from probekit.book.runner import Paths
 from probekit.teaching import grade_submissions, write_student_copies
-from probekit.teaching.sandbox import prepare
+from probekit.teaching.sandbox import prepare_sandbox
 
 MEMORY_LIMIT = 256  # MiB, as the test suite grades the fixture class
 QUIET = {"progress": False, "log": lambda message: None}
@@ -51,7 +51,7 @@ def bare_seconds(command: list[str], repeats: int) -> float:
 
 def bare_sandbox_command(workspace: Path) -> list[str]:
     """``bwrap ... python -c pass``, with the mounts and namespaces a submission gets."""
-    setup = prepare(workspace, sandbox=True, file_mib=64)
+    setup = prepare_sandbox(workspace, sandbox=True, file_mib=64)
     read_fd, write_fd = os.pipe()
     os.close(write_fd)
     command = setup.command(0, 0, read_fd, "empty.py")

@@ -142,7 +142,8 @@ def tree_state() -> dict[str, str]:
 
 
 def tmp_entries() -> set[str]:
-    return {p.name for p in TMP.iterdir()}
+    """The grader's own entries of the temporary directory (other programs use it meanwhile)."""
+    return {p.name for p in TMP.iterdir() if p.name.startswith(("probekit-grading", CANARY_NAME))}
 
 
 def escaped_processes() -> list[str]:
@@ -594,8 +595,9 @@ def test_points_are_declared_per_task_and_match_the_notebooks():
 
 def test_the_worker_preloads_the_imports_of_the_task_cells():
     cells = task_cells(jupytext.read(REPO / "notebooks" / f"{A4}.py"))
-    assert imported_modules(cells)[:4] == ["collections", "numpy", "pandas", "IPython.display"]
-    assert "probekit.methods.pareto" in imported_modules(cells)
+    names = imported_modules(cells)
+    assert names[:3] == ["collections", "collections.Counter", "numpy"]
+    assert {"probekit.methods.pareto", "probekit.methods.pareto.lookups"} <= set(names)
 
 
 def test_codec_round_trips_plain_data_and_refuses_the_rest():

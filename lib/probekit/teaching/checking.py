@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from probekit.teaching.catalogue import tasks_of
-from probekit.teaching.cells import read_notebook, task_cells
+from probekit.teaching.cells import task_cells
 from probekit.teaching.codec import CodecError
 from probekit.teaching.grades import RunInfo, TaskGrade, make_grade, signal_reason
 from probekit.teaching.references import static_check
 from probekit.teaching.runner import PRINT_SUCCESS, FunctionRaised, GradedTask
 from probekit.teaching.sandbox import SandboxProcess, SandboxSetup
-from probekit.teaching.submissions import Submission
+from probekit.teaching.submissions import Submission, read_notebook
 
 #: Seconds a worker may take to start and import the modules the cells import.
 STARTUP_SECONDS = 120.0
@@ -79,7 +79,7 @@ def _student_error(kind: Any, text: Any, where: Any) -> StudentError:
     return error
 
 
-class Worker:
+class SandboxSession:
     """The submission's worker, started on demand and replaced when it dies."""
 
     def __init__(self, setup: SandboxSetup, sub: Submission, job: dict, job_dir: Path):
@@ -207,7 +207,7 @@ class Worker:
 class RemoteFunction:
     """The student's function as a check sees it: each call goes into the sandbox."""
 
-    def __init__(self, worker: Worker, function: str, budget: float):
+    def __init__(self, worker: SandboxSession, function: str, budget: float):
         """Calls of ``function`` that may take ``budget`` seconds in all."""
         self.worker, self.function = worker, function
         self.left = budget
@@ -256,7 +256,9 @@ class RemoteFunction:
         )
 
 
-def _check_task(task: GradedTask, worker: Worker, seed: int, limits: Limits) -> tuple[str, str]:
+def _check_task(
+    task: GradedTask, worker: SandboxSession, seed: int, limits: Limits
+) -> tuple[str, str]:
     """Run one task's check here on the student's function in the sandbox; (status, message)."""
     kwargs: dict[str, Any] = {"seed": seed}
     if limits.n_cases:
@@ -325,7 +327,7 @@ def grade_submission(
         "uid": setup.uid,
         "max_bytes": limits.max_bytes,
     }
-    worker = Worker(setup, sub, job, job_dir)
+    worker = SandboxSession(setup, sub, job, job_dir)
     results: list[TaskGrade] = []
     died: Stop | None = None
     try:

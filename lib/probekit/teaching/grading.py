@@ -36,19 +36,13 @@ from probekit.teaching.catalogue import max_points
 from probekit.teaching.checking import Limits, grade_submission
 from probekit.teaching.grades import STATUSES, RunInfo, TaskGrade
 from probekit.teaching.reports import GradingResult, summarise, write_results
-from probekit.teaching.sandbox import prepare
+from probekit.teaching.sandbox import prepare_sandbox
 from probekit.teaching.submissions import (
     FileProblem,
     Submission,
     find_submissions,
     read_seeds,
     student_seed,
-)
-
-#: The warning every feedback file carries when grading ran without the sandbox.
-NO_SANDBOX_WARNING = (
-    "This submission was graded with --no-sandbox: its code ran without isolation, so these "
-    "grades are only as trustworthy as the code graded."
 )
 
 
@@ -147,7 +141,7 @@ def grade_submissions(
     grades: list[TaskGrade] = [_problem_row(p, root, seed_of) for p in problems]
     runs: list[RunInfo] = []
     try:
-        setup = prepare(workspace, sandbox=sandbox, file_mib=int(file_limit))
+        setup = prepare_sandbox(workspace, sandbox=sandbox, file_mib=int(file_limit))
         startup = time.perf_counter() - start
 
         def grade_one(job: tuple[int, Submission]) -> tuple[list[TaskGrade], RunInfo]:

@@ -34,6 +34,11 @@ _GRADES_COLUMNS = tuple(f.name for f in fields(TaskGrade))
 _RUNS_COLUMNS = tuple(f.name for f in fields(RunInfo))
 _TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "seed")
 _SEEDS_COLUMNS = ("student", "seed")
+#: The warning every feedback file carries when grading ran without the sandbox.
+NO_SANDBOX_WARNING = (
+    "This submission was graded with --no-sandbox: its code ran without isolation, so these "
+    "grades are only as trustworthy as the code graded."
+)
 _UNMATCHED_COLUMNS = ("file", "student", "assignment", "status", "reason", "did_you_mean")
 
 
@@ -179,8 +184,6 @@ def feedback_markdown(
         "",
     ]
     if not sandboxed:
-        from probekit.teaching.grading import NO_SANDBOX_WARNING
-
         out[1:1] = ["", f"> **Warning.** {NO_SANDBOX_WARNING}"]
     for g in files:
         out += [f"**Not graded:** {g.message}", ""]

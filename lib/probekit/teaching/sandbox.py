@@ -1,7 +1,7 @@
 """The bubblewrap sandbox a submission runs in, and the grader's handle on its process.
 
 Every submission runs in a sandbox of its own, started with ``bwrap`` (bubblewrap, the Debian
-package ``bubblewrap``): :func:`prepare` checks that it works once per grading run, and
+package ``bubblewrap``): :func:`prepare_sandbox` checks that it works once per grading run, and
 :class:`SandboxProcess` starts one worker (:mod:`.worker`) in it. What the sandbox sees:
 
 - the system's ``/usr`` (and the ``/bin``, ``/lib`` ... beside it) and the Python environment
@@ -21,7 +21,7 @@ otherwise in a user namespace of the grader's user. When the sandbox's first pro
 kernel ends every process inside it. The worker sets the rlimits (address space, processes,
 file size, CPU time) before the student's code runs.
 
-With ``--no-sandbox`` (:func:`prepare` with ``sandbox=False``) the worker runs as a plain
+With ``--no-sandbox`` (:func:`prepare_sandbox` with ``sandbox=False``) the worker runs as a plain
 child process in its own session, with the same limits and the real library: for machines
 without bubblewrap, and unsafe with untrusted code.
 """
@@ -96,7 +96,7 @@ def _tasks_of_user(uid: int) -> int:
 
 @dataclass(frozen=True)
 class SandboxSetup:
-    """How this grading run starts its sandboxes (see :func:`prepare`).
+    """How this grading run starts its sandboxes (see :func:`prepare_sandbox`).
 
     Attributes:
         bwrap: the ``bwrap`` executable, or None with ``--no-sandbox``.
@@ -182,7 +182,7 @@ def _python_roots() -> list[Path]:
     return kept
 
 
-def prepare(workspace: Path, *, sandbox: bool, file_mib: int) -> SandboxSetup:
+def prepare_sandbox(workspace: Path, *, sandbox: bool, file_mib: int) -> SandboxSetup:
     """The sandbox set-up of a grading run, its library copy written into ``workspace``.
 
     Raises:

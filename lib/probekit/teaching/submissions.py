@@ -26,9 +26,14 @@ from __future__ import annotations
 import csv
 import difflib
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import jupytext
+import nbformat
 
 from probekit.errors import ProbekitError
 from probekit.teaching.catalogue import ASSIGNMENT_TASKS
@@ -220,6 +225,32 @@ def find_submissions(root: str | Path) -> tuple[list[Submission], list[FileProbl
             )
     problems.sort(key=lambda p: str(p.path))
     return submissions, problems, sorted(skipped)
+
+
+def read_notebook(path: str | Path) -> Any:
+    """A notebook file as an nbformat notebook: a Jupytext percent ``.py`` or an ``.ipynb``.
+
+    Raises:
+        ValueError: for a file that is not UTF-8 text, not JSON or not a notebook, with the
+            reason (the grader reports it as a malformed submission).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if path.suffix == ".ipynb":
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            ) from None
+        try:
+            return nbformat.reads(text, as_version=4)
+        except Exception as exc:  # nbformat raises several types for a wrong structure
+            raise ValueError(f"not a Jupyter notebook: {type(exc).__name__}: {exc}") from None
+    return jupytext.reads(text, fmt="py:percent")
 
 
 def student_seed(course_seed: int, student: str) -> int:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import builtins
 import errno
+import importlib
 import os
 import random
 import resource
@@ -111,7 +112,9 @@ def imported_modules(cells: list[TaskCell]) -> list[str]:
             if isinstance(node, ast.Import):
                 names += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                # ``from package import module`` imports a submodule: try each name as one.
                 names.append(node.module)
+                names += [f"{node.module}.{alias.name}" for alias in node.names]
     return list(dict.fromkeys(names))
 
 
@@ -175,8 +178,8 @@ class Worker:
         start = time.perf_counter()
         for name in imported_modules(cells):
             try:
-                __import__(name)
-            except BaseException:  # the cell that imports it reports the failure
+                importlib.import_module(name)
+            except BaseException:  # a name that is no module; or the cell reports the failure
                 pass
         torch = sys.modules.get("torch")
         if torch is not None:
@@ -256,7 +259,7 @@ class Worker:
             self.call(request)
 
 
-def main(argv: list[str] | None = None) -> int:
+def worker_main(argv: list[str] | None = None) -> int:
     """``python -m probekit.teaching.worker REQUEST_FD REPLY_FD`` (the grader starts it)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or not all(a.isdigit() for a in args):
@@ -268,4 +271,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(worker_main())
