@@ -156,6 +156,12 @@ class SandboxSetup:
         return env
 
 
+def _plain_environment(setup: SandboxSetup, workdir: Path) -> dict[str, str]:
+    """The environment of a worker without the sandbox: its temporary files in ``workdir``."""
+    home = str(workdir)
+    return setup.environment() | {"HOME": home, "TMPDIR": home, "MPLCONFIGDIR": home + "/.mpl"}
+
+
 def _system_mounts() -> list[str]:
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -265,7 +271,7 @@ class SandboxProcess:
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=log,
-                    env=setup.environment() if setup.bwrap is None else {},
+                    env=_plain_environment(setup, workdir) if setup.bwrap is None else {},
                     cwd=workdir,
                     start_new_session=True,
                 )
