@@ -16,10 +16,10 @@ A worker that stops answering is killed, and one that dies is replaced by a fres
 
 from __future__ import annotations
 
+import functools
 import keyword
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -305,9 +305,7 @@ def grade_submission(
     """Grade one submission; one grade per task and how its sandboxes ran."""
     PRINT_SUCCESS.set(False)  # this thread's checks report through the grades, not stdout
     tasks = tasks_of(sub.assignment)
-    grade: Callable[[GradedTask, str, str], TaskGrade] = lambda t, s, m: make_grade(  # noqa: E731
-        sub, seed, t, s, m
-    )
+    grade = functools.partial(make_grade, sub, seed)
     try:
         cells = task_cells(read_notebook(sub.path))
     except Exception as exc:  # any reader failure means the file cannot be graded
