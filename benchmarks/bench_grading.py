@@ -1,23 +1,22 @@
-"""Batch grading: the cost of a submission's forked child, and a class against its time limits.
+"""Batch grading: what the sandbox costs per submission, and a class against its time limits.
 
-(a) Per-submission overhead. Baseline: starting a fresh Python process that imports the
-libraries the hand-outs use (``probekit.teaching.zygote.PRELOAD``, torch and pandas among them),
-which is what grading every submission in a new interpreter would cost before any student code
-ran. Ours: the wall time of the child the zygote forks for a submission whose tasks are all
-unsolved (the student copies as handed out, every check stopping at ``NotImplementedError``),
-from fork to exit as ``runs.csv`` records it: setting the limits and the audit hook, reading
-the notebook, running its cells, calling the checks and reporting. The zygote's own start (the
-same imports, once per run) is printed beside them. Ratio: baseline / ours.
+(a) Per-submission overhead. Each of the five student copies, as handed out (every task
+unsolved, every check stopping at ``NotImplementedError``), is graded twice: in the bubblewrap
+sandbox (the default) and with ``--no-sandbox`` (the same worker as a plain child process). The
+wall time of a submission (``runs.csv``) covers starting the worker, importing the modules its
+cells import, running the cells, and a call per task. Ratio: sandbox / no sandbox, per
+submission (median); the difference is what the sandbox adds. Printed beside them: a bare
+sandbox (``bwrap`` starting ``python -c pass``) against a bare ``python -c pass``, and how long
+the worker spends importing the notebook's modules (which no fork server amortises any more).
 
 (b) The fixture class ``tests/fixtures/submissions`` (copied to a temporary directory; the
-class of ``book/assignments.md``), graded with one grading process at a 2-second time limit
-(the test suite's) and the default 10 seconds. Its floor is the time its timed-out tasks must
-spend by their limits (the endless loop: two tasks, so two time limits). Ratio: the whole
-run, start-up included, / that floor; and without the start-up.
+class of ``book/assignments.md``), graded at a 2-second time limit (the test suite's) and the
+default 10 seconds. Its floor is the time its timed-out tasks must spend by their limits (the
+endless loop: two tasks, so two time limits). Ratio: the whole run / that floor.
 
-Prints plain lines. ``--quick``: one student's copies of the five assignments, the baseline
-timed once, the class at the 2-second limit only. Otherwise four students' copies, the
-baseline the best of three, and the class at both limits.
+Prints plain lines. ``--quick``: one student's copies, the bare starts timed once, the class
+at the 2-second limit only. Otherwise three students' copies, the bare starts the best of five,
+and the class at both limits.
 """
 
 from __future__ import annotations
@@ -34,27 +33,35 @@ from pathlib import Path
 
 from probekit.book.runner import Paths
 from probekit.teaching import grade_submissions, write_student_copies
-from probekit.teaching.zygote import PRELOAD, zygote_env
+from probekit.teaching.sandbox import prepare_sandbox
 
 MEMORY_LIMIT = 256  # MiB, as the test suite grades the fixture class
 QUIET = {"progress": False, "log": lambda message: None}
 
 
-def fresh_process_seconds(workspace: Path, repeats: int) -> float:
-    """Best wall time of a new interpreter that imports :data:`PRELOAD`, as a zygote does."""
-    command = [
-        sys.executable,
-        "-P",
-        "-c",
-        "import importlib, sys\nfor name in sys.argv[1:]: importlib.import_module(name)",
-        *PRELOAD,
-    ]
+def bare_seconds(command: list[str], repeats: int) -> float:
+    """Best wall time of ``command``."""
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
-        subprocess.run(command, env=zygote_env(workspace), cwd=workspace, check=True)
+        subprocess.run(command, check=True, stdin=subprocess.DEVNULL, capture_output=True)
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def bare_sandbox_command(workspace: Path) -> list[str]:
+    """``bwrap ... python -c pass``, with the mounts and namespaces a submission gets."""
+    setup = prepare_sandbox(workspace, sandbox=True, file_mib=64)
+    read_fd, write_fd = os.pipe()
+    os.close(write_fd)
+    command = setup.command(0, 0, read_fd, "empty.py")
+    os.close(read_fd)
+    # --file needs a descriptor; an empty file in place of the submission.
+    empty = workspace / "empty.py"
+    empty.write_text("")
+    index = command.index("--file")
+    command[index - 2 : index + 3] = ["--ro-bind", str(empty), "/tmp/empty.py"]
+    return command[: command.index(sys.executable) + 1] + ["-c", "pass"]
 
 
 def unsolved_class(root: Path, students: int) -> Path:
@@ -65,32 +72,42 @@ def unsolved_class(root: Path, students: int) -> Path:
 
 
 def main() -> None:
-    """Time the fresh process, the forked children and the fixture class; print the ratios."""
+    """Time the submissions with and without the sandbox, and the fixture class; print ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="well under a minute, for CI")
+    parser.add_argument("--quick", action="store_true", help="a minute or two, for CI")
     args = parser.parse_args()
-    students, repeats, limits = (1, 1, (2.0,)) if args.quick else (4, 3, (2.0, 10.0))
+    students, repeats, limits = (1, 1, (2.0,)) if args.quick else (3, 5, (2.0, 10.0))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         tmp = Path(tmp)
-        baseline = fresh_process_seconds(tmp, repeats)
-        blank = grade_submissions(
-            unsolved_class(tmp / "unsolved", students),
-            tmp / "unsolved-results",
-            memory_limit=MEMORY_LIMIT,
-            **QUIET,
+        python = bare_seconds([sys.executable, "-c", "pass"], repeats)
+        (tmp / "bare").mkdir()
+        sandboxed = bare_seconds(bare_sandbox_command(tmp / "bare"), repeats)
+        print(
+            f"bare python -c pass: {python:.3f} s; in a sandbox: {sandboxed:.3f} s (best of {repeats})"
         )
-        child = [run.seconds for run in blank.runs]
-        median = statistics.median(child)
-        in_grader = (blank.seconds - blank.startup_seconds) / len(blank.runs)
-        print(f"(a) {len(child)} unsolved submissions ({students} student(s) x 5 assignments)")
-        print(f"fresh python importing {len(PRELOAD)} modules: {baseline:.2f} s, best of {repeats}")
-        print(f"zygote start-up (the same imports), once per run: {blank.startup_seconds:.2f} s")
-        print(f"forked child per submission: median {median:.3f} s, max {max(child):.3f} s")
-        print(f"per submission in the grader (fork, wait, grades, files): {in_grader:.3f} s")
-        print(f"ratio fresh process / forked child (median): {baseline / median:.1f}")
-        print(f"ratio fresh process / per submission in the grader: {baseline / in_grader:.1f}")
+        klass = unsolved_class(tmp / "unsolved", students)
+        seconds = {}
+        for mode in (True, False):
+            result = grade_submissions(
+                klass, tmp / f"unsolved-{mode}", memory_limit=MEMORY_LIMIT, sandbox=mode, **QUIET
+            )
+            seconds[mode] = {(r.student, r.assignment): r.seconds for r in result.runs}
+        print(
+            f"(a) {len(seconds[True])} unsolved submissions ({students} student(s) x 5 assignments)"
+        )
+        for key in sorted(seconds[True]):
+            box, plain = seconds[True][key], seconds[False][key]
+            print(
+                f"{key[1]:<28} sandbox {box:.2f} s, no sandbox {plain:.2f} s, adds {box - plain:+.2f} s"
+            )
+        box = statistics.median(seconds[True].values())
+        plain = statistics.median(seconds[False].values())
+        added = statistics.median(seconds[True][k] - seconds[False][k] for k in seconds[True])
+        print(f"per submission, median: sandbox {box:.2f} s, no sandbox {plain:.2f} s")
+        print(f"sandbox overhead per submission, median: {added:+.2f} s")
+        print(f"ratio sandbox / no sandbox (medians): {box / plain:.2f}")
 
         # The fixture class keeps its notebooks as Jupytext sources; the tests' helper writes them.
         sys.path.insert(0, str(Paths().root / "tests"))
@@ -106,14 +123,12 @@ def main() -> None:
             )
             timeouts = sum(g.status == "timeout" for g in result.grades)
             floor = timeouts * limit
-            graded = result.seconds - result.startup_seconds
             print(
                 f"(b) fixture class, {len(result.runs)} submissions, time limit {limit:g} s: "
-                f"{result.seconds:.2f} s ({result.startup_seconds:.2f} s start-up); floor "
-                f"{timeouts} timed-out tasks x {limit:g} s = {floor:g} s"
+                f"{result.seconds:.2f} s; floor {timeouts} timed-out tasks x {limit:g} s = "
+                f"{floor:g} s"
             )
             print(f"ratio class / floor at {limit:g} s: {result.seconds / floor:.2f}")
-            print(f"ratio class without start-up / floor at {limit:g} s: {graded / floor:.2f}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -92,11 +93,28 @@ def fill(nb, bodies: list[str]):
     return nb
 
 
+def page_command() -> str:
+    """The book page's ``otter run`` lines (a ```bash block), as a shell script."""
+    page = (REPO / "book" / "assignments.md").read_text()
+    (block,) = [b for b in re.findall(r"```bash\n(.*?)```", page, re.S) if "otter run" in b]
+    return block
+
+
 def otter_run(autograder: Path, submission: Path, out: Path) -> dict:
-    out.mkdir()
+    """Run the page's own commands, with its paths replaced; ``out`` does not exist yet."""
+    assert not out.exists()
+    script = page_command()
+    replacements = {
+        f"otter/{NAME}/dist/autograder/{NAME}-autograder_*.zip": shlex.quote(str(autograder)),
+        "results/": shlex.quote(str(out)) + "/",
+        "submission.ipynb": shlex.quote(submission.name),
+        "otter run": f"{shlex.quote(sys.executable)} -m otter run",
+    }
+    for old, new in replacements.items():
+        assert old in script, (old, script)
+        script = script.replace(old, new)
     done = subprocess.run(
-        [sys.executable, "-m", "otter", "run", "-a", str(autograder), "-o", str(out)]
-        + [str(submission)],
+        ["bash", "-euo", "pipefail", "-c", script],
         cwd=submission.parent,
         capture_output=True,
         text=True,
@@ -106,6 +124,13 @@ def otter_run(autograder: Path, submission: Path, out: Path) -> dict:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     results = json.loads((out / "results.json").read_text())
     return {t["name"]: t for t in results["tests"]}
+
+
+def test_the_pages_otter_command_creates_its_results_directory():
+    script = page_command()
+    assert "otter run" in script and "-o results/" in script
+    lines = [line for line in script.splitlines() if line.strip()]
+    assert lines[0] == "mkdir -p results/", "otter run needs -o DIR to exist"
 
 
 @pytest.mark.slow

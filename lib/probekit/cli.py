@@ -182,13 +182,14 @@ def _cmd_assignments(args: argparse.Namespace) -> None:
         memory_limit=args.memory_limit,
         n_cases=args.n_cases,
         jobs=args.jobs,
+        sandbox=not args.no_sandbox,
         log=_say,
     )
     print(summary_table(result.summary))
     students = len(result.seeds)
     print(
         f"graded {len(result.runs)} submissions of {students} students in {result.seconds:.1f} s "
-        f"({result.startup_seconds:.1f} s starting the grading process); results in {result.out}"
+        f"({result.startup_seconds:.1f} s preparing the sandbox); results in {result.out}"
     )
 
 
@@ -352,6 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     assignments.add_argument("--n-cases", type=int, default=None, help="cases per check")
     assignments.add_argument("--jobs", type=int, default=1, help="submissions at a time (1)")
+    assignments.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="grade without the bubblewrap sandbox (unsafe with untrusted code; every feedback "
+        "file warns)",
+    )
     assignments.add_argument(
         "--assignment", action="append", help="only this assignment (--otter; repeatable)"
     )

@@ -22,11 +22,16 @@ Grading: each module declares the points of its tasks (``POINTS``, ``TASKS``; al
 :mod:`.catalogue`). :mod:`.grading` grades a class's submissions (``probekit assignments
 --grade SUBMISSIONS --out RESULTS``), one module per step:
 
-- :mod:`.submissions`: finding the submissions, and every student's recorded seed;
-- :mod:`.zygote`: the process that loads the libraries once and forks a child per submission;
-- :mod:`.sandbox`: grading one submission inside that child, confined by :mod:`.guard` (resource
-  limits, an audit hook); :mod:`.cells` reads a notebook and picks the cells to run;
-- :mod:`.grades`: a child's report turned into one grade per task;
+- :mod:`.submissions`: finding the submissions (and the files that are not graded, and why),
+  and every student's recorded seed;
+- :mod:`.checking`: grading one submission: its cells and functions in a sandbox, each task's
+  check in the grader, calling the function across the sandbox's wall;
+- :mod:`.sandbox`: the bubblewrap sandbox and the grader's handle on its process;
+  :mod:`.worker`: the process inside it; :mod:`.codec`: the plain data they exchange;
+- :mod:`.references`: the sandbox's copy of probekit without the reference implementations,
+  and the static check for a submission that uses one; :mod:`.cells` reads a notebook and
+  picks the cells to run;
+- :mod:`.grades`: the grade of each task and its status;
 - :mod:`.reports`: the result files, the summary and the students' feedback.
 
 :mod:`.otter_export` exports the assignments for otter-grader (``probekit assignments --otter

@@ -33,6 +33,28 @@ from probekit.trees.structure import edge_set, parents_from_heads
 #: The batch grader and the otter export award them (:data:`TASKS`).
 POINTS: dict[str, int] = {"prim": 4, "uuas": 3, "perceptron_loss": 3}
 
+#: The library functions that compute what each task asks the student to write. They are not
+#: importable in the grading sandbox (:mod:`.references`), and a submission that names one gets
+#: nothing for its task.
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "prim": (
+        "probekit.trees.spanning.prim_mst",
+        "probekit.trees.spanning.prim_maxst",
+        "probekit.trees.spanning.prim_mst_batch",
+        "probekit.trees.spanning.prim_mst_all",
+    ),
+    "uuas": (
+        "probekit.trees.metrics.uuas",
+        "probekit.trees.metrics.uuas_counts",
+        "probekit.trees.metrics._edge_codes",
+    ),
+    "perceptron_loss": (
+        "probekit.probes.perceptron.perceptron_loss",
+        "probekit.probes.perceptron.mst_edge_mask",
+        "probekit.teaching.a1_tree_metrics._perceptron_reference",
+    ),
+}
+
 
 def _random_heads(n: int, rng: np.random.Generator) -> np.ndarray:
     """A uniformly shaped random tree, as 1-based heads (n,), 0 for the root.

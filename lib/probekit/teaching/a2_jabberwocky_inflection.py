@@ -32,6 +32,23 @@ from probekit.teaching.runner import (
 #: The batch grader and the otter export award them (:data:`TASKS`).
 POINTS: dict[str, int] = {"add_s": 3, "add_ing": 4, "add_degree": 3}
 
+#: The library functions that compute what each task asks the student to write. They are not
+#: importable in the grading sandbox (:mod:`.references`), and a submission that names one gets
+#: nothing for its task.
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "add_s": (
+        "probekit.methods.jabberwocky.inflection._add_s",
+        "probekit.methods.jabberwocky.inflection.inflect_set",
+        "probekit.methods.jabberwocky.inflection.inflect",
+        "probekit.methods.jabberwocky.inflection.inflections",
+    ),
+    "add_ing": (
+        "probekit.methods.jabberwocky.inflection._add_ing",
+        "probekit.methods.jabberwocky.inflection._doubles",
+    ),
+    "add_degree": ("probekit.methods.jabberwocky.inflection._add_degree",),
+}
+
 _ONSETS = (
     "b bl br ch cl d dr f fl fr g gl gr h j k l m n p pl pr r s sh sk sl sn sp st str t th tr v w z"
 ).split()

@@ -33,6 +33,18 @@ from probekit.teaching.runner import (
 #: The batch grader and the otter export award them (:data:`TASKS`).
 POINTS: dict[str, int] = {"pareto_frontier": 4, "hypervolume": 6}
 
+#: The library functions that compute what each task asks the student to write. They are not
+#: importable in the grading sandbox (:mod:`.references`), and a submission that names one gets
+#: nothing for its task.
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "pareto_frontier": ("probekit.methods.pareto.frontier.pareto_frontier",),
+    "hypervolume": (
+        "probekit.methods.pareto.frontier.hypervolume",
+        "probekit.methods.pareto.frontier.hypervolume_many",
+        "probekit.methods.pareto.frontier.frontier_staircase",
+    ),
+}
+
 
 def _frontier_points(c: np.ndarray, a: np.ndarray, idx: Sequence[int]) -> str:
     return ", ".join(f"{i}: ({c[i]:g}, {a[i]:g})" for i in idx) or "none"

@@ -37,6 +37,25 @@ from probekit.teaching.runner import (
 #: The batch grader and the otter export award them (:data:`TASKS`).
 POINTS: dict[str, int] = {"percentile": 3, "frequency_score": 3, "extrapolation_split": 4}
 
+#: The library functions that compute what each task asks the student to write. They are not
+#: importable in the grading sandbox (:mod:`.references`), and a submission that names one gets
+#: nothing for its task.
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "percentile": ("probekit.methods.extrapolation.splits.percentile",),
+    "frequency_score": (
+        "probekit.teaching.a4_extrapolation_split.frequency_score",
+        "probekit.teaching.frequency_score",
+    ),
+    "extrapolation_split": (
+        "probekit.methods.extrapolation.splits.distributional_split_points",
+        "probekit.methods.extrapolation.splits.easy_mask",
+        "probekit.methods.extrapolation.splits.hard_mask",
+        "probekit.methods.extrapolation.splits.split_points",
+        "probekit.methods.extrapolation.splits.setups",
+        "probekit.teaching.a4_extrapolation_split._reference_split",
+    ),
+}
+
 
 def _percentile_variants(scores: np.ndarray, q: float) -> dict[str, tuple]:
     s, n = np.sort(scores), len(scores)

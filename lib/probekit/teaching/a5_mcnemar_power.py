@@ -34,6 +34,27 @@ from probekit.teaching.runner import (
 #: The batch grader and the otter export award them (:data:`TASKS`).
 POINTS: dict[str, int] = {"mcnemar_p": 4, "simulated_power": 6}
 
+#: The library functions that compute what each task asks the student to write. They are not
+#: importable in the grading sandbox (:mod:`.references`), and a submission that names one gets
+#: nothing for its task.
+REFERENCES: dict[str, tuple[str, ...]] = {
+    "mcnemar_p": (
+        "probekit.stats.mcnemar.mcnemar_exact",
+        "probekit.stats.mcnemar.mcnemar_chi2",
+        "probekit.stats.mcnemar.p_values",
+        "probekit.stats.mcnemar._exact_p",
+        "probekit.teaching.a5_mcnemar_power._mcnemar_reference",
+    ),
+    "simulated_power": (
+        "probekit.stats.power.power",
+        "probekit.stats.power.power_curve",
+        "probekit.stats.power._simulate_seed",
+        "probekit.teaching.a5_mcnemar_power.exact_power",
+        "probekit.teaching.a5_mcnemar_power._exact_rates",
+        "probekit.teaching.exact_power",
+    ),
+}
+
 
 def _mcnemar_reference(correct_a: np.ndarray, correct_b: np.ndarray) -> float:
 

@@ -1,25 +1,22 @@
-"""The cells of an assignment notebook: reading one, finding its tasks, compiling what is graded.
+"""The cells of an assignment notebook: finding its tasks, compiling what is graded.
 
 An assignment notebook (``notebooks/A<k>_<slug>.py``, a student copy, or a submission) is a
 sequence of cells in which a markdown heading ``## Task N`` opens each graded task and a
 markdown cell that introduces the "run and interpret" task ends them. :func:`task_number` and
 :func:`opens_run_and_interpret` say which cell does what; the grader (:func:`task_cells`,
 :func:`compile_cell`), the otter export and the student copies read a notebook's tasks
-through them, so the three agree on where a task begins and ends.
+through them, so the three agree on where a task begins and ends. The grader's sandbox
+imports this module, so it needs nothing heavier than the standard library
+(:func:`probekit.teaching.submissions.read_notebook` reads the files).
 """
 
 from __future__ import annotations
 
 import ast
-import json
 import linecache
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-import jupytext
-import nbformat
 
 _TASK_HEADING = re.compile(r"^\s*#{1,4}\s*Task\s+(\d+)", re.MULTILINE)
 _RUN_AND_INTERPRET = re.compile(r"run\s+and\s+interpret", re.IGNORECASE)
@@ -39,32 +36,6 @@ class TaskCell:
     index: int
     section: int
     source: str
-
-
-def read_notebook(path: str | Path) -> Any:
-    """A notebook file as an nbformat notebook: a Jupytext percent ``.py`` or an ``.ipynb``.
-
-    Raises:
-        ValueError: for a file that is not UTF-8 text, not JSON or not a notebook, with the
-            reason (the grader reports it as a malformed submission).
-    """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    if path.suffix == ".ipynb":
-        try:
-            json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-            ) from None
-        try:
-            return nbformat.reads(text, as_version=4)
-        except Exception as exc:  # nbformat raises several types for a wrong structure
-            raise ValueError(f"not a Jupyter notebook: {type(exc).__name__}: {exc}") from None
-    return jupytext.reads(text, fmt="py:percent")
 
 
 def task_number(markdown: str) -> int | None:

@@ -1,30 +1,26 @@
-"""Grades: what a submission earned per task, and how a child's report becomes them.
+"""Grades: what a submission earned per task, and why a task that earned nothing did not.
 
-The child that grades a submission (:mod:`.sandbox`) reports every step as one JSON line
-(``start``, one ``cell`` per cell run, ``malformed``, one ``task`` per check, ``done``), and
-the zygote replies how the child ended. :func:`task_grades` turns the two into one
-:class:`TaskGrade` per task of the assignment, with one of the :data:`STATUSES`; a task the
-child never reported (it was killed, or died) gets the reason from the reply: ``timeout`` at
-the submission's deadline or past its CPU time, ``refused`` past the file-size limit,
-``crashed`` for any other fatal signal or an early exit. :func:`run_outcome` says how the
-child's process ended (``runs.csv``).
+:mod:`.checking` grades each task of a submission into a :class:`TaskGrade` with one of the
+:data:`STATUSES` (:func:`make_grade`); :func:`signal_reason` says why a sandbox that died
+took its task with it. :class:`RunInfo` records how a submission's sandboxes ran
+(``runs.csv``). Rows for files that were not graded (a name the grader does not recognise, a
+bad student id, two files for one assignment) use the statuses ``unmatched`` and ``rejected``
+(:mod:`.submissions`).
 """
 
 from __future__ import annotations
 
-import json
 import re
-import signal
 from dataclasses import dataclass
-from pathlib import Path
 
-from probekit.teaching.catalogue import tasks_of
+from probekit.teaching.runner import GradedTask
 from probekit.teaching.submissions import Submission
 
 #: The statuses of a graded task. Only ``passed`` earns the task's points.
 STATUSES = {
     "passed": "passed its check",
     "failed": "gave a wrong result",
+    "raised": "the function raised an error",
     "unsolved": "still raises NotImplementedError",
     "missing": "the function is not defined",
     "error": "a cell of the task raised an error",
@@ -32,10 +28,13 @@ STATUSES = {
     "memory": "ran out of memory",
     "refused": "tried something the grader does not allow",
     "malformed": "the file could not be read",
-    "crashed": "the grading process died",
+    "crashed": "the sandbox died",
+    "unmatched": "the file name is not a submission's",
+    "rejected": "the file was not graded",
 }
+#: Statuses of rows that are no task of a graded submission.
+FILE_STATUSES = ("unmatched", "rejected")
 
-_OUTPUT_TAIL = 1500
 # By name: some of these signals do not exist off POSIX, where the grader refuses to run.
 _SIGNALS = {
     "SIGXCPU": "it used up its CPU time",
@@ -43,7 +42,7 @@ _SIGNALS = {
     "SIGSEGV": "it crashed (SIGSEGV), which often means it ran out of memory",
     "SIGABRT": "it aborted (SIGABRT), which often means it ran out of memory",
     "SIGBUS": "it crashed (SIGBUS)",
-    "SIGKILL": "it was killed (SIGKILL), which often means it ran out of memory",
+    "SIGKILL": "it was killed (SIGKILL)",
 }
 _SIGNAL_STATUS = {"SIGXCPU": "timeout", "SIGXFSZ": "refused"}
 
@@ -86,9 +85,11 @@ class RunInfo:
         assignment: the assignment's name.
         file: the submission's path relative to the submissions directory.
         seed: the student's seed.
-        outcome: ``finished``, ``killed at the deadline``, ``died ...`` or ``not started``.
-        seconds: the child's wall time, from fork to exit.
-        max_rss_mib: its peak resident memory.
+        outcome: how its sandboxes ended: ``finished``, ``killed at the deadline``, ``died of
+            ...``, ``stopped (...)``, ``not started`` (several, ``;``-separated, when a
+            sandbox that died was replaced).
+        seconds: the sandboxes' wall time, from start to exit.
+        max_rss_mib: their peak resident memory.
     """
 
     student: str
@@ -106,98 +107,40 @@ def hint_of(message: str) -> str:
     return found[-1].strip() if found else ""
 
 
-def _read_events(path: Path) -> list[dict]:
-    events = []
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut off when the child was killed
-    return events
-
-
-def run_outcome(reply: dict | None) -> str:
-    """How a child's process ended, from the zygote's reply (None: the zygote was lost)."""
-    if reply is None:
-        return "the grader lost the process"
-    if reply["killed"]:
-        return "killed at the deadline"
-    if reply["signal"] is not None:
-        return f"died of signal {signal.Signals(reply['signal']).name}"
-    return "finished" if reply["code"] == 0 else f"exited with code {reply['code']}"
-
-
-def _unreported(reply: dict | None, request: dict, output: str) -> tuple[str, str]:
-    """Status and message of a task the child never reported (it was killed or died)."""
-    if reply is None:
-        return "crashed", "the grading process stopped answering; the task was not graded"
-    if reply["killed"]:
-        return "timeout", (
-            f"the submission was stopped after {request['deadline']:g} s, the time limit of the "
-            f"whole submission ({request['time_limit']:g} s per task); this task was not graded. "
-            "Look for a loop that never ends."
-        )
-    if reply["signal"] is not None:
-        name = signal.Signals(reply["signal"]).name
-        why = _SIGNALS.get(name, f"it was killed by {name}")
-        if name in ("SIGSEGV", "SIGABRT", "SIGKILL"):
-            why += f" (limit {request['memory_limit']} MiB)"
-        status = _SIGNAL_STATUS.get(name, "crashed")
-        return status, f"the grading process of this submission stopped: {why}"
-    tail = output.strip()[-_OUTPUT_TAIL:]
+def signal_reason(signal: str | None, memory_limit: int, output: str) -> tuple[str, str]:
+    """Status and message of a task whose sandbox died: of ``signal``, or by exiting (None)."""
+    if signal is not None:
+        why = _SIGNALS.get(signal, f"it was killed by {signal}")
+        if signal in ("SIGSEGV", "SIGABRT"):
+            why += f" (limit {memory_limit} MiB)"
+        return _SIGNAL_STATUS.get(signal, "crashed"), f"the sandbox of this submission died: {why}"
+    tail = output.strip()
     message = (
-        f"the grading process ended (exit code {reply['code']}) before this task was graded; "
-        "does the submission call os._exit() or exit the interpreter?"
+        "the sandbox of this submission ended before this task was graded; does the "
+        "submission call os._exit() or exit the interpreter?"
     )
     return "crashed", message + (f"\nits last output:\n{tail}" if tail else "")
 
 
-def task_grades(
-    submission: Submission, seed: int, reply: dict | None, request: dict
-) -> list[TaskGrade]:
-    """The grade of every task of a submission, from what its child reported.
-
-    Args:
-        submission: the graded submission.
-        seed: the student's seed.
-        reply: the zygote's reply on the child (exit code or signal, killed at the deadline),
-            or None when the zygote was lost.
-        request: the request the child was given; its ``outdir`` holds the child's
-            ``result.jsonl`` and ``output.txt``.
-
-    Returns:
-        One :class:`TaskGrade` per task of the assignment, Task 1 first.
-    """
-    events = _read_events(Path(request["outdir"]) / "result.jsonl")
-    output_path = Path(request["outdir"]) / "output.txt"
-    output = output_path.read_text(errors="replace")[-_OUTPUT_TAIL:] if output_path.exists() else ""
-    malformed = next((e for e in events if e.get("event") == "malformed"), None)
-    reported = {e["number"]: e for e in events if e.get("event") == "task"}
-    grades = []
-    for task in tasks_of(submission.assignment):
-        if malformed is not None:
-            status, message = "malformed", malformed["message"]
-        elif task.number in reported:
-            status, message = reported[task.number]["status"], reported[task.number]["message"]
-        else:
-            status, message = _unreported(reply, request, output)
-        if status == "failed":
-            hint = hint_of(message) or message.splitlines()[0]
-        else:
-            hint = "" if status == "passed" else STATUSES[status]
-        grades.append(
-            TaskGrade(
-                student=submission.student,
-                assignment=submission.assignment,
-                number=task.number,
-                task=task.function,
-                points=task.points if status == "passed" else 0,
-                max_points=task.points,
-                status=status,
-                seed=seed,
-                hint=hint,
-                message=message,
-            )
-        )
-    return grades
+def make_grade(
+    submission: Submission, seed: int, task: GradedTask, status: str, message: str
+) -> TaskGrade:
+    """The grade of one task: its points when it passed, else 0 and the hint or the reason."""
+    if status == "failed":
+        hint = hint_of(message) or (message.splitlines()[0] if message else STATUSES[status])
+    elif status == "raised":  # its first line names the exception, which is the useful part
+        hint = message.splitlines()[0].split(": ", 1)[-1] if message else STATUSES[status]
+    else:
+        hint = "" if status == "passed" else STATUSES[status]
+    return TaskGrade(
+        student=submission.student,
+        assignment=submission.assignment,
+        number=task.number,
+        task=task.function,
+        points=task.points if status == "passed" else 0,
+        max_points=task.points,
+        status=status,
+        seed=seed,
+        hint=hint,
+        message=message,
+    )

@@ -1,26 +1,26 @@
 """Batch grading of a class's submissions (``probekit assignments --grade SUBMISSIONS --out R``).
 
 :func:`grade_submissions` collects the submissions and gives every student their own seed
-(:mod:`.submissions`), grades each submission in a child process of its own (:mod:`.zygote`,
-:mod:`.sandbox`), turns what the child reported into grades (:mod:`.grades`) and writes the
+(:mod:`.submissions`), grades each submission with its code in a sandbox of its own and the
+checks in this process (:mod:`.checking`, :mod:`.sandbox`, :mod:`.worker`), and writes the
 result files and every student's feedback (:mod:`.reports`).
 
-**Isolation.** Student code never runs in the grading process. Each submission runs in its own
-child process, with a wall-clock limit per task and for the whole submission, CPU-time and
-memory limits, a fresh temporary working directory, an environment without proxies, and an
-audit hook that refuses writing outside that directory, the network and starting processes
-(:mod:`.guard`). A submission that loops forever, exhausts its memory, raises, cannot be read,
-or tries what the hook refuses gets zero for the tasks it affects and says why in its
-feedback; the other submissions are graded as usual. This protects a grading run against
-mistakes and casual misuse, not against an adversary: a course facing adversarial students
-should also run the grader in a container without network access. The grader runs on Linux
-(it forks its children and reads their memory use from /proc).
+**Isolation.** Student code never runs in the grading process. Each submission runs under
+bubblewrap (``bwrap``): a read-only view of the Python environment, a private temporary
+directory holding only its own file, no project tree and no other submission, no network, its
+own PID namespace, an unprivileged user, and resource limits (:mod:`.sandbox`). The sandbox
+only computes the student's functions on the inputs the checks send it and returns plain data
+(:mod:`.codec`); the checks, the expected values and the verdicts stay here, and the library's
+reference implementations are not in the sandbox at all (:mod:`.references`). Without
+bubblewrap, grading refuses to run and says how to install it; ``sandbox=False``
+(``--no-sandbox``) runs the submissions as plain child processes instead, with a warning in
+every feedback file. The grader runs on Linux.
 """
 
 from __future__ import annotations
 
-import queue
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -32,15 +32,18 @@ from tqdm.auto import tqdm
 import probekit
 from probekit.errors import ParameterError, ProbekitError
 from probekit.stats.checks import positive_int
-from probekit.teaching.catalogue import max_points, tasks_of
-from probekit.teaching.grades import RunInfo, TaskGrade, run_outcome, task_grades
-from probekit.teaching.guard import SUPPORTED
+from probekit.teaching.catalogue import max_points
+from probekit.teaching.checking import Limits, grade_submission
+from probekit.teaching.grades import STATUSES, RunInfo, TaskGrade
 from probekit.teaching.reports import GradingResult, summarise, write_results
-from probekit.teaching.submissions import Submission, find_submissions, read_seeds, student_seed
-from probekit.teaching.zygote import Zygote
-
-#: Seconds a grading process may take to load its libraries.
-_STARTUP_SECONDS = 300.0
+from probekit.teaching.sandbox import prepare_sandbox
+from probekit.teaching.submissions import (
+    FileProblem,
+    Submission,
+    find_submissions,
+    read_seeds,
+    student_seed,
+)
 
 
 def grade_submissions(
@@ -54,6 +57,8 @@ def grade_submissions(
     file_limit: int = 64,
     n_cases: int | None = None,
     jobs: int = 1,
+    sandbox: bool = True,
+    result_limit: int = 16,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
 ) -> GradingResult:
@@ -67,29 +72,32 @@ def grade_submissions(
             (:func:`probekit.teaching.submissions.student_seed`).
         seeds: recorded seeds (a ``seeds.csv`` of an earlier run, or student -> seed); they take
             precedence over the course seed, so a re-grade draws the same cases.
-        time_limit: wall-clock seconds per task: for the cells of each task and for its check.
-            The whole submission is stopped after ``time_limit * (tasks + 1) + 2`` seconds.
-        memory_limit: MiB a submission may allocate (the child's data segment above what the
-            preloaded libraries use).
+        time_limit: wall-clock seconds per task: for each cell, and for all the calls of a
+            task's check together.
+        memory_limit: MiB of address space a submission may add to what the modules its cells
+            import take (every mapping counts).
         file_limit: MiB of the largest file a submission may write (its printed output included).
         n_cases: cases per check; None keeps each check's default.
-        jobs: submissions graded at the same time (one grading process each).
+        jobs: submissions graded at the same time (one sandbox each).
+        sandbox: run each submission under bubblewrap (the default); False (``--no-sandbox``)
+            runs it as a plain child process, with a warning in every feedback file.
+        result_limit: MiB of one value a student's function may return.
         progress: show a progress bar over the submissions (tqdm, on stderr).
-        log: where to report skipped files and the set-up (default: print).
+        log: where to report files not graded and the set-up (default: print).
 
     Returns:
         The :class:`GradingResult`, also written to ``out``.
 
     Raises:
-        ProbekitError: for a bad submissions directory or seeds file, or when the grading
-            processes cannot start; ParameterError for a bad limit, seed or ``jobs``.
+        ProbekitError: for a bad submissions directory or seeds file, or when bubblewrap is
+            missing or cannot start a sandbox (with how to install it); ParameterError for a
+            bad limit, seed or ``jobs``.
     """
     say = log or print
     start = time.perf_counter()
-    if not SUPPORTED:
+    if not sys.platform.startswith("linux"):
         raise ProbekitError(
-            "batch grading needs Linux (it forks one process per submission and sets its "
-            "resource limits)",
+            "batch grading needs Linux (bubblewrap sandboxes, resource limits, /proc)",
             hint="run the grader on Linux, for instance in a container",
         )
     positive_int("course_seed", course_seed, minimum=0)
@@ -97,6 +105,7 @@ def grade_submissions(
         raise ParameterError("time_limit", f"must be a number >= 0.1, got {time_limit!r}")
     positive_int("memory_limit", memory_limit, minimum=16)
     positive_int("file_limit", file_limit)
+    positive_int("result_limit", result_limit)
     positive_int("jobs", jobs)
     if n_cases is not None:
         positive_int("n_cases", n_cases)
@@ -109,55 +118,52 @@ def grade_submissions(
         )
     if out.exists() and not out.is_dir():
         raise ProbekitError(f"{out} exists and is not a directory", hint="choose another --out")
-    found, skipped = find_submissions(root)
+    found, problems, skipped = find_submissions(root)
     for path in skipped:
-        say(f"skipped {path.relative_to(root)}: not a submission (<student>/A<k>_<slug>.py|.ipynb)")
+        say(f"skipped {path.relative_to(root)}: not a notebook (.py or .ipynb)")
+    for problem in problems:
+        mean = f"; did you mean {problem.suggestion}?" if problem.suggestion else ""
+        say(f"{problem.status} {problem.path.relative_to(root)}: {problem.reason}{mean}")
     recorded = dict(read_seeds(seeds) if isinstance(seeds, str | Path) else (seeds or {}))
     for student, value in recorded.items():
         positive_int(f"seeds[{student}]", value, minimum=0)
-    students = sorted({s.student for s in found})
+    students = sorted({s.student for s in found} | {p.student for p in problems if p.student})
     seed_of = {s: recorded.get(s, student_seed(course_seed, s)) for s in students}
     new = [s for s in students if s not in recorded]
     if recorded and new:
         say(f"no recorded seed for {len(new)} students, derived from course seed {course_seed}")
+    if not sandbox:
+        say("warning: --no-sandbox: student code runs without isolation; every feedback says so")
+    limits = Limits(
+        float(time_limit), int(memory_limit), int(file_limit), n_cases, result_limit << 20
+    )
     workspace = Path(tempfile.mkdtemp(prefix="probekit-grading-"))
-    zygotes: queue.Queue[Zygote] = queue.Queue()
-    started: list[Zygote] = []
-    grades: list[TaskGrade] = []
+    grades: list[TaskGrade] = [_problem_row(p, root, seed_of) for p in problems]
     runs: list[RunInfo] = []
     try:
-        n_zygotes = min(jobs, len(found))
-        with ThreadPoolExecutor(max_workers=n_zygotes) as pool:
-            for z in pool.map(lambda k: Zygote(workspace, k, _STARTUP_SECONDS), range(n_zygotes)):
-                started.append(z)
-                zygotes.put(z)
+        setup = prepare_sandbox(workspace, sandbox=sandbox, file_mib=int(file_limit))
         startup = time.perf_counter() - start
-        limits = {
-            "time_limit": float(time_limit),
-            "memory_limit": int(memory_limit),
-            "file_limit": int(file_limit),
-            "n_cases": n_cases,
-            "seeds": seed_of,
-            "root": root,
-        }
 
         def grade_one(job: tuple[int, Submission]) -> tuple[list[TaskGrade], RunInfo]:
             number, sub = job
-            zygote = zygotes.get()
-            return _grade_one(number, sub, zygote, zygotes, started, workspace, limits)
+            job_dir = workspace / f"{number:05d}"
+            job_dir.mkdir()
+            try:
+                name = str(sub.path.relative_to(root))
+                return grade_submission(sub, seed_of[sub.student], setup, limits, job_dir, name)
+            finally:
+                shutil.rmtree(job_dir, ignore_errors=True)
 
         bar = tqdm(total=len(found), desc="grading", unit="submission", disable=not progress)
-        with ThreadPoolExecutor(max_workers=n_zygotes) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(found)))) as pool:
             for graded, run in pool.map(grade_one, enumerate(found)):
                 grades += graded
                 runs.append(run)
                 bar.update(1)
         bar.close()
     finally:
-        for z in started:
-            z.close()
         shutil.rmtree(workspace, ignore_errors=True)
-    grades.sort(key=lambda g: (g.student, g.assignment, g.number))
+    grades.sort(key=lambda g: (g.student, g.assignment, g.number, g.task))
     result = GradingResult(
         out=out,
         grades=grades,
@@ -165,6 +171,8 @@ def grade_submissions(
         summary=summarise(grades),
         seeds=seed_of,
         skipped=skipped,
+        problems=problems,
+        sandboxed=sandbox,
         seconds=time.perf_counter() - start,
         startup_seconds=startup,
     )
@@ -174,7 +182,9 @@ def grade_submissions(
         "time_limit": float(time_limit),
         "memory_limit": int(memory_limit),
         "file_limit": int(file_limit),
+        "result_limit": int(result_limit),
         "n_cases": n_cases,
+        "sandbox": "bubblewrap" if sandbox else "none (--no-sandbox)",
         "probekit": probekit.__version__,
         "points": {a: max_points(a) for a in sorted({s.assignment for s in found})},
     }
@@ -182,52 +192,19 @@ def grade_submissions(
     return result
 
 
-def _grade_one(
-    number: int,
-    sub: Submission,
-    zygote: Zygote,
-    zygotes: queue.Queue,
-    started: list[Zygote],
-    workspace: Path,
-    limits: dict,
-) -> tuple[list[TaskGrade], RunInfo]:
-    """Grade one submission on ``zygote``; put a working zygote back into ``zygotes``."""
-    seed = limits["seeds"][sub.student]
-    n_tasks = len(tasks_of(sub.assignment))
-    deadline = limits["time_limit"] * (n_tasks + 1) + 2.0
-    job = workspace / f"{number:05d}"
-    (job / "work").mkdir(parents=True)
-    (job / "out").mkdir()
-    request = {
-        "id": number,
-        "submission": str(sub.path),
-        "assignment": sub.assignment,
-        "workdir": str(job / "work"),
-        "outdir": str(job / "out"),
-        "seed": seed,
-        "time_limit": limits["time_limit"],
-        "memory_limit": limits["memory_limit"],
-        "file_limit": limits["file_limit"],
-        "cpu_limit": deadline + 1.0,
-        "n_cases": limits["n_cases"],
-        "deadline": deadline,
-    }
-    reply = zygote.run(request, deadline + 30.0)
-    if reply is None:
-        # The zygote died or hangs: end it (and its child) and start another for the next job.
-        zygote.close()
-        zygote = Zygote(workspace, len(started), _STARTUP_SECONDS)
-        started.append(zygote)
-    zygotes.put(zygote)
-    grades = task_grades(sub, seed, reply, request)
-    shutil.rmtree(job, ignore_errors=True)
-    run = RunInfo(
-        student=sub.student,
-        assignment=sub.assignment,
-        file=str(sub.path.relative_to(limits["root"])),
-        seed=seed,
-        outcome=run_outcome(reply),
-        seconds=float(reply["seconds"]) if reply else float("nan"),
-        max_rss_mib=float(reply["max_rss_mib"]) if reply else float("nan"),
+def _problem_row(problem: FileProblem, root: Path, seed_of: Mapping[str, int]) -> TaskGrade:
+    """The ``grades.csv`` row of a file that was not graded."""
+    name = str(problem.path.relative_to(root))
+    mean = f"; did you mean {problem.suggestion}?" if problem.suggestion else ""
+    return TaskGrade(
+        student=problem.student or name,
+        assignment=problem.assignment,
+        number=0,
+        task=name,
+        points=0,
+        max_points=0,
+        status=problem.status,
+        seed=seed_of.get(problem.student, 0),
+        hint=STATUSES[problem.status],
+        message=f"{name}: {problem.reason}{mean}",
     )
-    return grades, run

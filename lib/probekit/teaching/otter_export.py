@@ -42,7 +42,6 @@ from probekit.teaching.catalogue import ASSIGNMENT_TASKS, tasks_of
 from probekit.teaching.cells import (
     called_function,
     opens_run_and_interpret,
-    read_notebook,
     task_cells,
     task_number,
 )
@@ -54,7 +53,7 @@ from probekit.teaching.student_copy import (
     assignment_notebooks,
     solution_placeholder,
 )
-from probekit.teaching.submissions import student_seed
+from probekit.teaching.submissions import read_notebook, student_seed
 
 #: The tag with which otter's grading skips a cell.
 OTTER_IGNORE = "otter_ignore"

@@ -5,8 +5,10 @@ A grading run writes into its results directory (:func:`write_results`):
 - ``grades.csv``: one row per student, assignment and task (a :class:`.grades.TaskGrade`:
   points, maximum, status, the check's message and hint);
 - ``totals.csv``: points per student and assignment;
-- ``summary.csv``: per task, the share of students who passed and the most common hint
-  (:func:`summarise`; :func:`summary_table` prints it);
+- ``summary.csv``: per task, the share of students who passed, how many got each status, and
+  the most common specific hint (:func:`summarise`; :func:`summary_table` prints it);
+- ``unmatched.csv``: every notebook that was not graded (a misnamed file, a bad student id, a
+  duplicate), why, and the name it probably should have; each also has a row in ``grades.csv``;
 - ``seeds.csv`` and ``settings.json``: every student's seed, the course seed and the limits;
 - ``runs.csv``: per submission, wall time and peak memory (the only file that differs between
   two runs of the same class);
@@ -25,12 +27,19 @@ from pathlib import Path
 from typing import Any
 
 from probekit.teaching.catalogue import tasks_of
-from probekit.teaching.grades import STATUSES, RunInfo, TaskGrade
+from probekit.teaching.grades import FILE_STATUSES, STATUSES, RunInfo, TaskGrade
+from probekit.teaching.submissions import FileProblem, usable_id
 
 _GRADES_COLUMNS = tuple(f.name for f in fields(TaskGrade))
 _RUNS_COLUMNS = tuple(f.name for f in fields(RunInfo))
 _TOTALS_COLUMNS = ("student", "assignment", "points", "max_points", "seed")
 _SEEDS_COLUMNS = ("student", "seed")
+#: The warning every feedback file carries when grading ran without the sandbox.
+NO_SANDBOX_WARNING = (
+    "This submission was graded with --no-sandbox: its code ran without isolation, so these "
+    "grades are only as trustworthy as the code graded."
+)
+_UNMATCHED_COLUMNS = ("file", "student", "assignment", "status", "reason", "did_you_mean")
 
 
 @dataclass
@@ -43,7 +52,9 @@ class GradingResult:
         runs: one :class:`RunInfo` per submission.
         summary: the rows of ``summary.csv`` (see :func:`summarise`).
         seeds: student id -> seed.
-        skipped: files of the submissions directory that are no submission.
+        skipped: files of the submissions directory that are no notebook.
+        problems: the notebooks that were not graded, and why.
+        sandboxed: whether the submissions ran in the sandbox (False with ``--no-sandbox``).
         seconds: the wall time of the whole run.
         startup_seconds: the wall time until the grading processes were ready.
     """
@@ -54,6 +65,8 @@ class GradingResult:
     summary: list[dict]
     seeds: dict[str, int]
     skipped: list[Path] = field(default_factory=list)
+    problems: list[FileProblem] = field(default_factory=list)
+    sandboxed: bool = True
     seconds: float = 0.0
     startup_seconds: float = 0.0
 
@@ -61,6 +74,8 @@ class GradingResult:
         """Points per student and assignment: the rows of ``totals.csv``."""
         out: dict[tuple[str, str], list[int]] = {}
         for g in self.grades:
+            if g.status in FILE_STATUSES:
+                continue
             entry = out.setdefault((g.student, g.assignment), [0, 0])
             entry[0] += g.points
             entry[1] += g.max_points
@@ -71,29 +86,31 @@ class GradingResult:
 
 
 def summarise(grades: Sequence[TaskGrade]) -> list[dict]:
-    """Per assignment and task: how many students passed, and the most common hint.
+    """Per assignment and task: how many students passed, each status's count, the top hint.
+
+    Rows of files that were not graded are left out.
 
     Returns:
         Rows with ``assignment, number, task, max_points, submissions, passed,
-        share_passed`` (in [0, 1]), ``mean_points``, ``most_common_hint`` (among the students
-        who did not pass; on a tie a check's hint before a generic reason, then the
-        alphabetically first) and ``hint_count``.
+        share_passed`` (in [0, 1]), ``mean_points``, ``statuses`` (``"passed 3, failed 1"``,
+        in the order of :data:`.grades.STATUSES`), ``most_common_hint`` and ``hint_count``. The
+        hint is the most common specific one, a check's hint on what the function got wrong,
+        among the students who did not pass (on a tie, the alphabetically first); a generic
+        reason ("ran past the time limit") only when no student got a specific hint.
     """
     by_task: dict[tuple[str, int, str], list[TaskGrade]] = {}
     for g in grades:
-        by_task.setdefault((g.assignment, g.number, g.task), []).append(g)
+        if g.status not in FILE_STATUSES:
+            by_task.setdefault((g.assignment, g.number, g.task), []).append(g)
+    generic = set(STATUSES.values())
     rows = []
     for (assignment, number, task), group in sorted(by_task.items()):
         passed = sum(g.status == "passed" for g in group)
         hints = Counter(g.hint for g in group if g.status != "passed")
-        # Ties go to a check's hint (a mistake to discuss) before a generic reason ("ran past
-        # the time limit"), then alphabetically.
-        generic = set(STATUSES.values())
-        hint, count = (
-            min(hints.items(), key=lambda kv: (-kv[1], kv[0] in generic, kv[0]))
-            if hints
-            else ("", 0)
-        )
+        specific = {h: n for h, n in hints.items() if h not in generic}
+        pool = specific or hints
+        hint, count = min(pool.items(), key=lambda kv: (-kv[1], kv[0])) if pool else ("", 0)
+        counts = Counter(g.status for g in group)
         rows.append(
             {
                 "assignment": assignment,
@@ -104,6 +121,7 @@ def summarise(grades: Sequence[TaskGrade]) -> list[dict]:
                 "passed": passed,
                 "share_passed": round(passed / len(group), 4),
                 "mean_points": round(sum(g.points for g in group) / len(group), 4),
+                "statuses": _counts(counts),
                 "most_common_hint": hint,
                 "hint_count": count,
             }
@@ -111,10 +129,19 @@ def summarise(grades: Sequence[TaskGrade]) -> list[dict]:
     return rows
 
 
+def _counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{s} {counts[s]}" for s in STATUSES if counts.get(s))
+
+
 def summary_table(rows: Sequence[dict], width: int = 100) -> str:
-    """The summary as a plain-text table, hints cut to fit ``width`` characters."""
+    """The summary as a plain-text table, hints cut to fit ``width`` characters.
+
+    Each task's row gives its passes and the most common specific hint, the line below it how
+    many got each status; the last line counts each status over every task.
+    """
     head = f"{'assignment':<26} {'task':<24} {'passed':>7} {'share':>6}  most common hint"
     lines = [head, "-" * min(width, max(len(head), 80))]
+    total: Counter = Counter()
     for r in rows:
         left = (
             f"{r['assignment']:<26} {str(r['number']) + ' ' + r['task']:<24} "
@@ -125,14 +152,27 @@ def summary_table(rows: Sequence[dict], width: int = 100) -> str:
             hint = f"({r['hint_count']}x) {hint}"
         room = max(20, width - len(left))
         lines.append(left + (hint if len(hint) <= room else hint[: room - 3] + "..."))
+        lines.append(" " * 27 + r["statuses"])
+        for part in filter(None, r["statuses"].split(", ")):
+            status, count = part.rsplit(" ", 1)
+            total[status] += int(count)
+    lines.append("statuses over all tasks: " + (_counts(total) or "none"))
     return "\n".join(lines)
 
 
-def feedback_markdown(student: str, grades: Sequence[TaskGrade], seed: int) -> str:
-    """A student's feedback: points per task and assignment, the total, and why tasks failed."""
+def feedback_markdown(
+    student: str, grades: Sequence[TaskGrade], seed: int, sandboxed: bool = True
+) -> str:
+    """A student's feedback: points per task and assignment, the total, and why tasks failed.
+
+    Files of the student's that were not graded come first, with the name they should have;
+    without the sandbox, a warning says so.
+    """
     by_assignment: dict[str, list[TaskGrade]] = {}
+    files = [g for g in grades if g.status in FILE_STATUSES]
     for g in grades:
-        by_assignment.setdefault(g.assignment, []).append(g)
+        if g.status not in FILE_STATUSES:
+            by_assignment.setdefault(g.assignment, []).append(g)
     total = sum(g.points for g in grades)
     out = [
         f"# Feedback for {student}",
@@ -143,6 +183,10 @@ def feedback_markdown(student: str, grades: Sequence[TaskGrade], seed: int) -> s
         f"**Total: {total} / {sum(g.max_points for g in grades)} points**",
         "",
     ]
+    if not sandboxed:
+        out[1:1] = ["", f"> **Warning.** {NO_SANDBOX_WARNING}"]
+    for g in files:
+        out += [f"**Not graded:** {g.message}", ""]
     for assignment, group in by_assignment.items():
         got, of = sum(g.points for g in group), sum(g.max_points for g in group)
         out += [
@@ -162,7 +206,7 @@ def feedback_markdown(student: str, grades: Sequence[TaskGrade], seed: int) -> s
             fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", g.message)), default=0))
             out += [f"### Task {g.number}: `{g.task}`, {_result(g)}", "", fence + "text"]
             out += [g.message, fence, ""]
-            if g.status == "failed":
+            if g.status in ("failed", "raised"):
                 out += [
                     f"Reproduce it: `teaching.{checks[g.number]}({g.task}, seed={g.seed})`.",
                     "",
@@ -171,9 +215,10 @@ def feedback_markdown(student: str, grades: Sequence[TaskGrade], seed: int) -> s
         "---",
         "",
         "How grading works: your notebook's code cells up to the run-and-interpret task run "
-        "from top to bottom in a fresh process, without network access and with time and "
-        "memory limits; a cell that raises an error costs the points of its task (a cell "
-        "before Task 1 costs every task). Then each task's check runs on your function.",
+        "from top to bottom in a sandbox of their own, without network access and with time "
+        "and memory limits; a cell that raises an error costs the points of its task (a cell "
+        "before Task 1 costs every task). Then each task's check draws its cases, sends them to "
+        "your function in the sandbox and compares what it returns with the expected values.",
         "",
     ]
     return "\n".join(out)
@@ -206,6 +251,22 @@ def write_results(result: GradingResult, settings: Mapping[str, Any]) -> None:
         _write_csv(out / "summary.csv", result.summary, list(result.summary[0]))
     seeds = [{"student": s, "seed": v} for s, v in sorted(result.seeds.items())]
     _write_csv(out / "seeds.csv", seeds, _SEEDS_COLUMNS)
+    unmatched = [
+        {
+            "file": g.task,
+            "student": g.student,
+            "assignment": g.assignment,
+            "status": g.status,
+            "reason": p.reason,
+            "did_you_mean": p.suggestion,
+        }
+        for g, p in zip(
+            sorted((g for g in result.grades if g.status in FILE_STATUSES), key=lambda g: g.task),
+            sorted(result.problems, key=lambda p: str(p.path)),
+            strict=True,
+        )
+    ]
+    _write_csv(out / "unmatched.csv", unmatched, _UNMATCHED_COLUMNS)
     runs = [asdict(r) | {"seconds": f"{r.seconds:.3f}"} for r in result.runs]
     runs = [r | {"max_rss_mib": f"{r['max_rss_mib']:.1f}"} for r in runs]
     _write_csv(out / "runs.csv", runs, _RUNS_COLUMNS)
@@ -218,5 +279,7 @@ def write_results(result: GradingResult, settings: Mapping[str, Any]) -> None:
     for g in result.grades:
         by_student.setdefault(g.student, []).append(g)
     for student, grades in by_student.items():
-        text = feedback_markdown(student, grades, result.seeds[student])
+        if not usable_id(student):
+            continue  # reported in unmatched.csv; no safe file name for its feedback
+        text = feedback_markdown(student, grades, result.seeds[student], result.sandboxed)
         (feedback / f"{student}.md").write_text(text, encoding="utf-8")

@@ -13,6 +13,7 @@ is let through unchanged, so an unsolved task reads as unsolved, not as a wrong 
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +24,9 @@ import numpy as np
 
 from probekit.errors import ParameterError
 from probekit.stats.checks import positive_int
+
+#: Whether checks print their ``✓ ... passed`` line; the batch grader turns it off in its threads.
+PRINT_SUCCESS: contextvars.ContextVar[bool] = contextvars.ContextVar("print_success", default=True)
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,13 @@ def graded_tasks(points: Mapping[str, int], *checks: Callable[..., None]) -> tup
             zip(points.items(), checks, strict=True), start=1
         )
     )
+
+
+class FunctionRaised(AssertionError):
+    """A check's verdict that the student's function raised (not that it returned a wrong value).
+
+    An ``AssertionError``, as every failed check is; the grader reports it as ``raised``.
+    """
 
 
 @dataclass(frozen=True)
@@ -112,7 +123,7 @@ def _call(task: str, student_fn: Callable, case: Case) -> Any:
     except NotImplementedError:
         raise
     except Exception as exc:
-        raise AssertionError(
+        raise FunctionRaised(
             f"{task}: your function raised {type(exc).__name__}: {exc}\n"
             f"  on the input:  {case.shown}\n"
             "  hint: run it on this input yourself to see where it fails"
@@ -148,7 +159,8 @@ def run_check(
                 f"  got:       {_indent(problem.got)}\n"
                 f"  hint:      {problem.hint}"
             )
-    print(f"✓ {task} passed on {len(cases)} cases")
+    if PRINT_SUCCESS.get():
+        print(f"✓ {task} passed on {len(cases)} cases")
 
 
 def _indent(text: str) -> str:

@@ -1,255 +1,393 @@
-"""Grading one submission inside its own child process.
+"""The bubblewrap sandbox a submission runs in, and the grader's handle on its process.
 
-The grader never imports or executes student code. The zygote (:mod:`.zygote`) forks a fresh
-child for every submission, which calls :func:`grade_in_child`. The child
+Every submission runs in a sandbox of its own, started with ``bwrap`` (bubblewrap, the Debian
+package ``bubblewrap``): :func:`prepare_sandbox` checks that it works once per grading run, and
+:class:`SandboxProcess` starts one worker (:mod:`.worker`) in it. What the sandbox sees:
 
-1. moves into a fresh temporary working directory (its printed output already goes to a file
-   beside it, read back for the feedback when the child dies);
-2. lowers its OS limits and installs the audit hook that confines it (:mod:`.guard`);
-3. reads the submission (a Jupytext percent ``.py`` or an ``.ipynb``), runs its code cells up to
-   the run-and-interpret task (:func:`probekit.teaching.cells.task_cells`; the student's own
-   ``check_*`` calls are left out, IPython magics are skipped), each under a per-task
-   wall-clock alarm;
-4. calls each task's check (:data:`probekit.teaching.catalogue.ASSIGNMENT_TASKS`) on the
-   function the task defines, with the student's seed, under the same alarm; and
-5. reports every step as one JSON object per line in a result file opened before the student's
-   code ran (:mod:`.grades` turns them into grades). Nothing is pickled.
+- the system's ``/usr`` (and the ``/bin``, ``/lib`` ... beside it) and the Python environment
+  (``sys.prefix``, ``sys.base_prefix``), read-only; a few files of ``/etc`` the dynamic loader
+  and the fonts need;
+- the sandbox's copy of probekit (:func:`probekit.teaching.references.write_sandbox_library`),
+  read-only, mounted where the real package lies, so no reference implementation is there;
+- a private ``/tmp`` (a size-limited tmpfs) holding only a copy of the submission's file; its
+  working directory. Nothing it writes outlives it;
+- its own ``/proc`` and a minimal ``/dev``; no project tree, no notebooks, no other submission,
+  no home directory.
+
+It runs in new PID, network (no interface but loopback), IPC, UTS and cgroup namespaces and a
+new session, dies with the grader (``--die-with-parent``), and, when the grader runs as root,
+as the unprivileged user ``nobody`` (the worker drops to it before any student code runs);
+otherwise in a user namespace of the grader's user. When the sandbox's first process ends, the
+kernel ends every process inside it. The worker sets the rlimits (address space, processes,
+file size, CPU time) before the student's code runs.
+
+With ``--no-sandbox`` (:func:`prepare_sandbox` with ``sandbox=False``) the worker runs as a plain
+child process in its own session, with the same limits and the real library: for machines
+without bubblewrap, and unsafe with untrusted code.
 """
 
 from __future__ import annotations
 
-import builtins
-import json
 import os
-import random
+import select
+import shutil
 import signal
+import stat
+import subprocess
 import sys
-import tempfile
 import time
-import traceback
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import probekit
+from probekit.errors import ProbekitError
+from probekit.teaching.codec import CodecError, dumps, loads
+from probekit.teaching.references import write_sandbox_library
 
-from probekit.teaching.catalogue import tasks_of
-from probekit.teaching.cells import TaskCell, compile_cell, read_notebook, task_cells
-from probekit.teaching.guard import Guard, install_guard, set_limits
-from probekit.teaching.runner import GradedTask
+#: What the grader says when bubblewrap is missing or cannot start a sandbox.
+INSTALL_HINT = (
+    "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
+    "bubblewrap), or grade with --no-sandbox, which runs student code without isolation"
+)
+#: The unprivileged user a sandbox runs as when the grader runs as root.
+NOBODY = 65534
+#: Processes (threads included) a submission may run at once, above those of its user.
+EXTRA_PROCESSES = 256
 
-
-class TaskTimeout(BaseException):
-    """Raised in the child when a cell or a check runs past the per-task time limit.
-
-    A ``BaseException``, so that a student's ``except Exception`` does not swallow it.
-    """
-
-
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise TaskTimeout
-
-
-def _timed(limit: float, step: Callable[[], Any]) -> Any:
-    """Run ``step`` under a wall-clock alarm of ``limit`` seconds; TaskTimeout when it expires."""
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        return step()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def _where(exc: BaseException) -> str:
-    """The student's lines a traceback ran through (frames of the submission's cells)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<cell ")]
-    if not frames:
-        return ""
-    return "".join(traceback.format_list(frames[-3:])).rstrip()
+_ETC = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/fonts", "/etc/mime.types")
+_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "MPLBACKEND": "Agg",
+    "MPLCONFIGDIR": "/tmp/.matplotlib",
+}
 
 
-def _error_text(exc: BaseException, what: str) -> str:
-    if isinstance(exc, SystemExit):
-        head = f"{what} called exit() ({exc.code!r})"
-    elif isinstance(exc, SyntaxError):
-        head = f"{what} is not valid Python: {exc.msg} (line {exc.lineno})"
-    else:
-        head = f"{what} raised {type(exc).__name__}: {exc}"
-    where = _where(exc)
-    return head + ("\n" + where if where else "")
+def find_bwrap() -> str | None:
+    """The path of ``bwrap``, or None when it is not installed."""
+    return shutil.which("bwrap")
 
 
-class _Child:
-    """The state of one graded submission inside the child process."""
-
-    def __init__(self, request: dict, result_fd: int, guard: Guard | None):
-        self.request = request
-        self.result_fd = result_fd
-        self.guard = guard
-        self.limit = float(request["time_limit"])
-        self.section_errors: dict[int, dict] = {}
-
-    def emit(self, **record: Any) -> None:
-        os.write(self.result_fd, (json.dumps(record) + "\n").encode())
-
-    def refused_since(self, mark: int) -> list[str]:
-        return [] if self.guard is None else self.guard.refused[mark:]
-
-    def mark(self) -> int:
-        return 0 if self.guard is None else len(self.guard.refused)
-
-    def run_cells(self, cells: list[TaskCell], namespace: dict) -> None:
-        for cell in cells:
-            label = f"<cell {cell.index + 1}>"
-            what = f"cell {cell.index + 1}" + (f" (Task {cell.section})" if cell.section else "")
-            mark, status, message = self.mark(), "ok", ""
-            try:
-                code = compile_cell(cell, label)
-                _timed(self.limit, lambda code=code: exec(code, namespace))
-            except TaskTimeout:
-                status = "timeout"
-                message = f"{what} did not finish within {self.limit:g} s"
-            except MemoryError:
-                limit = self.request["memory_limit"]
-                status, message = "memory", f"{what} ran out of memory (limit {limit} MiB)"
-            except BaseException as exc:  # the student's code may raise anything
-                status, message = "error", _error_text(exc, what)
-            refused = self.refused_since(mark)
-            if refused:
-                status = "refused"
-                message = f"{what} tried {refused[0]}; the grader refused it" + (
-                    f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
-                )
-            self.emit(event="cell", index=cell.index, section=cell.section, status=status)
-            if status != "ok" and cell.section not in self.section_errors:
-                self.section_errors[cell.section] = {"status": status, "message": message}
-
-    def grade_task(self, task: GradedTask, namespace: dict, tampered: list[str]) -> dict:
-        record = {"number": task.number, "function": task.function}
-        problem = self.section_errors.get(0) or self.section_errors.get(task.number)
-        if tampered:
-            return record | {
-                "status": "refused",
-                "message": "the submission replaced part of the grader's library: "
-                + ", ".join(tampered[:5]),
-            }
-        if problem is not None:
-            return record | problem
-        fn = namespace.get(task.function)
-        if fn is None:
-            return record | {
-                "status": "missing",
-                "message": f"no function named {task.function} is defined (Task {task.number} "
-                "asks for it, under this name)",
-            }
-        kwargs: dict[str, Any] = {"seed": int(self.request["seed"])}
-        if self.request.get("n_cases"):
-            kwargs["n_cases"] = int(self.request["n_cases"])
-        mark, start = self.mark(), time.perf_counter()
+def _tasks_of_user(uid: int) -> int:
+    """How many processes and threads the user ``uid`` runs now (RLIMIT_NPROC counts them)."""
+    count = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
         try:
-            _timed(self.limit, lambda: task.check(fn, **kwargs))
-            status, message = "passed", ""
-        except TaskTimeout:
-            status = "timeout"
-            message = (
-                f"{task.function} did not finish within {self.limit:g} s on the check's cases; "
-                "look for a loop that never ends"
+            fields = dict(
+                line.split(":", 1) for line in status.read_text().splitlines() if ":" in line
             )
-        except NotImplementedError:
-            status = "unsolved"
-            message = f"{task.function} still raises NotImplementedError: replace the placeholder"
-        except AssertionError as exc:
-            status, message = "failed", str(exc)
-            if isinstance(exc.__cause__, MemoryError):
-                status = "memory"
-            where = _where(exc.__cause__) if exc.__cause__ is not None else ""
-            if where:
-                message += "\n  where:\n" + where
-        except MemoryError:
-            status, message = "memory", f"{task.function} ran out of memory"
-        except BaseException as exc:  # a broken return value or exit() in the student's code
-            status, message = "error", _error_text(exc, f"checking {task.function}")
-        if status == "memory":
-            message = (
-                f"{task.function} ran out of memory (limit {self.request['memory_limit']} MiB); "
-                "look for a list or array that grows without bound\n" + message
-            )
-        refused = self.refused_since(mark)
-        if refused:
-            status = "refused"
-            message = f"{task.function} tried {refused[0]}; the grader refused it"
-        record |= {"status": status, "message": message, "seconds": time.perf_counter() - start}
-        return record
+        except OSError:
+            continue  # the process ended meanwhile
+        if int(fields.get("Uid", "-1 0").split()[0]) == uid:
+            count += int(fields.get("Threads", "1").strip())
+    return count
 
 
-def _snapshot() -> dict[str, dict]:
-    """The functions, classes and submodules of every loaded probekit module.
+@dataclass(frozen=True)
+class SandboxSetup:
+    """How this grading run starts its sandboxes (see :func:`prepare_sandbox`).
 
-    Taken before the student's code runs, to notice a submission that replaces a check or a
-    reference implementation (module-level data such as caches may change and is not kept).
+    Attributes:
+        bwrap: the ``bwrap`` executable, or None with ``--no-sandbox``.
+        library: the directory whose ``probekit`` the workers import (the sandbox's copy, or
+            the real package's parent with ``--no-sandbox``).
+        package: where the real probekit package lies (the copy is mounted there).
+        uid: the user the worker drops to (when the grader runs as root), else None.
+        nproc: the processes limit of a worker (RLIMIT_NPROC).
+        tmp_mib: the size of a sandbox's ``/tmp``.
     """
-    return {
-        name: {
-            key: value
-            for key, value in vars(module).items()
-            if callable(value) or isinstance(value, type(sys))
-        }
-        for name, module in list(sys.modules.items())
-        if name.startswith("probekit") and module is not None
-    }
+
+    bwrap: str | None
+    library: Path
+    package: Path
+    uid: int | None
+    nproc: int
+    tmp_mib: int
+
+    def command(self, request_fd: int, reply_fd: int, file_fd: int, name: str) -> list[str]:
+        """The command line that starts a worker (in a sandbox unless ``bwrap`` is None)."""
+        python = [sys.executable, "-P", "-s", "-m", "probekit.teaching.worker"]
+        python += [str(request_fd), str(reply_fd)]
+        if self.bwrap is None:
+            return python
+        args = [self.bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        args += ["--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+        if os.getuid() == 0:
+            # Root needs no user namespace; the worker keeps setuid/setgid to drop to nobody
+            # (losing every capability with them) before it runs student code.
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+        args += _system_mounts()
+        targets = [*_python_roots(), self.package]
+        # bwrap creates missing parents of a mount point readable by root only; the worker's
+        # user must be able to pass them.
+        parents = sorted({p for t in targets for p in t.parents if p != Path("/")}, key=str)
+        for parent in parents:
+            args += ["--perms", "0755", "--dir", str(parent)]
+        for root in targets[:-1]:
+            args += ["--ro-bind", str(root), str(root)]
+        args += ["--ro-bind", str(self.library / "probekit"), str(self.package)]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--size", str(self.tmp_mib * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+        args += ["--perms", "0644", "--file", str(file_fd), f"/tmp/{name}"]
+        args += ["--chdir", "/tmp", "--clearenv"]
+        for key, value in sorted(self.environment().items()):
+            args += ["--setenv", key, value]
+        return args + python
+
+    def environment(self) -> dict[str, str]:
+        """The worker's environment: no proxies, one thread, offline, its library first."""
+        env = dict(_ENV)
+        env["PYTHONPATH"] = str(self.package.parent if self.bwrap else self.library)
+        if self.bwrap is None:
+            env["PATH"] = os.environ.get("PATH", _ENV["PATH"])
+        return env
 
 
-def _restore(before: dict[str, dict]) -> list[str]:
-    """Put back replaced or deleted functions of the probekit modules; returns their names."""
-    changed = []
-    for name, saved in before.items():
-        module = sys.modules.get(name)
-        if module is None:
-            continue
-        now = vars(module)
-        for key, value in saved.items():
-            if now.get(key, _restore) is not value:
-                changed.append(f"{name}.{key}")
-                now[key] = value
-    return changed
+def _plain_environment(setup: SandboxSetup, workdir: Path) -> dict[str, str]:
+    """The environment of a worker without the sandbox: its temporary files in ``workdir``."""
+    home = str(workdir)
+    return setup.environment() | {"HOME": home, "TMPDIR": home, "MPLCONFIGDIR": home + "/.mpl"}
 
 
-def grade_in_child(request: dict, result_fd: int) -> None:
-    """Grade one submission in the current (child) process and report on ``result_fd``.
+def _system_mounts() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for name in _ETC:
+        args += ["--ro-bind-try", name, name]
+    return args
 
-    ``request`` holds ``submission``, ``assignment``, ``workdir``, ``seed``, ``time_limit``
-    (seconds per task), ``memory_limit`` (MiB), ``file_limit`` (MiB), ``cpu_limit`` (seconds)
-    and ``n_cases`` (None for each check's default). Installs the limits and the guard first;
-    call it only in a process made for this one submission.
+
+def _python_roots() -> list[Path]:
+    """The directories of the Python environment, outermost first, none inside another."""
+    roots = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    roots.add(Path(os.path.realpath(sys.executable)).parent.parent)
+    roots = {r for r in roots if not (r == Path("/usr") or Path("/usr") in r.parents)}
+    kept: list[Path] = []
+    for root in sorted(roots, key=lambda p: len(p.parts)):
+        if not any(k == root or k in root.parents for k in kept):
+            kept.append(root)
+    return kept
+
+
+def prepare_sandbox(workspace: Path, *, sandbox: bool, file_mib: int) -> SandboxSetup:
+    """The sandbox set-up of a grading run, its library copy written into ``workspace``.
+
+    Raises:
+        ProbekitError: with ``sandbox`` when bubblewrap is missing or cannot start a sandbox
+            here, saying how to install it (or to pass ``--no-sandbox``).
     """
-    workdir = Path(request["workdir"])
-    os.chdir(workdir)
-    os.environ["TMPDIR"] = str(workdir)
-    tempfile.tempdir = str(workdir)
-    sys.dont_write_bytecode = True
-    seed = int(request["seed"])
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.manual_seed(seed)
-    signal.signal(signal.SIGALRM, _on_alarm)
-    note = set_limits(
-        float(request["cpu_limit"]), int(request["memory_limit"]), int(request["file_limit"])
-    )
-    tasks = tasks_of(request["assignment"])
-    before = _snapshot()
-    guard = install_guard(workdir)
-    child = _Child(request, result_fd, guard)
-    child.emit(event="start", pid=os.getpid(), note=note)
+    package = Path(probekit.__file__).resolve().parent
+    if not sandbox:
+        return SandboxSetup(None, package.parent, package, None, 0, 0)
+    bwrap = find_bwrap()
+    if bwrap is None:
+        raise ProbekitError(
+            "grading needs bubblewrap (bwrap), which is not installed", INSTALL_HINT
+        )
+    library = workspace / "library"
+    write_sandbox_library(library)
+    # The sandbox's user must be able to read the copy.
+    os.chmod(workspace, 0o711)
+    for path in [library, *library.rglob("*")]:
+        mode = path.stat().st_mode
+        os.chmod(
+            path,
+            mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH | (0o111 if path.is_dir() else 0),
+        )
+    uid = NOBODY if os.getuid() == 0 else None
+    nproc = _tasks_of_user(uid if uid is not None else os.getuid()) + EXTRA_PROCESSES
+    setup = SandboxSetup(bwrap, library, package, uid, nproc, max(64, 2 * file_mib))
+    _probe(setup)
+    return setup
+
+
+def _probe(setup: SandboxSetup) -> None:
+    """Start one sandbox that only says hello; a ProbekitError with bwrap's reason otherwise."""
+    assert setup.bwrap is not None
+    read_fd, write_fd = os.pipe()
     try:
-        notebook = read_notebook(request["submission"])
-    except Exception as exc:  # any reader failure means the file cannot be graded
-        child.emit(event="malformed", message=f"{Path(request['submission']).name}: {exc}")
-        child.emit(event="done")
-        return
-    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
-    child.run_cells(task_cells(notebook), namespace)
-    tampered = _restore(before)
-    for task in tasks:
-        child.emit(event="task", **child.grade_task(task, namespace, tampered))
-    child.emit(event="done")
+        command = setup.command(0, 0, read_fd, "probe")
+        command = command[: command.index(sys.executable) + 1] + ["-c", "print('ok')"]
+        os.write(write_fd, b"")
+        os.close(write_fd)
+        write_fd = -1
+        done = subprocess.run(
+            command, pass_fds=(read_fd,), capture_output=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+    finally:
+        os.close(read_fd)
+        if write_fd >= 0:
+            os.close(write_fd)
+    if done.returncode != 0 or done.stdout.strip() != b"ok":
+        reason = (done.stderr or done.stdout).decode(errors="replace").strip()[-600:]
+        raise ProbekitError(
+            f"bubblewrap cannot start a sandbox here: {reason or 'exit code ' + str(done.returncode)}",
+            "bwrap needs user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an "
+            "AppArmor profile that allows them) or root; in a container, run it with "
+            "--security-opt seccomp=unconfined or as a privileged container. " + INSTALL_HINT,
+        )
+
+
+class SandboxProcess:
+    """One worker in its sandbox, and the two pipes to it."""
+
+    def __init__(self, setup: SandboxSetup, submission: Path, output: Path, workdir: Path):
+        """Start a worker for ``submission``; its printed output goes to ``output``.
+
+        ``workdir`` is the worker's working directory with ``--no-sandbox`` (in the sandbox, its
+        private ``/tmp``).
+        """
+        request_r, self._request_w = os.pipe()
+        self._reply_r, reply_w = os.pipe()
+        file_fd = os.open(submission, os.O_RDONLY)
+        command = setup.command(request_r, reply_w, file_fd, submission.name)
+        if setup.bwrap is None:
+            shutil.copy(submission, workdir / submission.name)
+        self._buffer = b""
+        try:
+            with open(output, "wb") as log:
+                self.process = subprocess.Popen(
+                    command,
+                    pass_fds=(request_r, reply_w, file_fd),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    env=_plain_environment(setup, workdir) if setup.bwrap is None else {},
+                    cwd=workdir,
+                    start_new_session=True,
+                )
+        finally:
+            for fd in (request_r, reply_w, file_fd):
+                os.close(fd)
+        self.status: int | None = None
+        self.max_rss_mib = float("nan")
+
+    def send(self, message: Any) -> bool:
+        """Send one message; False when the worker is gone."""
+        data = memoryview(dumps(message))
+        if self._request_w < 0:
+            return False
+        try:
+            while data:
+                data = data[os.write(self._request_w, data) :]
+        except OSError:
+            return False
+        return True
+
+    def receive(self, timeout: float, max_bytes: int) -> Any:
+        """The next message, or None when none came within ``timeout`` s or the worker ended.
+
+        Raises:
+            CodecError: for a message longer than ``max_bytes`` or not plain data.
+        """
+        deadline = _now() + timeout
+        while b"\n" not in self._buffer:
+            if self._reply_r < 0:
+                return None
+            if len(self._buffer) > max_bytes:
+                raise CodecError(f"a message of more than {max_bytes} bytes")
+            left = deadline - _now()
+            if left <= 0:
+                return None
+            readable, _, _ = select.select([self._reply_r], [], [], left)
+            if not readable:
+                return None
+            chunk = os.read(self._reply_r, 1 << 20)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return loads(line, max_bytes)
+
+    def _close_request(self) -> None:
+        # Each descriptor is closed once: another thread may reuse its number right after.
+        if self._request_w >= 0:
+            os.close(self._request_w)
+            self._request_w = -1
+
+    def _close_pipes(self) -> None:
+        self._close_request()
+        if self._reply_r >= 0:
+            os.close(self._reply_r)
+            self._reply_r = -1
+
+    def close(self) -> int:
+        """End the worker and everything it started; its wait status (see :meth:`signal`)."""
+        self._close_pipes()
+        if self.status is not None:
+            return self.status
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _, status, usage = os.wait4(self.process.pid, 0)
+        self._ended(status, usage)
+        return self.status
+
+    def _ended(self, status: int, usage: Any) -> None:
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        self.status, self.max_rss_mib = status, usage.ru_maxrss / 1024
+
+    def ended(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` s for the worker to end by itself; its wait status, or None."""
+        deadline = _now() + timeout
+        while self.status is None:
+            pid, status, usage = os.wait4(self.process.pid, os.WNOHANG)
+            if pid:
+                self._ended(status, usage)
+                break
+            if _now() >= deadline:
+                return None
+            time.sleep(0.01)
+        return self.status
+
+    def finish(self, timeout: float) -> bool:
+        """Close the request pipe so that the worker exits; kill it after ``timeout`` s.
+
+        Returns whether it ended by itself.
+        """
+        self._close_request()
+        by_itself = self.ended(timeout) is not None
+        self.close()
+        return by_itself
+
+    def signal(self) -> str | None:
+        """The name of the signal that ended the worker, None when it exited or still runs.
+
+        bwrap reports a sandboxed process killed by signal N as exit code 128 + N.
+        """
+        if self.status is None:
+            return None
+        if os.WIFSIGNALED(self.status):
+            number = os.WTERMSIG(self.status)
+        elif os.WIFEXITED(self.status) and os.WEXITSTATUS(self.status) > 128:
+            number = os.WEXITSTATUS(self.status) - 128
+        else:
+            return None
+        try:
+            return signal.Signals(number).name
+        except ValueError:
+            return f"signal {number}"
+
+
+def _now() -> float:
+    return time.monotonic()
