@@ -85,3 +85,13 @@ def test_the_ceiling_is_read_only_for_its_own_set_up(project):
     Config.layer = 6
     assert ceiling.measured_ceiling(Config(), record) is None
     assert ceiling.measured_ceiling(Config(), None) is None
+
+
+def test_a_digest_taken_when_the_measurement_started_is_the_one_recorded(project):
+    start = book_records.code_digest("measure.py", root=project)
+    book_records.record_measurement(
+        "trial", "measure.py", {}, {"x": 1}, 1.0, digest="0" * 64, root=project
+    )
+    record = records.read_record("trial", root=project)
+    assert record.digest == "0" * 64 != start
+    assert book_records.is_stale(record, root=project)  # the code differs from what ran

@@ -21,15 +21,28 @@ class Stack(torch.nn.Module):
 def test_a_plateau_halves_the_rate_at_every_check_without_a_gain_and_then_stops():
     stopper = StackedEarlyStopping(Stack(2), 2, patience=3, min_delta=0.0, decay=0.5)
     stopper.update(np.array([1.0, 1.0]), 10)  # both improve on inf
-    stopper.update(np.array([0.5, 1.0]), 20)  # probe 0 improves, probe 1 stalls
+    stopper.update(np.array([0.5, 0.8]), 20)  # both learn
+    stopper.update(np.array([0.4, 0.9]), 30)  # probe 0 improves, probe 1 stalls
     np.testing.assert_array_equal(stopper.lr_scale, [1.0, 0.5])
-    stopper.update(np.array([0.6, 1.0]), 30)
-    stopper.update(np.array([0.6, 1.0]), 40)
+    stopper.update(np.array([0.6, 0.9]), 40)
+    stopper.update(np.array([0.6, 0.9]), 50)
     np.testing.assert_array_equal(stopper.lr_scale, [0.25, 0.125])
     assert stopper.active.tolist() == [True, False]  # probe 1: three checks without a gain
-    stopper.update(np.array([0.6, 1.0]), 50)
+    stopper.update(np.array([0.6, 0.9]), 60)
     assert stopper.done
     np.testing.assert_array_equal(stopper.lr_scale, [0.125, 0.125])  # a stopped probe keeps it
+
+
+def test_a_probe_that_has_not_started_to_learn_keeps_its_rate():
+    """A control on shuffled labels sits at the labels' entropy before it memorises: the
+    schedule must not shrink its rate then, or it would never start."""
+    stopper = StackedEarlyStopping(Stack(1), 1, patience=10, min_delta=0.01, decay=0.5)
+    for step, loss in enumerate([3.0, 3.0, 2.995, 3.0, 3.0], start=1):
+        stopper.update(np.array([loss]), step)
+    np.testing.assert_array_equal(stopper.lr_scale, [1.0])
+    stopper.update(np.array([2.5]), 6)  # it starts to memorise
+    stopper.update(np.array([2.5]), 7)  # and stalls
+    np.testing.assert_array_equal(stopper.lr_scale, [0.5])
 
 
 def test_a_constant_schedule_keeps_every_rate():

@@ -35,7 +35,10 @@ class StackedEarlyStopping:
     A probe's state is saved when its dev loss drops by more than ``min_delta`` below its best;
     after ``patience`` evaluations without that, the probe stops (its later states are never
     saved). Every evaluation without a gain also multiplies the probe's learning-rate factor
-    ``lr_scale`` (P,) by ``decay`` (1: a constant rate). Every parameter of the module must
+    ``lr_scale`` (P,) by ``decay`` (1: a constant rate), once the probe has gained on its first
+    evaluation: a probe that has not yet started to learn (a control on shuffled labels sits at
+    the labels' entropy for hundreds of updates before it memorises) keeps its rate, so that the
+    schedule does not stop it before it starts. Every parameter of the module must
     carry the probe axis first, except when P = 1. ``at_cap`` (P,) marks the probes still
     improving when :func:`fit_stack` reached ``max_steps``: they ended at the step cap, not by
     early stopping.
@@ -53,6 +56,7 @@ class StackedEarlyStopping:
         self.module, self.n_probes = module, n_probes
         self.patience, self.min_delta, self.decay = patience, min_delta, decay
         self.lr_scale = np.ones(n_probes)
+        self.first_loss = np.full(n_probes, np.nan)
         self.best_loss = np.full(n_probes, np.inf)
         self.best_step = np.zeros(n_probes, dtype=np.int64)
         self.wait = np.zeros(n_probes, dtype=np.int64)
@@ -62,6 +66,8 @@ class StackedEarlyStopping:
 
     def update(self, dev_loss: np.ndarray, step: int) -> None:
         """Record the dev loss, shape (P,), after ``step`` updates."""
+        first = np.isnan(self.first_loss)
+        self.first_loss[first] = dev_loss[first]
         improved = self.active & (dev_loss < self.best_loss - self.min_delta)
         if improved.any():
             self._save(improved)
@@ -70,7 +76,8 @@ class StackedEarlyStopping:
         self.wait[improved] = 0
         stalled = self.active & ~improved
         self.wait[stalled] += 1
-        self.lr_scale[stalled] *= self.decay
+        learning = self.best_loss < self.first_loss - self.min_delta
+        self.lr_scale[stalled & learning] *= self.decay
         self.active &= self.wait < self.patience
 
     def _save(self, improved: np.ndarray) -> None:
