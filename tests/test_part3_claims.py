@@ -624,9 +624,11 @@ def test_the_chapters_with_a_lead_run_side_by_side_and_chapter_35_reads_both():
     reads = {slug: declared_reads(NOTEBOOKS / f"{slug}.py", root)
              for slug in ("33_memorisation_complexity", "34_dependency_parsing",
                           "35_parsing_against_toy_tasks")}  # fmt: skip
-    assert reads["33_memorisation_complexity"] == reads["34_dependency_parsing"] == [
-        "31_lookup_and_toy_tasks"
-    ]
+    assert (
+        reads["33_memorisation_complexity"]
+        == reads["34_dependency_parsing"]
+        == ["31_lookup_and_toy_tasks"]
+    )
     assert reads["35_parsing_against_toy_tasks"] == [
         "33_memorisation_complexity",
         "34_dependency_parsing",

@@ -68,14 +68,12 @@ def layer_numbers(
 ) -> dict[str, Any]:
     """The selection pass by glue name.
 
-    ``chosen_layer`` (the layer the contextual parsers read, -1 when none do), ``layer_text``
-    (what the pass found: the chosen layer with its MLP parser's development and test UAS, and
+    ``layer_text`` (what the pass found: the chosen layer with its MLP parser's development and test UAS, and
     the last layer's test UAS; or that the layer was given) and ``lead_text`` (the contextual
     lead in test UAS over the best type-level MLP parser at the chosen and at the last layer).
     """
     if selection is None:
         return {
-            "chosen_layer": -1 if config.layer is None else config.layer,
             "layer_text": selection_text(None, config.layer),
             "lead_text": "not measured without a selection pass",
         }
@@ -89,7 +87,6 @@ def layer_numbers(
         f"{100 * (mlp[last] - rival):+.1f} points at the last one"
     )
     return {
-        "chosen_layer": k,
         "layer_text": selection_text(selection, config.layer),
         "lead_text": lead,
     }
@@ -257,9 +254,11 @@ def ceiling_numbers(
     else:
         text = f"more than {CEILING_POINTS:.0f} points below it"
         reading = (
-            "Our parsers stop short of what the encoder allows within this chapter's budget, so "
-            "the comparisons below are between parsers trained under that budget, and absolute "
-            "UAS says as much about the budget as about the representations."
+            "Our parsers stop short of what the encoder allows: they read a sample of the "
+            "training split, and most of the chapter's architectures are smaller than the "
+            "ceiling's. The comparisons below set representations against each other under the "
+            "same sample and architectures, and absolute UAS says as much about those as about "
+            "the representations."
         )
     mlp, opts = CEILING_MLP, CEILING_OPTIONS
     setup = (
