@@ -335,3 +335,34 @@ def test_auto_builds_on_the_layout_it_chose(tmp_path, monkeypatch):
     )
     assert f"book: on a local Dask cluster of 1 workers x {cores} threads" in lines
     assert runner.load_manifest(paths)["90_a"]["threads"] == cores
+
+
+def _slow_chapter(name: str, seconds: float) -> graph.Outcome:
+    import time
+
+    time.sleep(seconds)
+    return graph.Outcome(name, "up to date")
+
+
+def test_the_dask_path_says_when_each_chapter_starts_and_keeps_a_heartbeat():
+    """A build on Dask is never silent for longer than the heartbeat: a line when a worker starts
+    a chapter, one when it finishes, and the running and waiting chapters in between."""
+    from distributed import Client
+
+    lines: list[str] = []
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c:
+        futures = {
+            name: c.submit(_slow_chapter, name, 1.0, key=f"chapter-{name}", pure=False)
+            for name in ("a", "b")
+        }
+        outcomes = graph.gather_outcomes(
+            futures, lines.append, heartbeat=0.3, poll=0.1, expected={"a": 60.0, "b": 60.0}
+        )
+    assert set(outcomes) == {"a", "b"}
+    starts = [line for line in lines if line.startswith("started ")]
+    assert sorted(starts) == ["started a", "started b"]
+    assert lines.index("started a") < lines.index("[1/2] a: up to date")
+    beats = [line for line in lines if "min of about 2 min recorded" in line]
+    assert beats, lines
+    # While one worker runs "a", "b" waits; the heartbeat says so.
+    assert any("running a, 1 waiting" in line for line in beats), beats

@@ -22,13 +22,14 @@ of each assuming all of them.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from distributed import Client, LocalCluster, as_completed
+from distributed import Client, LocalCluster, wait
 
 from probekit.book.runner import Paths, RunResult, declared_reads, load_manifest, run_chapter
 from probekit.errors import ParameterError, ProbekitError
@@ -377,22 +378,74 @@ def submit_chapters(
     return futures
 
 
-def gather_outcomes(futures: dict[str, Any], log: Any = print) -> dict[str, Outcome]:
+HEARTBEAT = 60.0
+"""Longest silence, in seconds, of :func:`gather_outcomes` while chapters run."""
+
+
+def _executing(dask_worker: Any) -> list[str]:
+    """The keys of the tasks a worker is executing now (not those queued on it)."""
+    return [str(ts.key) for ts in dask_worker.state.executing]
+
+
+def _running(client: Any, label: dict[str, str]) -> set[str]:
+    """The chapters a worker is executing now (by their ``futures`` key)."""
+    keys = {k for tasks in client.run(_executing).values() for k in tasks}
+    return {name for key, name in label.items() if key in keys}
+
+
+def gather_outcomes(
+    futures: dict[str, Any],
+    log: Any = print,
+    heartbeat: float = HEARTBEAT,
+    poll: float = 5.0,
+    expected: dict[str, float] | None = None,
+) -> dict[str, Outcome]:
     """Wait for submitted chapters; returns each one's :class:`Outcome` under its ``futures`` key.
 
-    Logs one line per chapter as it finishes, ``[k/n] <key>: <what happened>``.
+    Logs one line per chapter as a worker starts it (``started <key>``) and as it finishes
+    (``[k/n] <key>: <what happened>``), and at least every ``heartbeat`` seconds a line with the
+    chapters running, done and waiting and the time elapsed, against the recorded time of the
+    chapters submitted (``expected``, seconds by key) where known. Plain lines, so that a log
+    file shows them as a terminal does.
     """
-    label = {future.key: name for name, future in futures.items()}
+    if not futures:
+        return {}
+    label = {str(future.key): name for name, future in futures.items()}
+    client = next(iter(futures.values())).client
     outcomes: dict[str, Outcome] = {}
-    for k, future in enumerate(as_completed(list(futures.values())), start=1):
-        outcome = future.result()
-        name = label[future.key]
-        outcomes[name] = outcome
-        detail = {
-            "ran": f"done in {outcome.result.seconds:.0f} s" if outcome.result else "",
-            "up to date": "up to date",
-        }.get(outcome.status, f"{outcome.status}: {outcome.message}")
-        log(f"[{k}/{len(futures)}] {name}: {detail}")
+    pending, started = set(futures.values()), set()
+    start = last = time.monotonic()
+    budget = sum((expected or {}).get(name, 0.0) for name in futures)
+    while pending:
+        try:
+            done, pending = wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            done = set()
+        running = _running(client, label)
+        for name in sorted(running - started, key=list(futures).index):
+            log(f"started {name}")
+        started |= running
+        for future in sorted(done, key=lambda f: list(futures).index(label[str(f.key)])):
+            outcome = future.result()
+            name = label[str(future.key)]
+            outcomes[name] = outcome
+            started.add(name)
+            detail = {
+                "ran": f"done in {outcome.result.seconds:.0f} s" if outcome.result else "",
+                "up to date": "up to date",
+            }.get(outcome.status, f"{outcome.status}: {outcome.message}")
+            log(f"[{len(outcomes)}/{len(futures)}] {name}: {detail}")
+            last = time.monotonic()
+        now = time.monotonic()
+        if pending and now - last >= heartbeat:
+            minutes = (now - start) / 60
+            against = f" of about {budget / 60:.0f} min recorded" if budget else ""
+            log(
+                f"{minutes:.1f} min{against}: {len(outcomes)} done, running "
+                f"{', '.join(sorted(running)) or 'none'}, "
+                f"{len(futures) - len(outcomes) - len(running)} waiting"
+            )
+            last = now
     return outcomes
 
 
@@ -411,4 +464,6 @@ def run_graph(
     finishes.
     """
     futures = submit_chapters(stale, slugs, profile, client, force, paths)
-    return gather_outcomes(futures, log)
+    return gather_outcomes(
+        futures, log, expected=expected_seconds(stale, profile, paths or Paths())
+    )
