@@ -128,11 +128,13 @@ SEPARATION_RULE = Rule(
     "contextual − best other representation's hypervolume under memorisation complexity "
     "(label-shuffled unless only the fully-shuffled control runs; cap 1) on parsing, minus the "
     "same gap on the toy task",
-    "test sentences, each task's resampled independently",
+    "test sentences, each chapter's bootstrapped on its own (the two draw from the same test "
+    "split, so a joint resample would be narrower)",
     _separation_sesoi(),
     "half the paper's smaller effect, its parsing gap of 0.17 in Table 2 minus its DAL gap of "
     "0.11 in Table 3",
-    "sentence bootstraps of each task (independent), normal interval of the difference",
+    "a sentence bootstrap per chapter, variances added (conservative where the leads covary), "
+    "normal interval of the difference",
     digits=3,
 )
 
@@ -410,10 +412,10 @@ def separation_intervals(
     """III.5: the contextual lead on parsing minus the lead on each toy task.
 
     The parsing lead comes from chapter 34's run and the toy tasks' from chapter 33's
-    (:func:`saved_leads`), whose test sentences were resampled independently; the two are therefore
-    treated as independent: their variances add, and the interval is normal at the rule's
-    level. (Where both chapters score the same test sentences the leads may covary; a positive
-    covariance, the likely sign, makes this interval wider than a joint resample's.) A toy task
+    (:func:`saved_leads`), each bootstrapped over its own test sentences and saved as an
+    interval only; their variances add, and the interval is normal at the rule's level. Both
+    chapters score the same test split, so the leads may covary; a positive covariance, the
+    likely sign, makes this interval wider than a joint resample's. A toy task
     without a saved lead is not measured, and none is without the parsing lead (``parse``
     None): they are left out.
     """
@@ -429,7 +431,7 @@ def separation_intervals(
         se = math.hypot(parse.se, other.se)
         out[task] = Interval(theta, theta - z * se, theta + z * se, SEPARATION_RULE.level, se,
                              math.inf, se, 0.0, parse.n_sentences, (1, 1),
-                             "independent sentence bootstraps of the two tasks, normal interval"
+                             "a sentence bootstrap per chapter, variances added, normal interval"
                              )  # fmt: skip
     return out
 

@@ -77,6 +77,17 @@ class ToyTasksConfig(ChapterConfig):
             )
 
 
+def _directory(name: str, value: str) -> None:
+    if not value.strip():
+        raise ParameterError(name, "got an empty path", "a directory")
+
+
+def _train_options(config: object) -> TrainOptions:
+    """The training options a chapter's ``batch_size`` ... ``schedule`` parameters name."""
+    names = ("batch_size", "lr", "eval_every", "patience", "max_steps", "schedule")
+    return TrainOptions(**{name: getattr(config, name) for name in names})
+
+
 def parser_options(options: TrainOptions) -> TrainOptions:
     """``options`` with the parsers' optimiser and smaller evaluation batches.
 
@@ -124,16 +135,7 @@ class LayerChoiceConfig(ChapterConfig):
 
     def train_options(self) -> TrainOptions:
         """The selection parsers' options: chapter 34's (:func:`parser_options`)."""
-        return parser_options(
-            TrainOptions(
-                batch_size=self.batch_size,
-                lr=self.lr,
-                eval_every=self.eval_every,
-                patience=self.patience,
-                max_steps=self.max_steps,
-                schedule=self.schedule,
-            )
-        )
+        return parser_options(_train_options(self))
 
 
 @dataclass(frozen=True)
@@ -147,8 +149,7 @@ class LeadComparisonConfig(ChapterConfig):
 
     def __post_init__(self) -> None:
         """Check the parameters before anything is read (ParameterError naming the one)."""
-        if not self.results_dir.strip():
-            raise ParameterError("results_dir", "got an empty path", "a directory")
+        _directory("results_dir", self.results_dir)
 
 
 @dataclass(frozen=True)
@@ -186,8 +187,7 @@ class ParetoSetupConfig(ChapterConfig):
 
     def __post_init__(self) -> None:
         """Check the parameters before anything is loaded (ParameterError naming the one)."""
-        if not self.results_dir.strip():
-            raise ParameterError("results_dir", "got an empty path", "a directory")
+        _directory("results_dir", self.results_dir)
         check_names("representations", self.representations, REPRESENTATIONS)
         for name in ("n_train", "n_dev", "n_test"):
             _at_least(name, getattr(self, name), 0)
@@ -196,15 +196,8 @@ class ParetoSetupConfig(ChapterConfig):
         self.train_options()  # checks batch_size, lr, eval_every, patience and max_steps
 
     def train_options(self) -> TrainOptions:
-        """The probes' training options (Adam, early stopping on dev)."""
-        return TrainOptions(
-            batch_size=self.batch_size,
-            lr=self.lr,
-            eval_every=self.eval_every,
-            patience=self.patience,
-            max_steps=self.max_steps,
-            schedule=self.schedule,
-        )
+        """The probes' training options (Adam, early stopping on dev, the schedule)."""
+        return _train_options(self)
 
     def architectures(self) -> list[MLPConfig]:
         """The random MLP architectures of §6.2 the chapter trains (none here)."""
