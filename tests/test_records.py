@@ -43,6 +43,9 @@ def test_a_record_round_trips_with_its_provenance(project, monkeypatch):
     assert not list(path.parent.glob(".*.tmp"))  # the temporary file was renamed into place
     assert not book_records.is_stale(back, root=project)
     assert records.read_record("never-made", root=project) is None
+    # Without its script (a project copied without benchmarks/) a record cannot be checked.
+    (project / "measure.py").unlink()
+    assert book_records.is_stale(back, root=project)
 
 
 def test_a_record_whose_code_digest_no_longer_matches_is_stale(project, monkeypatch):

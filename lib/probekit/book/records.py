@@ -65,5 +65,11 @@ def record_measurement(
 
 
 def is_stale(record: Record, root: Path | None = None) -> bool:
-    """Whether the library code the record's script runs has changed since it was made."""
+    """Whether the library code the record's script runs has changed since it was made.
+
+    A record whose script is not in the project (a copy without ``benchmarks/``) cannot be
+    checked against the code, so it counts as stale too.
+    """
+    if not ((root or project_root()) / record.script).is_file():
+        return True
     return code_digest(record.script, root) != record.digest
