@@ -239,7 +239,7 @@ for key, value in toy_tasks.entropy_numbers(entropies).items():
 # chapters so that their results can be set side by side: one MLP parser (one hidden layer of
 # {glue:text}`ch31_selection_hidden:d` units per view) and one linear parser are trained on
 # every layer, on {glue:text}`ch31_selection_train:,d` training sentences with the optimiser of
-# {ref}`sec-ch34`, and the layer whose MLP parser has the best UAS on
+# chapter 34 ({ref}`sec-ch34`), and the layer whose MLP parser has the best UAS on
 # {glue:text}`ch31_selection_dev:,d` development sentences is the one chapters 32 to 34 probe.
 # Parsing is the task that needs context, so it is the task that decides.
 # The figure also shows each layer's test UAS; the choice never reads it.

@@ -156,7 +156,8 @@ config, selection = layer_choice.with_layer(config, saved)
 # ### Which layer
 #
 # The paper probes the last layer of BERT; this chapter probes the layer of our encoder that
-# {ref}`sec-ch31-layer` chose on development data, the same for every chapter of Part III.
+# chapter 31 chose on development data ({ref}`sec-ch31-layer`), the same for every chapter of
+# Part III.
 # {glue:text}`ch33_layer_text`
 
 # %% tags=["hide-input"]

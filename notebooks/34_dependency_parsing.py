@@ -172,7 +172,8 @@ g("n_deviations", int(deviations["deviates"].sum()))
 # ## Which layer?
 #
 # The paper probes the last layer of BERT; this chapter probes the layer of our encoder that
-# {ref}`sec-ch31-layer` chose on development UAS, the same for every chapter of Part III.
+# chapter 31 chose on development UAS ({ref}`sec-ch31-layer`), the same for every chapter of
+# Part III.
 # The figure below shows that choice again, with this chapter's ceiling and its best type-level
 # parser.
 
@@ -365,13 +366,13 @@ for key, value in ceiling_values.items():
 # layer and pooling, trained on the whole training split until its development UAS stops
 # improving.
 # It takes longer than this chapter may, so it was measured once
-# (`python benchmarks/bench_parsing_ceiling.py`, which chooses the layer with this chapter's
-# selection pass; its best state came after {glue:text}`ch34_ceiling_steps` updates) and kept as
+# (`python benchmarks/bench_parsing_ceiling.py`, which by default takes the layer chapter 31's
+# selection pass chooses; its best state came after {glue:text}`ch34_ceiling_steps` updates) and kept as
 # a record with its parameters, the machine it ran on and a digest of the code it ran.
 # It is read here only when this run uses the same encoder, layer, pooling and treebank:
 # {glue:text}`ch34_ceiling_uas:.1f` %.
 # The record is {glue:text}`ch34_ceiling_stale`.
-# The contextual parser with the best development UAS (a {glue:text}`ch34_best_ctx_kind` parser)
+# The contextual parser with the best development UAS (of the {glue:text}`ch34_best_ctx_kind` kind)
 # reaches {glue:text}`ch34_best_ctx_uas:.1f` % on the test set, {glue:text}`ch34_ceiling_gap:.1f`
 # points below the ceiling: {glue:text}`ch34_ceiling_text`.
 # {glue:text}`ch34_ceiling_reading`
