@@ -25,9 +25,10 @@ import torch
 from probekit.book.params import effective_parameters
 from probekit.book.records import code_digest, record_measurement
 from probekit.experiments.part3_pareto import ceiling, experimental_setup, layer_choice
-from probekit.experiments.part3_pareto.config import ParsingConfig
+from probekit.experiments.part3_pareto.config import LayerChoiceConfig, ParsingConfig
 
 NOTEBOOK = "notebooks/34_dependency_parsing.py"
+CHOOSER = "notebooks/31_lookup_and_toy_tasks.py"
 SCRIPT = "benchmarks/bench_parsing_ceiling.py"
 
 
@@ -54,17 +55,10 @@ def main() -> None:
     chapter = ParsingConfig.from_parameters(effective_parameters(NOTEBOOK, "book", book))
     chosen = chapter if args.layer is None else replace(chapter, layer=args.layer)
     if chosen.layer is None:
-        # The layer chapter 31 would choose: its selection pass on chapter 34's samples, which
-        # are chapter 31's too.
-        splits = experimental_setup.build_pareto_setup(replace(chapter, layer=-1)).splits
-        selection = layer_choice.select_parsing_layer(
-            splits,
-            model=chapter.model,
-            pooling=chapter.pooling,
-            seed=chapter.seed,
-            options=chapter.train_options(),
-        )
-        chosen = replace(chapter, layer=selection.layer)
+        # The layer chapter 31 would choose, from its own parameters.
+        quick = dict(n_train=200, n_dev=100, max_steps=200, eval_every=20) if args.quick else {}
+        choice = LayerChoiceConfig.from_parameters(effective_parameters(CHOOSER, "book", quick))
+        chosen = replace(chapter, layer=layer_choice.run_layer_choice(choice).layer)
     whole = replace(chosen, n_train=0, n_dev=0, n_test=0) if not args.quick else chosen
     setup = experimental_setup.build_pareto_setup(whole)
     c = ceiling.parsing_ceiling(

@@ -11,14 +11,13 @@ and, when the code it depends on has changed since, shows it as stale
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from probekit.errors import ProbekitError
 from probekit.io.project import project_root
+from probekit.io.results import save_results
 
 RECORDS_DIR = Path("params") / "records"
 
@@ -49,20 +48,9 @@ def record_path(name: str, root: Path | None = None) -> Path:
 
 
 def write_record(record: Record, root: Path | None = None) -> Path:
-    """Write ``record`` atomically (a temporary file, fsync, rename); returns its path."""
+    """Write ``record`` atomically (:func:`probekit.io.results.save_results`); returns its path."""
     path = record_path(record.name, root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(asdict(record), indent=2, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{record.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    save_results(path, asdict(record))
     return path
 
 

@@ -204,9 +204,10 @@ class StackAdam:
         before = [p.detach().clone() for p in self.params]
         for opt in self.optimisers:
             opt.step()
+        back = torch.as_tensor(1.0 - scale, dtype=torch.float32)  # (P,) towards the old weights
         with torch.no_grad():
             for p, old in zip(self.params, before, strict=True):
-                p.lerp_(old, 1.0 - _per_probe(scale, p, self.n_probes))
+                p.lerp_(old, self._per_probe(back, p))
 
     def clip(self, max_norm: float) -> np.ndarray:
         """Rescale each probe's gradient to an L2 norm of at most ``max_norm``.
@@ -217,23 +218,20 @@ class StackAdam:
         grads = [p.grad for p in self.params if p.grad is not None]
         if not grads:
             return np.zeros(self.n_probes)
-        squares = torch.zeros(self.n_probes, dtype=torch.float64, device=grads[0].device)
+        rows = self.n_probes if self.n_probes > 1 else 1
+        norms = torch.linalg.vector_norm(
+            torch.stack([torch.linalg.vector_norm(g.reshape(rows, -1), dim=1) for g in grads]),
+            dim=0,
+        )
+        factor = (max_norm / (norms + 1e-6)).clamp(max=1.0)
         for g in grads:
-            flat = g.reshape(self.n_probes, -1) if self.n_probes > 1 else g.reshape(1, -1)
-            squares += flat.double().pow(2).sum(dim=1)
-        norms = squares.sqrt()
-        factor = (max_norm / (norms + 1e-6)).clamp(max=1.0).float()
-        for g in grads:
-            g.mul_(factor.view(-1, *([1] * (g.dim() - 1))) if self.n_probes > 1 else factor)
+            g.mul_(self._per_probe(factor, g))
         return norms.cpu().numpy()
 
-
-def _per_probe(scale: np.ndarray, p: torch.Tensor, n_probes: int) -> torch.Tensor:
-    """``scale`` (P,) shaped to broadcast over a stacked parameter p (P, ...) on its device."""
-    t = torch.as_tensor(scale, dtype=p.dtype, device=p.device)
-    if n_probes == 1:
-        return t.reshape(())
-    return t.view(-1, *([1] * (p.dim() - 1)))
+    def _per_probe(self, t: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+        """A per-probe ``t`` (P,) shaped to broadcast over a stacked tensor p (P, ...)."""
+        t = t.to(device=p.device, dtype=p.dtype)
+        return t.reshape(()) if self.n_probes == 1 else t.view(-1, *([1] * (p.dim() - 1)))
 
 
 def adam_update(

@@ -222,7 +222,7 @@ def plot_layer_uas(
     ceiling: float | None = None,
     rival: float | None = None,
 ):
-    """Test UAS by layer of the selection pass's MLP and linear parsers (chapter 34).
+    """Test UAS by layer of the selection pass's MLP and linear parsers (chapters 31 to 34).
 
     ``selection``: rows (layer, kind, uas) with UAS in [0, 1]; ``chosen``: the layer chosen on
     development UAS (marked); ``ceiling``: the recorded ceiling's UAS at the chosen layer;

@@ -43,8 +43,6 @@ SELECTION_MLP = MLPConfig(n_layers=1, hidden_size=256, dropout=0.2)
 Manning's arc MLPs, and the widest the chapter's architectures may reach), dropout 0.2 (best on
 development UAS among 0.1, 0.2 and 0.33 at the book's sample size)."""
 
-KINDS = ("MLP", "linear")
-
 
 @dataclass(frozen=True, eq=False)
 class LayerSelection:
@@ -103,12 +101,12 @@ def layer_selection(
     ]
     kinds = {"MLP": biaffine.BiaffineConfig(mlp=config), "linear": biaffine.BiaffineConfig()}
     runs = [ParseRun(c, k) for c in kinds.values() for k in range(len(layers))]
+    test = np.zeros(len(runs))
     with torch_threads(threads):
         res = biaffine_stack.train_parsers(runs, sets, seed=seed, options=options, device=device)
-        test = [
-            res.uas(layers[r.set].sentences("test"), heads["test"], which=[i])[0]
-            for i, r in enumerate(runs)
-        ]
+        for k, rep in enumerate(layers):
+            on_layer = [i for i, r in enumerate(runs) if r.set == k]
+            test[on_layer] = res.uas(rep.sentences("test"), heads["test"], which=on_layer)
     table = pd.DataFrame(
         {
             "layer": [r.set for r in runs],

@@ -39,6 +39,7 @@ from probekit.experiments.part3_pareto.figures import (
     plot_control_frontiers,
     plot_frontiers,
     plot_layer_uas,
+    plot_selection,
 )
 from probekit.experiments.part3_pareto.frontiers import (
     FrontierSummary,
@@ -111,7 +112,7 @@ def plot_layers(
     Without a selection pass (the layer was given), a figure that says so.
     """
     if selection is None:
-        return placeholder_figure(f"The layer was given ({config.layer}): no selection pass ran.")
+        return plot_selection(None, config.layer)
     c = measured_ceiling(config, ceiling)
     rival = _best_type_level_uas(runs)
     return plot_layer_uas(selection.table, selection.layer, c.uas if c else None,
