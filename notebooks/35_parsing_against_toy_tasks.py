@@ -39,9 +39,11 @@ device: str = "auto"  # unused here (nothing is trained or encoded); kept so eve
 # We use the two chapters' leads only when they ran with the same model, layer, pooling and
 # treebank, and the same type-level representations built the same way; so never across
 # profiles, whose type-level vectors differ in size.
+# Each lead is the mean over its chapter's training seeds of each seed's own lead, with the
+# variance between seeds added to the sentence bootstrap's.
 # Each chapter resamples its own test sentences, and saves only the interval of its lead, not
 # the resampled leads, so the variance of a difference of leads is taken as the sum of the two
-# variances.
+# variances, with Satterthwaite's degrees of freedom for the seed parts.
 # Both chapters draw from the same test split with the same seed, so the two leads are likely to
 # move together over resamples; if they do, the sum overstates the variance and the interval is
 # wider than a paired one would be.

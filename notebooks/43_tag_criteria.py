@@ -231,6 +231,7 @@ display(size_readings.set_index(["claim", "part"]).round(1))
 # %% [markdown]
 # **Under the MFT split, higher layers extrapolate better than the first:
 # {glue:text}`ch43_claim_mft_layers_verdict`.**
+# This is {glue:text}`ch43_claim_mft_layers_role`.
 # Extrapolation accuracy at layer {glue:text}`ch43_last_layer:d` − at layer
 # {glue:text}`ch43_first_layer:d`, on the same hard words, is
 # {glue:text}`ch43_claim_mft_layers_text`.

@@ -307,6 +307,7 @@ display(claims.claim_parts_table(measured[1]).round(2))
 # %% [markdown]
 # **Sample loss picks the hardest hard set: its control accuracy is the lowest:
 # {glue:text}`ch44_claim_loss_control_verdict`.**
+# This is {glue:text}`ch44_claim_loss_control_role`.
 # At layer {glue:text}`ch44_compare_layer:d`, the control accuracy of every other scoring
 # function on its own hard set must exceed sample loss's, for T1 and for T2 (the table above:
 # the other function's control accuracy − sample loss's), and the least favourable part

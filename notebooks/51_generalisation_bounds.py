@@ -386,6 +386,7 @@ g("bound_min_margin", 100 * gaps.min_margin)
 #
 # **At every training size n, a probe trained on n examples is within the bound B(n, δ) of the
 # same probe trained on the largest subset: {glue:text}`ch51_bound_gap_verdict`.**
+# This is {glue:text}`ch51_bound_gap_role`.
 # At the deciding cell, {glue:text}`ch51_bound_cell`, the bound minus the gap is
 # {glue:text}`ch51_bound_gap_text`.
 # The design power at the SESOI is {glue:text}`ch51_bound_gap_power:.2f`; the SESOI is

@@ -242,6 +242,7 @@ display(summary.styled())
 # probes do not differ (`tests/test_part5_claims.py`).
 #
 # **Larger test sets give a comparison more power: {glue:text}`ch52_power_size_verdict`.**
+# This is {glue:text}`ch52_power_size_role`.
 # The share of seeds whose test is significant on the largest subsets minus the share on the
 # smallest, averaged over the {glue:text}`ch52_n_sigmas:d` noise levels, is
 # {glue:text}`ch52_power_size_text` ({numref}`fig-ch52-power`, right, shows the simulated
@@ -252,6 +253,7 @@ display(summary.styled())
 #
 # **The more an encoder is corrupted, the easier the corruption is to detect:
 # {glue:text}`ch52_power_sigma_verdict`.**
+# This is {glue:text}`ch52_power_sigma_role`.
 # On the largest subsets, the simulated power against noise of σ = {glue:text}`ch52_sigma_max:g`
 # minus that against σ = {glue:text}`ch52_sigma_min:g`, seed by seed (both from the same test
 # items), is {glue:text}`ch52_power_sigma_text`.

@@ -79,14 +79,18 @@ plots.use_style()
 g = Glue("ch61")
 results = load_results(results_dir)
 table = ledger.evaluate(results)
+claims = ledger.claims_of_papers(table)
+checks = ledger.consistency_checks(table)
 
 # %% tags=["remove-cell"]
-tested = table[table["verdict"] != ledger.NOT_TESTED]
-g("n_claims", len(table))
-g("n_papers", table["paper"].nunique())
+g("n_claims", len(claims))
+g("n_papers", claims["paper"].nunique())
 for verdict in ledger.VERDICTS:
-    g(verdict.replace(" ", "_"), int((table["verdict"] == verdict).sum()))
-g("tally", ledger.tally(table))
+    g(verdict.replace(" ", "_"), int((claims["verdict"] == verdict).sum()))
+g("tally", ledger.tally(claims))
+g("n_checks", len(checks))
+g("checks_tally", ledger.tally(checks))
+g("n_all", len(table))
 g("n_agree", int(table["agrees"].sum()))
 g("expected_false", ledger.expected_false_reproduced(table))
 g("n_holm_flagged", int((~table["holm_ok"]).sum()))
@@ -101,13 +105,13 @@ g("rules_changed", ledger.rules_last_changed() or "unknown (not a git checkout)"
 # Each claim links to the chapter that measures it; the box at the top of that chapter says which
 # parameters, seeds and data produced the number.
 # The chapters' own verdicts agree with this page's on {glue:text}`ch61_n_agree:d` of the
-# {glue:text}`ch61_n_claims:d` claims.
+# {glue:text}`ch61_n_all:d` claims and checks.
 
 # %% tags=["hide-input"]
-display(HTML(ledger.html_table(table, lambda slug, anchor: f"{slug}.html#{anchor}")))
+display(HTML(ledger.html_table(claims, lambda slug, anchor: f"{slug}.html#{anchor}")))
 
 # %% tags=["hide-input"]
-fig_verdicts = plots.stacked_bars(ledger.verdict_counts(table), xlabel="claims")
+fig_verdicts = plots.stacked_bars(ledger.verdict_counts(claims), xlabel="claims")
 
 # %% tags=["remove-cell"]
 g.figure("fig_verdicts", fig_verdicts)
@@ -116,8 +120,26 @@ g.figure("fig_verdicts", fig_verdicts)
 # ```{glue:figure} ch61_fig_verdicts
 # :name: fig-ch61-verdicts
 #
-# Verdicts per paper on this build.
+# Verdicts per paper on this build (consistency checks left out).
 # ```
+#
+# (sec-ch61-checks)=
+# ## Consistency checks
+#
+# A verdict is evidence only if it could have come out either way.
+# {glue:text}`ch61_n_checks:d` of the papers' statements could not, on our design: one checks a
+# theorem, some hold by construction, and some are settled as soon as any effect exists or by the
+# two ends of a grid.
+# The chapters still judge them with the same kind of rule, because a check that fails points at
+# an error in the code or the data; on this build they read {glue:text}`ch61_checks_tally`.
+# They are kept out of the tally above, out of Holm's family and out of the expected count of
+# false "reproduced" verdicts below.
+# Each row says why it is a check and not a claim.
+
+# %% tags=["hide-input"]
+display(HTML(ledger.html_table(checks, lambda slug, anchor: f"{slug}.html#{anchor}")))
+
+# %% [markdown]
 #
 # ## Many claims at once
 #
@@ -173,12 +195,7 @@ g("max_false_reproduced", float(calibration["error"][calibration["effect"] == 0.
 # model.
 # "Inconclusive" says that our run cannot tell.
 # Where a paper's released code differs from its text, the chapters follow the text and say so.
-#
-# Two claims are weak evidence whatever their verdict, and their chapters say why.
-# V.1 checks a theorem: the bound is true with probability 1 − δ on any data, so its check can
-# fail only through an error, and it says nothing about how tight the bound is.
-# IV.6 comes largely by construction, as its paper notes: the hard set is chosen by the loss of
-# the same kind of probe that is then scored on it.
+# A consistency check's verdict ({ref}`sec-ch61-checks`) is no evidence about its paper either way.
 
 # %% tags=["hide-input"]
 display(ledger.sources_table(table, results))

@@ -120,8 +120,10 @@ def test_prose_values_of_one_interval():
     assert c.prose_values(YES) == {
         "t1_sesoi": "2 points",
         "t1_sesoi_reason": "a convention for the test",
+        "t1_role": "a claim of its paper, counted in the ledger's tally",
         "t1_text": "+6.0 points (90% CI +4.0 to +8.0)",
-        "t1_reading": "the interval lies above 0 and reaches the SESOI of 2 points",
+        "t1_reading": "the interval lies above 0 and reaches the SESOI of 2 points: the effect "
+        "is significant and compatible with at least 2 points",
     }
     assert c.prose_values(NO)["t1_reading"] == (
         "the interval ends below the SESOI of 2 points (significant but smaller than the SESOI)"

@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from probekit.book import glue, ledger, runner
@@ -101,9 +102,36 @@ def test_holm_flags_only_reproduced_verdicts_that_fail_family_wise_control():
         saved.setdefault(c.chapter, {}).update(_saved(c, REPRODUCED))
     table = ledger.evaluate(saved)
     assert (table["verdict"] == REPRODUCED).all()
-    assert table["p_holm"].between(0, 1).all()
-    assert (table["holm_ok"] == (table["p_holm"] <= table["alpha"])).all()
-    assert ledger.expected_false_reproduced(table) == pytest.approx(0.05 * len(table))
+    claims, checks = ledger.claims_of_papers(table), ledger.consistency_checks(table)
+    assert len(claims) + len(checks) == len(table) and len(checks) > 0
+    assert claims["p_holm"].between(0, 1).all()
+    assert (claims["holm_ok"] == (claims["p_holm"] <= claims["alpha"])).all()
+    # A consistency check is outside Holm's family and the expected count of false verdicts.
+    assert checks["p_holm"].isna().all() and checks["holm_ok"].all()
+    assert ledger.expected_false_reproduced(table) == pytest.approx(0.05 * len(claims))
+    # Holm's adjustment over the claims alone, as if the checks were not there.
+    alone = ledger.evaluate(saved, tuple(c for c in ledger.CLAIMS if not c.consistency))
+    assert np.allclose(alone["p_holm"].to_numpy(), claims["p_holm"].to_numpy())
+
+
+def test_consistency_checks_say_why_and_stay_out_of_every_tally():
+    checks = {c.id for c in ledger.CLAIMS if c.consistency}
+    assert checks == {"III.3", "IV.4", "IV.6", "V.1", "V.3", "V.4"}
+    saved: dict = {}
+    for c in ledger.CLAIMS:
+        saved.setdefault(c.chapter, {}).update(_saved(c, REPRODUCED))
+    table = ledger.evaluate(saved)
+    for paper in ledger.PAPERS:
+        page = ledger.overview_markdown(table, paper.key)
+        rows = table[table["paper"] == paper.key]
+        n_claims = int((rows["consistency"] == "").sum())
+        assert f"Of the paper's {n_claims} headline claims" in page
+        for r in rows[rows["consistency"] != ""].itertuples():
+            assert r.consistency in page
+    html = ledger.html_table(ledger.consistency_checks(table), lambda s, a: f"{s}#{a}")
+    assert html.count("consistency check:") == len(checks)
+    claim = next(c for c in ledger.CLAIMS if c.consistency)
+    assert claim.role.startswith("a consistency check") and claim.consistency in claim.role
 
 
 def test_the_ledger_reads_the_files_the_chapters_saved(tmp_path):

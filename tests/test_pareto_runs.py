@@ -4,6 +4,7 @@ test_part3_config.py, the chapters' experiments in test_part3_chapters.py."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from conftest import blobs
 from probekit.errors import ParameterError
@@ -23,6 +25,8 @@ from probekit.experiments.part3_pareto import (
     representations,
     toy_tasks,
 )
+from probekit.experiments.part3_pareto.resampling import bootstrap_sentences, seeded_bootstrap
+from probekit.experiments.part3_pareto.runs import ParetoRun, pool_seeds
 from probekit.methods.pareto import architectures, entropy, frontier
 from probekit.probes import linear as L
 from probekit.probes import mlp_stack
@@ -503,3 +507,82 @@ def test_label_entropies(splits):
     assert h.loc["posl", "H(label)"] == pytest.approx(
         entropy.entropy(np.concatenate([s.upos for s in sentences]))
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Training seeds: pooled runs and intervals that cross seeds and sentences
+# --------------------------------------------------------------------------------------------
+
+
+def _run(complexity, correct, groups):
+    correct = np.asarray(correct, dtype=bool)
+    table = pd.DataFrame({"probe": np.arange(len(complexity)), "complexity": complexity,
+                          "accuracy": correct.mean(axis=1)})  # fmt: skip
+    return ParetoRun(table, correct, np.asarray(groups))
+
+
+def test_pooled_seeds_keep_every_probe_and_give_each_seed_back():
+    groups = [0, 0, 1, 2]
+    a = _run([1.0, 2.0], [[1, 0, 1, 1], [0, 0, 1, 1]], groups)
+    b = _run([1.5], [[1, 1, 1, 0]], groups)
+    pooled = pool_seeds({7: a, 3: b})
+    assert pooled.seeds == [7, 3]
+    assert pooled.table["seed"].tolist() == [7, 7, 3]
+    assert pooled.correct.shape == (3, 4)
+    back = pooled.of_seed(3)
+    assert back.table["complexity"].tolist() == [1.5]
+    assert np.array_equal(back.correct, b.correct)
+    with pytest.raises(ParameterError) as info:
+        pooled.of_seed(5)
+    assert info.value.name == "seed"
+    other = _run([1.0], [[1, 0, 1]], [0, 1, 2])
+    with pytest.raises(ParameterError):
+        pool_seeds({1: a, 2: other})
+    assert a.seeds == []
+
+
+def test_seeded_bootstrap_splits_sentence_and_seed_variance():
+    n = 40
+    # Statistics that do not depend on the sentences: the whole variance is the seeds'.
+    offsets = [0.1, 0.3, 0.2]
+    constant = [lambda w, c=c: np.full(len(w), c) for c in offsets]
+    iv = seeded_bootstrap(constant, n, 0.90, n_resamples=200, seed=0)
+    assert iv.estimate == pytest.approx(0.2)
+    assert iv.se_sentences == pytest.approx(0.0, abs=1e-12)
+    assert iv.se_seeds == pytest.approx(np.std(offsets, ddof=1) / math.sqrt(3))
+    assert iv.df == pytest.approx(2)
+    q = stats.t.ppf(0.95, 2)
+    assert (iv.low, iv.high) == pytest.approx((0.2 - q * iv.se, 0.2 + q * iv.se))
+    assert iv.n_seeds == (3, 3)
+    # The same statistic under every seed: no seed part, the sentence bootstrap's alone.
+    x = np.random.default_rng(1).normal(size=n)
+
+    def mean(w):
+        return (w @ x) / w.sum(axis=1)
+
+    same = seeded_bootstrap([mean, mean], n, 0.90, n_resamples=400, seed=0)
+    assert same.se_seeds == 0 and math.isinf(same.df)
+    assert same.se_sentences == pytest.approx(x.std() / math.sqrt(n), rel=0.2)
+    # One seed: the sentence bootstrap of that seed, with no seed part.
+    one = seeded_bootstrap([mean], n, 0.90, n_resamples=400, seed=0)
+    assert one == bootstrap_sentences(mean, n, 0.90, n_resamples=400, seed=0)
+
+
+def test_seeded_bootstrap_covers_the_mean_over_sentences_and_seeds():
+    # Sentence effects and seed effects of realistic sizes: the interval must cover the true
+    # mean about as often as it says (90 %), where a sentence bootstrap alone would not.
+    rng = np.random.default_rng(0)
+    n, k, reps = 60, 3, 300
+    covered = narrow = 0
+    for _ in range(reps):
+        x = rng.normal(size=n)
+        stats_ = []
+        for _ in range(k):
+            shift = rng.normal(scale=0.25)
+            stats_.append(lambda w, s=shift, x=x: (w @ x) / w.sum(axis=1) + s)
+        iv = seeded_bootstrap(stats_, n, 0.90, n_resamples=200, seed=int(rng.integers(1 << 30)))
+        covered += iv.low <= 0 <= iv.high
+        alone = bootstrap_sentences(stats_[0], n, 0.90, n_resamples=200, seed=0)
+        narrow += alone.low <= 0 <= alone.high
+    assert 0.84 <= covered / reps <= 0.96
+    assert narrow / reps < 0.80

@@ -160,11 +160,13 @@ def test_run_memorisation_on_the_tiny_treebank():
     hv = memorisation_experiment.memorisation_hypervolumes(runs)
     # No fully-shuffled control for type-level representations: those groups are left out.
     assert set(hv["family"]) == {"label_shuffled"} and len(hv) == 2
-    numbers = memorisation_experiment.control_numbers(runs, hv, config.representations)
+    numbers = memorisation_experiment.control_numbers(runs, config.representations)
     assert math.isnan(numbers["full_minus_label_mean"])
     table = memorisation_experiment.architecture_table(setup.architectures)
     assert table.columns.tolist() == ["hidden layers", "hidden size", "dropout"]
-    assert len(table) == 2 and table.index.name == "architecture"
+    # Each training seed's own two draws.
+    assert len(table) == 4 and table.index.names == ["seed", "architecture"]
+    assert sorted(set(table.index.get_level_values("seed"))) == sorted(config.seeds)
 
 
 def memorisation_runs(controls=("label_shuffled", "fully_shuffled")):
@@ -193,7 +195,7 @@ def test_memorisation_hypervolumes_and_numbers():
     ]
     # Label-shuffled contextual frontier: 0.5 over [0.2, 0.6), 1.0 over [0.6, 1].
     assert hv["hypervolume"].iloc[0] == pytest.approx(0.4 * 0.5 + 0.4 * 1.0)
-    numbers = memorisation_experiment.control_numbers(runs, hv, ["contextual", "onehot"])
+    numbers = memorisation_experiment.control_numbers(runs, ["contextual", "onehot"])
     assert numbers["full_minus_label_mean"] == pytest.approx(100 * (0.1 - 0.2) / 2)
     full = frontier.hypervolume([0.3, 0.4], [0.5, 1.0], 1.0)
     assert numbers["hv_full_minus_label_posl"] == pytest.approx(full - 0.6)
@@ -366,7 +368,8 @@ def test_contextual_against_the_best_type_level_rival_over_seeds():
         setup, representations={"contextual": reps["random"], "onehot": reps["onehot"]}
     )
     groups = np.zeros(3, dtype=np.int64)
-    table = pd.DataFrame({"probe": [0, 1], "dev_accuracy": [0.2, 0.6]})
+    # Two architectures of training seed 4 (the configuration's seeds are 3 and 4).
+    table = pd.DataFrame({"probe": [0, 1], "seed": [4, 4], "dev_accuracy": [0.2, 0.6]})
     runs = parsing_experiment.ParsingRuns(
         {
             "contextual": ParetoRun(table, np.zeros((2, 3), bool), groups),
@@ -380,7 +383,8 @@ def test_contextual_against_the_best_type_level_rival_over_seeds():
     )
     result = parsing_experiment.contextual_against_rival(runs, setup, config)
     # Each side's architecture is its best by development UAS; both train once per seed.
-    assert result.rival == "onehot" and result.architectures == {"contextual": 1, "onehot": 0}
+    assert result.rival == "onehot"
+    assert result.architectures == {"contextual": (4, 1), "onehot": (4, 0)}
     n_words = setup.splits.n_words("test")
     for name in ("contextual", "onehot"):
         assert result.runs[name].table["seed"].tolist() == [5, 6]

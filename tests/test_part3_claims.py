@@ -34,7 +34,7 @@ from probekit.experiments.part3_pareto import (
 )
 from probekit.experiments.part3_pareto.config import ParsingConfig
 from probekit.experiments.part3_pareto.paper import PAPER, paper_leads
-from probekit.experiments.part3_pareto.runs import ParetoRun
+from probekit.experiments.part3_pareto.runs import ParetoRun, pool_seeds
 from probekit.io import treebanks
 from probekit.methods.pareto import frontier, lookups
 from probekit.stats.intervals import Interval, cluster_bootstrap, crossed_interval
@@ -557,6 +557,27 @@ def test_contextual_lead_interval_by_hand():
     assert alone is None
 
 
+def test_leads_and_gaps_over_seeds_are_the_mean_of_each_seeds_own():
+    groups = np.array([0, 0, 1, 2, 2, 2])
+    x = "label_shuffled"
+    ctx = {
+        1: run("contextual", "parse", [0.5], [[1, 1, 1, 1, 0, 0]], groups, x=x),
+        2: run("contextual", "parse", [0.3], [[1, 1, 1, 1, 1, 0]], groups, x=x),
+    }
+    one = {1: run("onehot", "parse", [0.2], [[1, 0, 0, 0, 0, 1]], groups, x=x),
+           2: run("onehot", "parse", [0.4], [[1, 1, 0, 0, 0, 1]], groups, x=x)}  # fmt: skip
+    runs = {"contextual": pool_seeds(ctx), "onehot": pool_seeds(one)}
+    lead = claims.contextual_lead_interval(runs, x, n_boot=200, seed=0)
+    per_seed = [
+        frontier.hypervolume([0.5], [4 / 6], 1.0) - frontier.hypervolume([0.2], [2 / 6], 1.0),
+        frontier.hypervolume([0.3], [5 / 6], 1.0) - frontier.hypervolume([0.4], [3 / 6], 1.0),
+    ]
+    assert lead.estimate == pytest.approx(np.mean(per_seed))
+    assert lead.n_seeds == (2, 2) and lead.se_seeds == pytest.approx(
+        np.std(per_seed, ddof=1) / math.sqrt(2)
+    )
+
+
 def test_separation_intervals_by_hand():
     parse = interval(0.10, 0.08, 0.12, se=0.012)
     toy = {"posl": interval(0.02, 0.0, 0.04, se=0.005)}
@@ -569,6 +590,15 @@ def test_separation_intervals_by_hand():
     assert set(out) == {"posl"}
     assert claims.SEPARATION.judge(out).verdict == REPRODUCED
     assert claims.separation_intervals(None, toy) == {}
+    # Leads with seed variance: t with Satterthwaite's degrees of freedom over the seed parts.
+    seeded = Interval(0.10, 0.07, 0.13, 0.90, 0.013, 4.0, 0.012, 0.005, 100, (3, 3), "test")
+    out = claims.separation_intervals(seeded, toy)["posl"]
+    se = math.hypot(0.013, 0.005)
+    df = se**4 / (0.005**4 / 2)
+    assert out.se == pytest.approx(se) and out.df == pytest.approx(df)
+    q = stats.t.ppf(0.95, df)
+    assert (out.low, out.high) == pytest.approx((0.08 - q * se, 0.08 + q * se))
+    assert out.se_seeds == pytest.approx(0.005) and out.n_seeds == (3, 1)
 
 
 def test_lead_designs_set_the_two_chapters_training_side_by_side():

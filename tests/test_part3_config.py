@@ -41,6 +41,7 @@ def setup_params(**changes):
         fasttext_epochs=1,
         fasttext_path="",
         seed=3,
+        seeds=[3, 4],
         batch_size=16,
         lr=0.01,
         eval_every=5,
@@ -173,6 +174,9 @@ def test_a_wrong_type_is_named(cls, params, name, value):
         (MemorisationConfig, memorisation_params, "n_boot", 10),
         (ParsingConfig, parsing_params, "claim_seeds", [1]),
         (ParsingConfig, parsing_params, "claim_seeds", [3, 3]),
+        (ParametricConfig, parametric_params, "seeds", [1]),
+        (MemorisationConfig, memorisation_params, "seeds", [2, 2]),
+        (ParsingConfig, parsing_params, "seeds", [1, 2, 1]),
         (ParsingConfig, parsing_params, "patience", 0),
         (LeadComparisonConfig, CONFIGS[4][1], "results_dir", " "),
     ],
@@ -192,12 +196,16 @@ def test_rank_only_chapters_may_train_one_probe_and_linear_off_skips_the_grid():
 
 def test_derived_settings():
     parametric = ParametricConfig.from_parameters(parametric_params())
-    assert parametric.architectures() == [] and not parametric.fully_shuffled()
+    assert parametric.architectures(3) == [] and not parametric.fully_shuffled()
     assert parametric.train_options() == TrainOptions(
         batch_size=16, lr=0.01, eval_every=5, patience=2, max_steps=20
     )
     memo = MemorisationConfig.from_parameters(memorisation_params())
-    assert memo.architectures() == architectures.sample_mlp_configs(4, seed=3, max_hidden=64)
+    # Every training seed replicates the random search with draws of its own.
+    for seed in (3, 4):
+        drawn = architectures.sample_mlp_configs(4, seed=seed, max_hidden=64)
+        assert memo.architectures(seed) == drawn
+    assert memo.architectures(3) != memo.architectures(4)
     assert memo.fully_shuffled() and memo.complexity_control == "label_shuffled"
     only_full = MemorisationConfig.from_parameters(memorisation_params(controls=["fully_shuffled"]))
     assert only_full.complexity_control == "fully_shuffled"
@@ -234,17 +242,17 @@ def test_setup_builds_what_the_configuration_asks_for():
     assert setup.labels == {"onehot": "one-hot", "random": "random"}
     assert setup.contextual_label == "not run"
     assert setup.representations["random"].dim == 4
-    assert setup.architectures == config.architectures()
+    assert setup.architectures == {s: config.architectures(s) for s in (3, 4)}
     # Type-level representations only: the fully-shuffled inputs are not embedded.
     assert setup.shuffled_words is None
     assert setup.options == config.train_options()
     linear = experimental_setup.build_pareto_setup(
         ParametricConfig.from_parameters(parametric_params(representations=["random"]))
     )
-    assert linear.architectures == [] and list(linear.representations) == ["random"]
+    assert linear.architectures == {3: [], 4: []} and list(linear.representations) == ["random"]
 
 
 def test_base_setup_config_is_a_chapter_config():
     config = ParetoSetupConfig.from_parameters(setup_params())
     assert config.representations == ["onehot", "random"]
-    assert config.architectures() == [] and not config.fully_shuffled()
+    assert config.architectures(3) == [] and not config.fully_shuffled()

@@ -4,6 +4,7 @@ ended at its cap, and the protocol table."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -182,6 +183,25 @@ def test_ceiling_numbers_pick_the_contextual_parser_on_dev():
     )
     other = parsing_experiment.ceiling_numbers(runs, replace(config, layer=2), record, False)
     assert np.isnan(other["ceiling_uas"])
+    # The chapter's best architecture on the whole split: read only for that architecture.
+    best = mlp_stack.MLPConfig(2, 64, 0.25)
+    c = ceiling.Ceiling(uas=0.57, dev_uas=0.57, best_step=10, at_cap=False, n_train=50)
+    parameters, result = ceiling.ceiling_record(c, config, best)
+    full = Record("parsing_best_full", "b.py", parameters, result, "0" * 64, {}, 1.0, "2026-01-02")
+    numbers = parsing_experiment.ceiling_numbers(runs, config, record, False, (best, full, False))
+    assert numbers["best_full_uas"] == pytest.approx(57.0)
+    assert numbers["best_full_gap"] == pytest.approx(1.0)
+    assert numbers["best_full_mlp"] == "2 hidden layers of 64 units, dropout 0.25"
+    assert json.loads(numbers["best_ctx_mlp"]) == {
+        "n_layers": 2,
+        "hidden_size": 64,
+        "dropout": 0.25,
+    }
+    assert numbers["best_full_stale"].startswith("current")
+    wider = mlp_stack.MLPConfig(2, 128, 0.25)
+    numbers = parsing_experiment.ceiling_numbers(runs, config, record, False, (wider, full, True))
+    assert np.isnan(numbers["best_full_uas"])
+    assert numbers["best_full_stale"] == "not recorded for this set-up"
 
 
 def _record(config, uas):

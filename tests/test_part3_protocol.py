@@ -73,20 +73,23 @@ def test_controls_memorise_every_training_example(monkeypatch, splits):
     assert (run.table["n_memorise"] == len(y)).all()
     # Memorisation is the accuracy on all of them.
     np.testing.assert_allclose(run.table["label_shuffled"], res.accuracy(X, control.y, 0))
-    # The controls stop at their plateau by the released rule, with memorise_steps as the cap.
+    # The controls stop at their plateau (the released 0.02-bit gain), memorise_steps the cap.
     assert options == memorisation.memorisation_options(OPTS, 6)
     # A positive n_memorise is a subset: the departure the deviation table reports.
     calls, run = spied_run(monkeypatch, rep, data, n_memorise=5, memorise_steps=6)
     assert len(calls[1][0][0].y) == 5 and (run.table["n_memorise"] == 5).all()
 
 
-def test_controls_follow_the_released_stopping_rule():
+def test_controls_stop_at_their_plateau_counted_from_their_start():
     released = memorisation.RELEASED_STOPPING
     assert (released.eval_every, released.patience, released.min_delta) == (100, 10, 0.02)
     opts = memorisation.memorisation_options(OPTS, 5000)
     assert (opts.batch_size, opts.lr) == (OPTS.batch_size, OPTS.lr)  # the probes' optimiser
-    assert (opts.eval_every, opts.patience, opts.max_steps) == (100, 10, 5000)
-    assert memorisation.memorisation_options(OPTS, 30).eval_every == 30  # checked at the cap
+    # The probes' own checks and patience, the released gain, patience counted from the start.
+    assert (opts.eval_every, opts.patience, opts.max_steps) == (
+        min(OPTS.eval_every, 5000), OPTS.patience, 5000)  # fmt: skip
+    assert opts.min_delta == released.min_delta and opts.wait_for_start
+    assert memorisation.memorisation_options(OPTS, 1).eval_every == 1  # checked at the cap
 
 
 def test_probes_and_controls_record_whether_they_ended_at_the_cap(splits):
@@ -202,7 +205,8 @@ def test_rank_frontiers_with_every_rank_are_complete():
     runs = parametric_experiment.run_parametric(setup, config)
     stability = parametric_experiment.parametric_stability(runs, seed=0)
     assert stability["complete"].all()
-    assert (stability["n_probes"] == stability["task"].map(runs.n_classes)).all()
+    # Every rank under each of the two training seeds.
+    assert (stability["n_probes"] == 2 * stability["task"].map(runs.n_classes)).all()
     fewer = ParametricConfig.from_parameters(parametric_params(n_probes=3))
     runs = parametric_experiment.run_parametric(setup, fewer)
     assert not parametric_experiment.parametric_stability(runs, seed=0)["complete"].any()

@@ -146,8 +146,10 @@ def test_the_verdict_paragraph_quotes_the_rule():
     assert values == {
         "bound_gap_sesoi": "1 point",
         "bound_gap_sesoi_reason": BOUND_GAP.rule.sesoi_reason,
+        "bound_gap_role": BOUND_GAP.role,
         "bound_gap_text": "+20.0 points (90% CI +10.0 to +30.0)",
-        "bound_gap_reading": "the interval lies above 0 and reaches the SESOI of 1 point",
+        "bound_gap_reading": "the interval lies above 0 and reaches the SESOI of 1 point: the "
+        "effect is significant and compatible with at least 1 point",
     }
     assert POWER_SIZE.sesoi_text() == "0.05"
     assert CLASSIFIERS_COLLAPSE.sesoi_text() == "±1 point"

@@ -45,6 +45,22 @@ def test_a_probe_that_has_not_started_to_learn_keeps_its_rate():
     np.testing.assert_array_equal(stopper.lr_scale, [0.5])
 
 
+def test_waiting_for_the_start_counts_patience_only_from_the_first_gain():
+    """With wait_for_start, a control that sits at the entropy for many checks is not stopped
+    there; once it has started, it stops after ``patience`` checks without a gain."""
+    waits = StackedEarlyStopping(Stack(1), 1, patience=2, min_delta=0.01, wait_for_start=True)
+    plain = StackedEarlyStopping(Stack(1), 1, patience=2, min_delta=0.01)
+    for step, loss in enumerate([3.0, 3.0, 3.0, 3.0, 2.0, 1.5, 1.5], start=1):
+        waits.update(np.array([loss]), step)
+        plain.update(np.array([loss]), step)
+        if step == 3:
+            assert not plain.active[0] and waits.active[0]
+    assert waits.active[0] and waits.best_step[0] == 6
+    waits.update(np.array([1.5]), 8)
+    assert waits.done
+    assert TrainOptions(wait_for_start=True).wait_for_start
+
+
 def test_a_constant_schedule_keeps_every_rate():
     stopper = StackedEarlyStopping(Stack(2), 2, patience=5, min_delta=0.0)
     for step in range(1, 5):

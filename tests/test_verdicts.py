@@ -58,7 +58,8 @@ def interval(low: float, high: float, se: float = 0.01) -> Interval:
     ("low", "high", "verdict", "note"),
     [
         (0.001, 0.05, REPRODUCED, ""),
-        (0.001, 0.02, REPRODUCED, ""),  # the SESOI itself is compatible
+        # The SESOI itself is compatible; the estimate (0.0105) is below it, and that is said.
+        (0.001, 0.02, REPRODUCED, "the estimate itself is below the SESOI"),
         (0.001, 0.019, NOT_REPRODUCED, "significant but smaller than the SESOI"),
         (-0.01, 0.019, NOT_REPRODUCED, "smaller than the SESOI"),
         (-0.05, -0.01, NOT_REPRODUCED, "significant in the opposite direction"),
@@ -312,3 +313,13 @@ def test_holm_matches_statsmodels():
     assert [with_nan[0], with_nan[2]] == pytest.approx(
         list(multipletests([0.01, 0.04], method="holm")[1])
     )
+
+
+def test_a_reproduced_estimate_below_the_sesoi_is_noted():
+    rule = Rule("directional", "q", "u", 0.06, "r", "t")
+    below = Interval(0.054, 0.02, 0.088, rule.level, 0.02, math.inf, 0.02, 0.0, 50, (1, 1), "x")
+    judged = judge(rule, below)
+    assert judged.verdict == REPRODUCED
+    assert judged.note == "the estimate itself is below the SESOI"
+    above = Interval(0.07, 0.04, 0.1, rule.level, 0.02, math.inf, 0.02, 0.0, 50, (1, 1), "x")
+    assert judge(rule, above).note == ""

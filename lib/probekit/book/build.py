@@ -147,10 +147,11 @@ def ledger_pages(paths: Paths) -> dict[str, str]:
     table = ledger.evaluate(load_results(paths.root / "build" / "results"))
     pages = {f"overview_{p.part}.md": ledger.overview_markdown(table, p.key) for p in ledger.PAPERS}
     rows = ["| part | paper | question | verdicts on this build |", "|---|---|---|---|"]
+    claims = ledger.claims_of_papers(table)
     for p in ledger.PAPERS:
         rows.append(
             f"| {{ref}}`{p.part} · {p.short} <sec-part-{p.part.lower()}>` | {{cite:t}}`{p.key}` | "
-            f"{p.question} | {ledger.tally(table[table['paper'] == p.key])} |"
+            f"{p.question} | {ledger.tally(claims[claims['paper'] == p.key])} |"
         )
     pages["answers.md"] = "\n".join(rows) + "\n"
     return pages

@@ -102,17 +102,19 @@ def _measured(claim: Claim, intervals: Any) -> str:
 def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
     """Judge every claim on the saved ``results`` (by chapter slug): one row per claim.
 
-    Columns: id, part, paper, section, chapter, anchor, claim, rule (in words), measured,
-    verdict, note, power (the design's at the SESOI), p (the deciding one-sided p-value),
-    p_holm (Holm-adjusted over the tested claims), holm_ok (the verdict survives family-wise
-    control, for a "reproduced" verdict), chapter_verdict (what the chapter saved) and agrees.
+    Columns: id, part, paper, section, chapter, anchor, claim, rule (in words), consistency
+    (why it is a consistency check; empty for a claim of its paper), measured, verdict, note,
+    power (the design's at the SESOI), p (the deciding one-sided p-value), p_holm
+    (Holm-adjusted over the tested claims, consistency checks left out), holm_ok (the verdict
+    survives family-wise control, for a "reproduced" verdict), chapter_verdict (what the
+    chapter saved) and agrees.
     """
     rows = []
     for c in claims:
         row: dict[str, Any] = {
             "id": c.id, "part": PAPERS_BY_KEY[c.paper].part, "paper": c.paper,
             "section": c.section, "chapter": c.chapter, "anchor": c.anchor, "claim": c.text,
-            "rule": c.describe(), "alpha": c.rule.alpha,
+            "rule": c.describe(), "alpha": c.rule.alpha, "consistency": c.consistency,
         }  # fmt: skip
         values = results.get(c.chapter, {})
         try:
@@ -132,20 +134,37 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
             }  # fmt: skip
         rows.append(row)
     table = pd.DataFrame(rows)
-    table["p_holm"] = holm(table["p"].tolist()) if len(table) else []
-    table["holm_ok"] = (table["verdict"] != REPRODUCED) | (table["p_holm"] <= table["alpha"])
+    # Holm's family is the claims of the papers; a consistency check is no test of them.
+    family = table["consistency"] == "" if len(table) else pd.Series(dtype=bool)
+    table["p_holm"] = math.nan
+    if family.any():
+        table.loc[family, "p_holm"] = holm(table.loc[family, "p"].tolist())
+    table["holm_ok"] = (
+        ~family | (table["verdict"] != REPRODUCED) | (table["p_holm"] <= table["alpha"])
+    )
     table["agrees"] = table["verdict"] == table["chapter_verdict"]
     return table
+
+
+def claims_of_papers(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an :func:`evaluate` table that are claims of their papers (no checks)."""
+    return table[table["consistency"] == ""]
+
+
+def consistency_checks(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an :func:`evaluate` table that are consistency checks."""
+    return table[table["consistency"] != ""]
 
 
 def expected_false_reproduced(table: pd.DataFrame) -> float:
     """Reproduced verdicts expected by chance if no claimed effect were real.
 
-    The sum over tested directional claims of alpha (each rule is calibrated to at most alpha
-    under a null, tests/test_verdicts.py), and over equivalence claims of alpha too (their false
-    "reproduced" at the margin).
+    The sum over tested claims of the papers (consistency checks left out) of alpha: each
+    directional rule is calibrated to at most alpha under a null (tests/test_verdicts.py), and
+    each equivalence rule to at most alpha at its margin.
     """
-    return float(table.loc[table["verdict"] != NOT_TESTED, "alpha"].sum())
+    claims = claims_of_papers(table)
+    return float(claims.loc[claims["verdict"] != NOT_TESTED, "alpha"].sum())
 
 
 def rules_digest() -> str:
@@ -234,6 +253,8 @@ def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> 
         link = html.escape(chapter_href(r.chapter, r.anchor))
         colour = VERDICT_COLOURS[r.verdict]
         note = f"<br><small>{html.escape(r.note)}</small>" if r.note else ""
+        if r.consistency:
+            note += f"<br><small>consistency check: {html.escape(r.consistency)}</small>"
         if not r.holm_ok:
             note += "<br><small>not significant after Holm's correction</small>"
         power = "–" if math.isnan(r.power) else f"{r.power:.2f}"
@@ -261,18 +282,32 @@ def overview_markdown(table: pd.DataFrame, paper: str) -> str:
     if paper not in PAPERS_BY_KEY:
         raise ParameterError("paper", f"'{paper}' is not one of {sorted(PAPERS_BY_KEY)}")
     rows = table[table["paper"] == paper]
+    claims, checks = claims_of_papers(rows), consistency_checks(rows)
     lines = [
-        f"Of the paper's {len(rows)} headline claims, this build finds **{tally(rows)}**. "
+        f"Of the paper's {len(claims)} headline claims, this build finds **{tally(claims)}**. "
         "Each claim links to the chapter that measures it.",
         "",
-        "| claim | measured on this run | verdict |",
-        "|---|---|---|",
+        *_overview_rows(claims),
     ]
+    if len(checks):
+        lines += [
+            "",
+            f"{len(checks)} more are consistency checks, judged the same way but kept out of the "
+            "tally, because they could not have come out otherwise:",
+            "",
+            *_overview_rows(checks),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _overview_rows(rows: pd.DataFrame) -> list[str]:
+    lines = ["| claim | measured on this run | verdict |", "|---|---|---|"]
     for r in rows.itertuples():
         claim = r.claim.replace("|", "\\|")
         measured = r.measured.replace("|", "\\|")
+        why = f"<br><small>{r.consistency}</small>" if r.consistency else ""
         lines.append(
-            f"| **{r.id}** {claim} ({r.section}; {{ref}}`chapter {r.chapter[:2]} <{r.anchor}>`) | "
-            f"{measured} | **{r.verdict}** |"
+            f"| **{r.id}** {claim} ({r.section}; {{ref}}`chapter {r.chapter[:2]} <{r.anchor}>`)"
+            f"{why} | {measured} | **{r.verdict}** |"
         )
-    return "\n".join(lines) + "\n"
+    return lines

@@ -66,7 +66,11 @@ class Claim:
     our words; ``rule`` judges it; ``key`` prefixes its saved values; ``parts`` names the parts
     of a claim that must all hold on the book's default run (empty for a single interval), and
     ``labels`` gives parts readable names for the prose ("ling_L3" -> "linguistic split, layer
-    3"; a part without a label is shown by its name).
+    3"; a part without a label is shown by its name). ``consistency``, when set, says why the
+    claim is a *consistency check* rather than evidence about its paper (it checks a theorem,
+    holds by construction, or could not come out otherwise on this design): it is judged and
+    shown like a claim, but outside the ledger's tally, Holm's family and its expected count of
+    false "reproduced" verdicts.
     """
 
     id: str
@@ -79,6 +83,14 @@ class Claim:
     key: str
     parts: tuple[str, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    consistency: str = field(default="", compare=False)
+
+    @property
+    def role(self) -> str:
+        """How the ledger counts the claim, in words, for the chapter's prose."""
+        if not self.consistency:
+            return "a claim of its paper, counted in the ledger's tally"
+        return f"a consistency check, kept out of the ledger's tally: {self.consistency}"
 
     def _prefixed(self, intervals: Intervals) -> dict[str, Interval]:
         """The intervals by saved-key prefix: ``key`` alone, or ``<key>_<part>`` per part."""
@@ -159,7 +171,10 @@ class Claim:
         note = f" ({judgement.note})" if judgement.note else ""
         if self.rule.kind == "directional":
             return {
-                REPRODUCED: f"the interval lies above 0 and reaches the SESOI of {sesoi}{note}",
+                REPRODUCED: (
+                    f"the interval lies above 0 and reaches the SESOI of {sesoi}: the effect is "
+                    f"significant and compatible with at least {sesoi}{note}"
+                ),
                 NOT_REPRODUCED: f"the interval ends below the SESOI of {sesoi}{note}",
                 INCONCLUSIVE: f"the interval includes 0 and reaches the SESOI of {sesoi}{note}",
             }[judgement.verdict]
@@ -172,8 +187,9 @@ class Claim:
     def prose_values(self, intervals: Intervals) -> dict[str, Any]:
         """What a chapter's verdict paragraph quotes besides the saved values, by key.
 
-        ``<key>_sesoi`` (:meth:`sesoi_text`), ``<key>_sesoi_reason``, ``<key>_text`` (the
-        estimate and interval, :func:`format_interval`) and ``<key>_reading`` (:meth:`reading`).
+        ``<key>_sesoi`` (:meth:`sesoi_text`), ``<key>_sesoi_reason``, ``<key>_role``
+        (:attr:`role`), ``<key>_text`` (the estimate and interval, :func:`format_interval`) and
+        ``<key>_reading`` (:meth:`reading`).
         For a claim of several parts, ``<key>_text`` and ``<key>_worst_reading`` are those of
         the least favourable part (the one that decides: not reproduced before inconclusive,
         then the largest p-value), ``<key>_reading`` counts the parts per verdict and names the
@@ -183,6 +199,7 @@ class Claim:
         out: dict[str, Any] = {
             f"{self.key}_sesoi": self.sesoi_text(),
             f"{self.key}_sesoi_reason": self.rule.sesoi_reason,
+            f"{self.key}_role": self.role,
         }
         if isinstance(intervals, Interval):
             out[f"{self.key}_text"] = format_interval(intervals, self.rule)
@@ -226,6 +243,7 @@ class Claim:
             f"{self.key}_note": why,
             f"{self.key}_sesoi": self.sesoi_text(),
             f"{self.key}_sesoi_reason": self.rule.sesoi_reason,
+            f"{self.key}_role": self.role,
             f"{self.key}_text": why,
             f"{self.key}_reading": why,
             f"{self.key}_worst_reading": why,

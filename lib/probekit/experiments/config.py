@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 from probekit.devices import check_device_parameter
@@ -103,3 +103,25 @@ def has_setup(config: Any, setup: Mapping[str, Any]) -> bool:
     set-up it was made with, and a chapter shows it only when its own configuration matches.
     """
     return all(getattr(config, k, None) == v for k, v in setup.items())
+
+
+# Trained probes compared with an interval over sentences and seeds need this many seeds: with
+# one, the variation between training runs is invisible and the interval too narrow (Reimers &
+# Gurevych 2017).
+MIN_SEEDS = 2
+
+
+def require_seeds(seeds: Sequence[int], claims: str) -> None:
+    """Check that ``seeds`` holds at least :data:`MIN_SEEDS` distinct training seeds.
+
+    ``claims`` names the claims that compare trained probes, for the message. Raises
+    :class:`~probekit.errors.ParameterError` naming the parameter ``seeds``.
+    """
+    if len(set(seeds)) < MIN_SEEDS:
+        raise ParameterError(
+            "seeds",
+            f"needs at least {MIN_SEEDS} distinct seeds, got {list(seeds)}: {claims} compare "
+            "trained probes, and with one seed the variation between training runs is "
+            "invisible to their intervals",
+            "e.g. [1, 2, 3]",
+        )

@@ -38,7 +38,10 @@ class StackedEarlyStopping:
     ``lr_scale`` (P,) by ``decay`` (1: a constant rate), once the probe has gained on its first
     evaluation: a probe that has not yet started to learn (a control on shuffled labels sits at
     the labels' entropy for hundreds of updates before it memorises) keeps its rate, so that the
-    schedule does not stop it before it starts. Every parameter of the module must
+    schedule does not slow it before it starts. With ``wait_for_start`` the same holds for the
+    patience: evaluations before that first gain do not count towards it, so such a probe stops
+    once its memorising levels off, and only the step cap bounds its wait for the start. Every
+    parameter of the module must
     carry the probe axis first, except when P = 1. ``at_cap`` (P,) marks the probes still
     improving when :func:`fit_stack` reached ``max_steps``: they ended at the step cap, not by
     early stopping.
@@ -51,10 +54,12 @@ class StackedEarlyStopping:
         patience: int,
         min_delta: float,
         decay: float = 1.0,
+        wait_for_start: bool = False,
     ):
         """Track P = ``n_probes`` probes of ``module``, starting from a copy of its state."""
         self.module, self.n_probes = module, n_probes
         self.patience, self.min_delta, self.decay = patience, min_delta, decay
+        self.wait_for_start = wait_for_start
         self.lr_scale = np.ones(n_probes)
         self.first_loss = np.full(n_probes, np.nan)
         self.best_loss = np.full(n_probes, np.inf)
@@ -75,8 +80,8 @@ class StackedEarlyStopping:
         self.best_step[improved] = step
         self.wait[improved] = 0
         stalled = self.active & ~improved
-        self.wait[stalled] += 1
         learning = self.best_loss < self.first_loss - self.min_delta
+        self.wait[stalled & (learning | (not self.wait_for_start))] += 1
         self.lr_scale[stalled & learning] *= self.decay
         self.active &= self.wait < self.patience
 
@@ -108,8 +113,10 @@ class TrainOptions:
     without a dev-loss gain of more than 0.02 bits.
 
     ``schedule="plateau"`` multiplies a probe's rate by ``decay`` at every evaluation that
-    brings it no gain (:class:`StackedEarlyStopping`); ``clip`` > 0 rescales each probe's own
-    gradient to at most that L2 norm before the update (0: no clipping).
+    brings it no gain (:class:`StackedEarlyStopping`); ``wait_for_start`` counts the patience
+    only from a probe's first gain (for controls that must first leave the labels' entropy);
+    ``clip`` > 0 rescales each probe's own gradient to at most that L2 norm before the update
+    (0: no clipping).
     """
 
     batch_size: int = 2048
@@ -123,6 +130,7 @@ class TrainOptions:
     decay: float = 0.5
     betas: tuple[float, float] = (0.9, 0.999)
     clip: float = 0.0
+    wait_for_start: bool = False
 
     def __post_init__(self) -> None:
         """Check counts >= 1, ``lr`` > 0, ``min_delta`` and ``clip`` >= 0, the schedule."""
@@ -312,7 +320,7 @@ def fit_stack(
     """
     if stopper is None:
         stopper = StackedEarlyStopping(
-            stack, n_probes, opts.patience, opts.min_delta, opts.lr_decay
+            stack, n_probes, opts.patience, opts.min_delta, opts.lr_decay, opts.wait_for_start
         )
     optimiser = StackAdam(stack, opts.lr, n_probes, opts.betas)
     # Two generators, so that the batch order does not depend on how many dropout masks a

@@ -155,7 +155,9 @@ def judge(rule: Rule, interval: Interval) -> Judgement:
     if rule.kind == "directional":
         p = interval.p_greater(0.0)
         if low > 0 and high >= delta:
-            return Judgement(REPRODUCED, power, p)
+            # Significant and compatible with an effect of at least the SESOI; not "at least".
+            note = "the estimate itself is below the SESOI" if interval.estimate < delta else ""
+            return Judgement(REPRODUCED, power, p, note)
         if high < delta:
             if low > 0:
                 note = "significant but smaller than the SESOI"

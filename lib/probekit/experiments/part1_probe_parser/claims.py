@@ -26,8 +26,8 @@ import pandas as pd
 
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
+from probekit.experiments.config import require_seeds
 from probekit.experiments.part1_probe_parser.comparison import tree_metric_interval
-from probekit.experiments.part1_probe_parser.config import require_seeds
 from probekit.experiments.part1_probe_parser.paper import PAPER
 from probekit.stats.intervals import Interval
 from probekit.stats.verdicts import REPRODUCED, Judgement, Rule

@@ -9,33 +9,11 @@ Hall Maudslay & Cotterell 2021, §5.1); chapter 12's :class:`ProbeParserConfig` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from probekit.errors import ParameterError
-from probekit.experiments.config import ChapterConfig
+from probekit.experiments.config import ChapterConfig, require_seeds
 from probekit.probes.structural_stack import SELECTIONS
-
-# Trained probes compared with an interval over sentences and seeds need this many seeds: with
-# one, the variation between training runs is invisible and the interval too narrow (Reimers &
-# Gurevych 2017).
-MIN_SEEDS = 2
-
-
-def require_seeds(seeds: Sequence[int], claims: str) -> None:
-    """Check that ``seeds`` holds at least :data:`MIN_SEEDS` distinct training seeds.
-
-    ``claims`` names the claims that compare trained probes, for the message. Raises
-    :class:`~probekit.errors.ParameterError` naming the parameter ``seeds``.
-    """
-    if len(set(seeds)) < MIN_SEEDS:
-        raise ParameterError(
-            "seeds",
-            f"needs at least {MIN_SEEDS} distinct seeds, got {list(seeds)}: {claims} compare "
-            "trained probes, and with one seed the variation between training runs is "
-            "invisible to their intervals",
-            "e.g. [1, 2, 3]",
-        )
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 import pandas as pd
 
 from probekit.experiments.claims import Claim
+from probekit.experiments.config import require_seeds
 from probekit.experiments.part1_probe_parser.claims import CROSSED_TEST, DSPR_MARGIN
-from probekit.experiments.part1_probe_parser.config import require_seeds
 from probekit.experiments.part2_jabberwocky.baselines import best_baseline
 from probekit.experiments.part2_jabberwocky.comparisons import (
     baseline_lead_interval,

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from probekit.experiments.config import ChapterConfig
+from probekit.experiments.config import ChapterConfig, require_seeds
 from probekit.experiments.part1_probe_parser.config import (
     SampleConfig,
     check_training_parameters,
-    require_seeds,
 )
 
 

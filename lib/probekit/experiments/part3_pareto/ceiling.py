@@ -49,6 +49,11 @@ the probe reaches at convergence, not where a noise-level rule gives up."""
 RECORD = "parsing_ceiling"
 """The name of the ceiling's record (``params/records/parsing_ceiling.json``)."""
 
+BEST_RECORD = "parsing_best_full"
+"""The name of the record of chapter 34's best contextual MLP architecture (by development UAS)
+trained the ceiling's way on the whole training split: whether the chapter's architectures could
+reach the ceiling given the data (``params/records/parsing_best_full.json``)."""
+
 SETUP_KEYS = ("treebank", "model", "layer", "pooling")
 """The chapter parameters a ceiling holds for: the same encoder, layer, pooling and treebank."""
 
@@ -95,20 +100,33 @@ def parsing_ceiling(
     )
 
 
-def ceiling_record(c: Ceiling, config: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The parameters and result of a ceiling measured on ``config``'s set-up, as plain data."""
+def ceiling_record(
+    c: Ceiling, config: Any, mlp: MLPConfig = CEILING_MLP
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The parameters and result of a ceiling measured on ``config``'s set-up, as plain data.
+
+    ``mlp``: the architecture measured (the ceiling's own, or the chapter's best for
+    :data:`BEST_RECORD`).
+    """
     parameters = {k: getattr(config, k) for k in SETUP_KEYS}
     parameters.update(
         seed=config.seed,
-        mlp=asdict(CEILING_MLP),
+        mlp=asdict(mlp),
         options=asdict(CEILING_OPTIONS),
         min_gain=CEILING_MIN_GAIN,
     )
     return parameters, asdict(c)
 
 
-def measured_ceiling(config: Any, record: Record | None) -> Ceiling | None:
-    """The recorded ceiling when a chapter's configuration has its set-up, else None."""
+def measured_ceiling(
+    config: Any, record: Record | None, mlp: MLPConfig | None = None
+) -> Ceiling | None:
+    """The recorded ceiling when a chapter's configuration has its set-up, else None.
+
+    With ``mlp``, also only when the record measured that architecture.
+    """
     if record is None or not has_setup(config, {k: record.parameters[k] for k in SETUP_KEYS}):
+        return None
+    if mlp is not None and record.parameters.get("mlp") != asdict(mlp):
         return None
     return Ceiling(**record.result)

@@ -56,8 +56,8 @@ from probekit.experiments.part3_pareto.representations import (
     TASKS,
 )
 from probekit.experiments.part3_pareto.resampling import (
-    bootstrap_sentences,
     frontier_lead,
+    seeded_bootstrap,
     simple_half_gap,
 )
 from probekit.experiments.part3_pareto.runs import ParetoRun
@@ -191,6 +191,11 @@ ONEHOT_SIMPLE = Claim(
     "onehot_simple",
     TASKS,
     TASK_LABELS,
+    consistency=(
+        "the nuclear norm counts the probe and not the trainable one-hot table beneath it, so "
+        "one-hot vectors place every word type freely at any budget and are simple for nothing; "
+        "the paper itself calls this result trivial (§2.3)"
+    ),
 )
 SIMPLE_AS_GOOD = Claim(
     "III.4",
@@ -264,6 +269,21 @@ def _sentence_data(runs: Mapping[str, ParetoRun]) -> tuple[dict[str, np.ndarray]
     return counts, units
 
 
+def _seed_rows(runs: Mapping[str, ParetoRun]) -> list[dict[str, np.ndarray]]:
+    """Each training seed's probes: per seed, a row mask of every run's table.
+
+    The seeds every run has (:meth:`~.runs.ParetoRun.seeds`), in the first run's order; runs
+    without seeds count as one seed with all their rows.
+    """
+    tagged = [run.seeds for run in runs.values()]
+    if not all(tagged):
+        return [{name: np.ones(len(run.table), dtype=bool) for name, run in runs.items()}]
+    seeds = [s for s in tagged[0] if all(s in t for t in tagged[1:])]
+    return [
+        {name: (run.table["seed"] == s).to_numpy() for name, run in runs.items()} for s in seeds
+    ]
+
+
 def lead_interval(
     runs: Mapping[str, ParetoRun],
     x: str,
@@ -277,15 +297,25 @@ def lead_interval(
     """Interval of ``leader``'s hypervolume up to ``cap`` minus the best other's (§3).
 
     ``runs`` maps each representation to its probes (one task, the same test sentences) and
-    ``x`` names the complexity column of their tables. A percentile sentence bootstrap
-    (:func:`~.resampling.frontier_lead`) at the rule's level.
+    ``x`` names the complexity column of their tables. The lead is computed per training seed
+    from that seed's probes alone (:func:`~.resampling.frontier_lead`), and its mean over the
+    seeds is bootstrapped over test sentences with the seed variance added
+    (:func:`~.resampling.seeded_bootstrap`; ``seed`` draws the resamples).
     """
     counts, units = _sentence_data(runs)
-    frontiers = {
-        name: (run.table[x].to_numpy(dtype=float), counts[name]) for name, run in runs.items()
-    }
-    statistic = frontier_lead(frontiers, units, leader, cap)
-    return bootstrap_sentences(statistic, len(units), rule.level, n_resamples=n_boot, seed=seed)
+    statistics = [
+        frontier_lead(
+            {
+                name: (run.table[x].to_numpy(dtype=float)[rows[name]], counts[name][rows[name]])
+                for name, run in runs.items()
+            },
+            units,
+            leader,
+            cap,
+        )
+        for rows in _seed_rows(runs)
+    ]
+    return seeded_bootstrap(statistics, len(units), rule.level, n_resamples=n_boot, seed=seed)
 
 
 def onehot_simple_intervals(
@@ -364,25 +394,33 @@ def simple_as_good_intervals(
     """III.4: best accuracy of all MLPs minus the best of the less-memorising half.
 
     One interval per ``<task>_<representation>`` of :data:`SIMPLE_AS_GOOD_PARTS`, from chapter
-    33's :class:`~.memorisation_experiment.MemorisationRuns` (complexity: its control ``x``); a
-    setting not run, with fewer than two architectures with a complexity, or with every
-    complexity tied (no half that memorises more, :func:`~.frontiers.less_complex_half`), is not
-    measured: it is left out.
+    33's :class:`~.memorisation_experiment.MemorisationRuns` (complexity: its control ``x``). The
+    gap is computed per training seed from that seed's architectures, and its mean over the
+    seeds is bootstrapped over test sentences with the seed variance added
+    (:func:`~.resampling.seeded_bootstrap`). A setting not run, or where a seed has fewer than
+    two architectures with a complexity or every complexity tied (no half that memorises more,
+    :func:`~.frontiers.less_complex_half`), is not measured: it is left out.
     """
     out = {}
     for task in TASKS:
         for name in REPRESENTATIONS:
-            part = f"{task}_{name}"
             run = runs.runs.get((task, name))
-            complexity = None if run is None else run.table[runs.x].to_numpy(dtype=float)
-            if complexity is None or np.isfinite(complexity).sum() < 2:
+            if run is None:
                 continue
-            if less_complex_half(complexity[np.isfinite(complexity)]) is None:
-                continue
-            counts, units = run.sentence_scores()
-            statistic = simple_half_gap(complexity, counts, units)
-            out[part] = bootstrap_sentences(statistic, len(units), SIMPLE_AS_GOOD_RULE.level,
-                                            n_resamples=n_boot, seed=seed)  # fmt: skip
+            complexity = run.table[runs.x].to_numpy(dtype=float)
+            halves = []
+            for rows in _seed_rows({name: run}):
+                c = complexity[rows[name]]
+                if np.isfinite(c).sum() < 2 or less_complex_half(c[np.isfinite(c)]) is None:
+                    break
+                halves.append(rows[name])
+            else:
+                counts, units = run.sentence_scores()
+                statistics = [simple_half_gap(complexity[r], counts[r], units) for r in halves]
+                out[f"{task}_{name}"] = seeded_bootstrap(
+                    statistics, len(units), SIMPLE_AS_GOOD_RULE.level, n_resamples=n_boot,
+                    seed=seed,
+                )  # fmt: skip
     return out
 
 
@@ -412,14 +450,14 @@ def separation_intervals(
     """III.5: the contextual lead on parsing minus the lead on each toy task.
 
     The parsing lead comes from chapter 34's run and the toy tasks' from chapter 33's
-    (:func:`saved_leads`), each bootstrapped over its own test sentences and saved as an
-    interval only; their variances add, and the interval is normal at the rule's level. Both
+    (:func:`saved_leads`), each bootstrapped over its own test sentences with its seed variance
+    (:func:`~.resampling.seeded_bootstrap`) and saved as an interval only; their variances add,
+    and the interval is t at the rule's level with Satterthwaite's degrees of freedom. Both
     chapters score the same test split, so the leads may covary; a positive covariance, the
     likely sign, makes this interval wider than a joint resample's. A toy task
     without a saved lead is not measured, and none is without the parsing lead (``parse``
     None): they are left out.
     """
-    z = float(stats.norm.ppf(0.5 + SEPARATION_RULE.level / 2))
     out = {}
     if parse is None or not math.isfinite(parse.estimate):
         return out
@@ -429,9 +467,17 @@ def separation_intervals(
             continue
         theta = parse.estimate - other.estimate
         se = math.hypot(parse.se, other.se)
-        out[task] = Interval(theta, theta - z * se, theta + z * se, SEPARATION_RULE.level, se,
-                             math.inf, se, 0.0, parse.n_sentences, (1, 1),
-                             "a sentence bootstrap per chapter, variances added, normal interval"
+        # Satterthwaite over the four components; a sentence part counts as infinite df.
+        seed_parts = [(iv.se_seeds**2, iv.n_seeds[0] - 1) for iv in (parse, other)]
+        denom = sum(v**2 / k for v, k in seed_parts if v > 0 and k > 0)
+        df = se**4 / denom if denom > 0 else math.inf
+        tail = 0.5 + SEPARATION_RULE.level / 2
+        q = float(stats.t.ppf(tail, df) if math.isfinite(df) else stats.norm.ppf(tail))
+        out[task] = Interval(theta, theta - q * se, theta + q * se, SEPARATION_RULE.level, se,
+                             df, math.hypot(parse.se_sentences, other.se_sentences),
+                             math.hypot(parse.se_seeds, other.se_seeds), parse.n_sentences,
+                             (parse.n_seeds[0], other.n_seeds[0]),
+                             "a sentence bootstrap and the seeds per chapter, variances added"
                              )  # fmt: skip
     return out
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from probekit.errors import ParameterError
-from probekit.experiments.config import ChapterConfig
+from probekit.experiments.config import ChapterConfig, require_seeds
 from probekit.experiments.part3_pareto.memorisation import CONDITIONS
 from probekit.experiments.part3_pareto.parametric import FAMILIES, alpha_values
 from probekit.experiments.part3_pareto.representations import (
@@ -159,8 +159,10 @@ class ParetoSetupConfig(ChapterConfig):
     The treebank and its seeded samples, the contextual model's layer (None: the layer chapter
     31 chose on development data, read from its saved results in ``results_dir``;
     :mod:`.layer_choice`) and pooling, the representations, the sizes of the type-level vectors,
-    the probes' seed and their training options, with the learning-rate ``schedule``
-    (:data:`probekit.probes.training.SCHEDULES`).
+    the ``seed`` of the random word vectors and of the resampling draws, the training ``seeds``
+    (each a replicate of the whole training protocol: its own architectures, initialisation,
+    batch order and shuffles; at least two, for the claims' seed variance) and the training
+    options, with the learning-rate ``schedule`` (:data:`probekit.probes.training.SCHEDULES`).
     """
 
     treebank: str
@@ -177,6 +179,7 @@ class ParetoSetupConfig(ChapterConfig):
     fasttext_epochs: int
     fasttext_path: str
     seed: int
+    seeds: list[int]
     batch_size: int
     lr: float
     eval_every: int
@@ -193,14 +196,17 @@ class ParetoSetupConfig(ChapterConfig):
             _at_least(name, getattr(self, name), 0)
         for name in ("type_dim", "fasttext_dim", "fasttext_epochs"):
             _at_least(name, getattr(self, name), 1)
+        require_seeds(self.seeds, "Part III's claims")
+        if len(set(self.seeds)) != len(self.seeds):
+            raise ParameterError("seeds", f"lists a seed twice: {self.seeds}")
         self.train_options()  # checks batch_size, lr, eval_every, patience and max_steps
 
     def train_options(self) -> TrainOptions:
         """The probes' training options (Adam, early stopping on dev, the schedule)."""
         return _train_options(self)
 
-    def architectures(self) -> list[MLPConfig]:
-        """The random MLP architectures of §6.2 the chapter trains (none here)."""
+    def architectures(self, seed: int) -> list[MLPConfig]:
+        """The random MLP architectures of §6.2 that training seed ``seed`` trains (none here)."""
         return []
 
     def fully_shuffled(self) -> bool:
@@ -261,21 +267,33 @@ class MemorisationSetupConfig(ParetoSetupConfig):
         super().__post_init__()
         check_names("controls", self.controls, CONDITIONS[1:])
         _at_least("n_configs", self.n_configs, 0)
-        self.architectures()  # checks max_hidden
+        self.architectures(self.seeds[0])  # checks max_hidden
         _at_least("n_memorise", self.n_memorise, 0)
         _at_least("memorise_steps", self.memorise_steps, 1)
         _share("simple_budget", self.simple_budget)
 
-    def architectures(self) -> list[MLPConfig]:
-        """The random MLP architectures of §6.2.
+    def architectures(self, seed: int) -> list[MLPConfig]:
+        """The random MLP architectures of §6.2 that training seed ``seed`` trains.
 
-        Drawn by :func:`~probekit.methods.pareto.architectures.sample_mlp_configs`.
+        Drawn by :func:`~probekit.methods.pareto.architectures.sample_mlp_configs`: every seed
+        replicates the paper's random search with draws of its own.
         """
-        return sample_mlp_configs(self.n_configs, seed=self.seed, max_hidden=self.max_hidden)
+        return sample_mlp_configs(self.n_configs, seed=seed, max_hidden=self.max_hidden)
 
     def fully_shuffled(self) -> bool:
         """Whether the fully-shuffled control of §5 is among the controls."""
         return "fully_shuffled" in self.controls
+
+    def conditions(self, seed: int) -> list[str]:
+        """What training seed ``seed``'s architectures train on: gold labels and controls.
+
+        Every seed runs the control whose memorisation is the complexity axis
+        (:attr:`complexity_control`), which the claims read; the other control, a robustness
+        reading no claim reads, runs under the first seed only.
+        """
+        if seed == self.seeds[0]:
+            return ["normal", *self.controls]
+        return ["normal", self.complexity_control]
 
     @property
     def complexity_control(self) -> str:

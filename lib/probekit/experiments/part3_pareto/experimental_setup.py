@@ -30,8 +30,8 @@ class ParetoSetup:
 
     ``treebank``: the whole treebank (fastText trains on its training split); ``splits``: the
     sentence samples; ``representations``: by name, in the order asked for, with ``labels``
-    their display names; ``architectures``: the random MLP architectures (§6.2; empty when the
-    chapter trains none); ``shuffled_words``: float16 (N_train_words, d) inputs of the
+    their display names; ``architectures``: the random MLP architectures (§6.2) of each training
+    seed (empty lists when the chapter trains none); ``shuffled_words``: float16 (N_train_words, d) inputs of the
     fully-shuffled control (§5), or None when that control or the contextual representation is
     not run; ``options``: the probes' training options.
     """
@@ -40,7 +40,7 @@ class ParetoSetup:
     splits: Splits
     representations: dict[str, Representation]
     labels: dict[str, str]
-    architectures: list[mlp_stack.MLPConfig]
+    architectures: dict[int, list[mlp_stack.MLPConfig]]
     shuffled_words: np.ndarray | None
     options: TrainOptions
 
@@ -88,7 +88,7 @@ def build_pareto_setup(config: ParetoSetupConfig) -> ParetoSetup:
         splits=splits,
         representations=reps,
         labels={name: rep.label for name, rep in reps.items()},
-        architectures=config.architectures(),
+        architectures={seed: config.architectures(seed) for seed in config.seeds},
         shuffled_words=shuffled_words,
         options=config.train_options(),
     )

@@ -118,6 +118,8 @@ def plot_control_frontiers(
     shuffled), one frontier per control, one panel per task.
     """
     ctx = table[table["representation"] == "contextual"]
+    # Only the probes that ran both controls (the fully-shuffled one may run under one seed).
+    ctx = ctx[ctx[["label_shuffled", "fully_shuffled"]].notna().all(axis=1)]
     long = pd.concat(
         [
             ctx.assign(control="label-shuffled", memorisation=ctx["label_shuffled"]),

@@ -72,25 +72,22 @@ def control_options(
 
 RELEASED_STOPPING = TrainOptions()
 """The released code's stopping rule (a check every 100 updates, stop after 10 checks without a
-0.02-bit gain), which the controls of :func:`mlp_pareto` follow whatever the probes' own rule."""
+0.02-bit gain); the controls of :func:`mlp_pareto` keep its 0.02-bit gain."""
 
 
 def memorisation_options(options: TrainOptions | None, steps: int) -> TrainOptions:
     """Training options of the POSL and DAL controls (Pimentel et al. 2020, §5).
 
-    The probes' optimiser settings (``options``: batch size, learning rate) with the released
-    stopping rule (:data:`RELEASED_STOPPING`), until the plateau with ``steps`` as the cap
-    (:func:`control_options`). On shuffled labels the loss stays near the label entropy for
-    hundreds of updates before a probe starts to memorise; a shorter wait than the released
-    1,000 updates would stop the controls on that first plateau, with nothing memorised.
+    The probes' own settings (``options``: batch size, learning rate, schedule, checks and
+    patience) with the released 0.02-bit gain (:data:`RELEASED_STOPPING`), until the plateau
+    with ``steps`` as the cap (:func:`control_options`). On shuffled labels the loss stays near
+    the label entropy for hundreds of updates before a probe starts to memorise; the released
+    code waits 1,000 updates so as not to stop on that first plateau. Here the patience counts
+    only from the control's first gain (``wait_for_start``), so a control stops once its
+    memorising levels off, however long it took to start.
     """
     base = options or TrainOptions()
-    released = replace(
-        base,
-        eval_every=RELEASED_STOPPING.eval_every,
-        patience=RELEASED_STOPPING.patience,
-        min_delta=RELEASED_STOPPING.min_delta,
-    )
+    released = replace(base, min_delta=RELEASED_STOPPING.min_delta, wait_for_start=True)
     return control_options(released, steps, until_plateau=True)
 
 

@@ -33,7 +33,6 @@ from probekit.experiments.part3_pareto.figures import (
     plot_frontiers,
 )
 from probekit.experiments.part3_pareto.frontiers import (
-    hypervolume_of,
     hypervolume_stability,
     hypervolume_table,
     summarise_frontier,
@@ -50,7 +49,8 @@ from probekit.experiments.part3_pareto.representations import (
     TASKS,
     task_data,
 )
-from probekit.experiments.part3_pareto.runs import ParetoRun, combine
+from probekit.experiments.part3_pareto.runs import ParetoRun, combine, pool_seeds
+from probekit.methods.pareto.frontier import hypervolume
 from probekit.probes.mlp_stack import MLPConfig
 
 
@@ -109,39 +109,51 @@ class MemorisationRuns:
         return self.majority.get(task, float("nan"))
 
 
-def architecture_table(architectures: Sequence[MLPConfig]) -> pd.DataFrame:
+def architecture_table(architectures: Mapping[int, Sequence[MLPConfig]]) -> pd.DataFrame:
     """The random MLP architectures of Pimentel et al. 2020, §6.2, one row each.
 
-    Columns: hidden layers, hidden size and dropout.
+    ``architectures``: each training seed's draws. Index: seed and architecture; columns: hidden
+    layers, hidden size and dropout.
     """
+    rows = [
+        {"seed": seed, "architecture": k} | vars(c)
+        for seed, configs in architectures.items()
+        for k, c in enumerate(configs)
+    ]
     return (
-        pd.DataFrame([vars(c) for c in architectures])
+        pd.DataFrame(rows, columns=["seed", "architecture", "n_layers", "hidden_size", "dropout"])
         .rename(columns={"n_layers": "hidden layers", "hidden_size": "hidden size"})
-        .rename_axis("architecture")
+        .set_index(["seed", "architecture"])
     )
 
 
 def run_memorisation(setup: ParetoSetup, config: MemorisationConfig) -> MemorisationRuns:
     """Train chapter 33's MLPs (Pimentel et al. 2020, §5 and §6.2).
 
-    For every task and representation, the set-up's architectures on the gold labels and under each
-    control (:func:`~.memorisation.mlp_pareto`).
+    For every task and representation, each training seed's architectures on the gold labels and
+    under its controls (:meth:`~.config.MemorisationSetupConfig.conditions`;
+    :func:`~.memorisation.mlp_pareto`), pooled (:func:`~.runs.pool_seeds`).
     """
     datasets = {task: task_data(task, setup.splits) for task in config.tasks}
     runs = {}
     for task, data in datasets.items():
         for name, rep in setup.representations.items():
-            runs[(task, name)] = mlp_pareto(
-                rep,
-                data,
-                setup.architectures,
-                conditions=["normal", *config.controls],
-                shuffled_words=setup.shuffled_words,
-                seed=config.seed,
-                options=setup.options,
-                n_memorise=config.n_memorise,
-                memorise_steps=config.memorise_steps,
-                device=config.device,
+            runs[(task, name)] = pool_seeds(
+                {
+                    seed: mlp_pareto(
+                        rep,
+                        data,
+                        setup.architectures[seed],
+                        conditions=config.conditions(seed),
+                        shuffled_words=setup.shuffled_words,
+                        seed=seed,
+                        options=setup.options,
+                        n_memorise=config.n_memorise,
+                        memorise_steps=config.memorise_steps,
+                        device=config.device,
+                    )
+                    for seed in config.seeds
+                }
             )
     majority = {}
     for task, data in datasets.items():
@@ -256,21 +268,21 @@ def plot_memorisation_controls(runs: MemorisationRuns, representations: Sequence
     return plot_control_frontiers(runs.table, "memorisation accuracy")
 
 
-def control_numbers(
-    runs: MemorisationRuns, hv: pd.DataFrame, representations: Sequence[str]
-) -> dict[str, float]:
+def control_numbers(runs: MemorisationRuns, representations: Sequence[str]) -> dict[str, float]:
     """The two controls side by side (Pimentel et al. 2020, §5).
 
     ``full_minus_label_mean``, the mean change in points of what a contextual MLP memorises when its
     sentences are shuffled too (NaN unless both were run), and ``hv_full_minus_label_<task>``, the
-    change in the contextual hypervolume.
+    change in the contextual hypervolume; both over the probes that ran both controls.
     """
     both = compares_controls(representations, runs.controls)
     shift = control_shift(runs.table) if both else float("nan")
     numbers = {"full_minus_label_mean": 100 * shift}
+    paired = runs.table[runs.table[["label_shuffled", "fully_shuffled"]].notna().all(axis=1)]
     for task in TASKS:
+        ctx = paired[(paired["task"] == task) & (paired["representation"] == "contextual")]
         full, label = (
-            hypervolume_of(hv, task=task, family=c, representation="contextual")
+            hypervolume(ctx[c], ctx["accuracy"], 1.0) if len(ctx) else np.nan
             for c in ("fully_shuffled", "label_shuffled")
         )
         numbers[f"hv_full_minus_label_{task}"] = full - label

@@ -41,7 +41,7 @@ from probekit.experiments.part3_pareto.representations import (
     TASKS,
     task_data,
 )
-from probekit.experiments.part3_pareto.runs import ParetoRun, combine
+from probekit.experiments.part3_pareto.runs import ParetoRun, combine, pool_seeds
 
 AXIS_LABELS = {"nuclear": "nuclear norm of [W | b]", "rank": "rank of W"}
 
@@ -79,22 +79,28 @@ def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRu
     """Train chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1).
 
     For every task, representation and family of ``config``, ``n_probes`` probes with
-    :func:`~.parametric.linear_pareto`.
+    :func:`~.parametric.linear_pareto` under each training seed, pooled
+    (:func:`~.runs.pool_seeds`).
     """
     datasets = {task: task_data(task, setup.splits) for task in config.tasks}
     runs = {}
     for task, data in datasets.items():
         for name, rep in setup.representations.items():
             for family in config.families:
-                runs[(task, name, family)] = linear_pareto(
-                    rep,
-                    data,
-                    family,
-                    n_probes=config.n_probes,
-                    seed=config.seed,
-                    options=setup.options,
-                    alpha_max=config.alpha_max,
-                    device=config.device,
+                runs[(task, name, family)] = pool_seeds(
+                    {
+                        seed: linear_pareto(
+                            rep,
+                            data,
+                            family,
+                            n_probes=config.n_probes,
+                            seed=seed,
+                            options=setup.options,
+                            alpha_max=config.alpha_max,
+                            device=config.device,
+                        )
+                        for seed in config.seeds
+                    }
                 )
     return ParametricRuns(
         runs=runs,
@@ -136,14 +142,15 @@ def parametric_stability(runs: ParametricRuns, seed: int) -> pd.DataFrame:
     """Whether each frontier of :func:`parametric_hypervolumes` has enough probes (§3).
 
     :func:`~.frontiers.hypervolume_stability` with the same caps, halves drawn with ``seed``,
-    and ``complete``: a rank frontier with a probe for every rank 1..C, to which no probe can
-    be added.
+    and ``complete``: a rank frontier with a probe for every rank 1..C under every training
+    seed, to which no probe can be added.
     """
     stability = pd.concat(
         [hypervolume_stability(*frontier, seed=seed) for frontier in _frontier_inputs(runs)],
         ignore_index=True,
     )
-    n_ranks = stability["task"].map(runs.n_classes)
+    n_seeds = runs.table["seed"].nunique() if "seed" in runs.table else 1
+    n_ranks = stability["task"].map(runs.n_classes) * n_seeds
     stability["complete"] = (stability["family"] == "rank") & (stability["n_probes"] == n_ranks)
     return stability
 

@@ -19,8 +19,9 @@ The claims' intervals are in :mod:`.claims`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -58,8 +59,9 @@ from probekit.experiments.part3_pareto.parsing import (
     parse_mlp_seeds,
 )
 from probekit.experiments.part3_pareto.representations import REPRESENTATIONS
-from probekit.experiments.part3_pareto.runs import ParetoRun, combine
+from probekit.experiments.part3_pareto.runs import ParetoRun, combine, pool_seeds
 from probekit.io.records import Record
+from probekit.probes.mlp_stack import MLPConfig
 
 MEMORISATION_AXIS = "memorisation: training UAS on shuffled heads"
 
@@ -144,36 +146,48 @@ class ParsingRuns:
 def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
     """Train chapter 34's parsers (Pimentel et al. 2020, §7.2).
 
-    For every representation, the set-up's MLP architectures on the gold heads and under each
-    control (:func:`~.parsing.parse_mlp_pareto`), then, when ``config.linear``, ``n_probes`` linear
-    parsers (:func:`~.parsing.parse_linear_pareto`).
+    For every representation and training seed, the seed's MLP architectures on the gold heads and
+    under its controls (:meth:`~.config.MemorisationSetupConfig.conditions`;
+    :func:`~.parsing.parse_mlp_pareto`), each setting's seeds pooled
+    (:func:`~.runs.pool_seeds`); then, when ``config.linear``, ``n_probes`` linear parsers under
+    the first seed (:func:`~.parsing.parse_linear_pareto`).
     """
     mlp = {
-        name: parse_mlp_pareto(
-            rep,
-            setup.splits,
-            setup.architectures,
-            conditions=["normal", *config.controls],
-            shuffled_words=setup.shuffled_words,
-            seed=config.seed,
-            options=setup.options,
-            n_memorise=config.n_memorise,
-            memorise_steps=config.memorise_steps,
-            device=config.device,
+        name: pool_seeds(
+            {
+                seed: parse_mlp_pareto(
+                    rep,
+                    setup.splits,
+                    setup.architectures[seed],
+                    conditions=config.conditions(seed),
+                    shuffled_words=setup.shuffled_words,
+                    seed=seed,
+                    options=setup.options,
+                    n_memorise=config.n_memorise,
+                    memorise_steps=config.memorise_steps,
+                    device=config.device,
+                )
+                for seed in config.seeds
+            }
         )
         for name, rep in setup.representations.items()
     }
     linear = {}
     if config.linear:
+        # The linear parsers (appendix C) feed no claim: they train under the first seed only.
         linear = {
-            name: parse_linear_pareto(
-                rep,
-                setup.splits,
-                n_probes=config.n_probes,
-                seed=config.seed,
-                options=setup.options,
-                alpha_max=config.alpha_max,
-                device=config.device,
+            name: pool_seeds(
+                {
+                    config.seeds[0]: parse_linear_pareto(
+                        rep,
+                        setup.splits,
+                        n_probes=config.n_probes,
+                        seed=config.seeds[0],
+                        options=setup.options,
+                        alpha_max=config.alpha_max,
+                        device=config.device,
+                    )
+                }
             )
             for name, rep in setup.representations.items()
         }
@@ -216,7 +230,11 @@ than representations."""
 
 
 def ceiling_numbers(
-    runs: ParsingRuns, config: ParsingConfig, record: Record | None, stale: bool
+    runs: ParsingRuns,
+    config: ParsingConfig,
+    record: Record | None,
+    stale: bool,
+    best: tuple[MLPConfig | None, Record | None, bool] = (None, None, False),
 ) -> dict[str, Any]:
     """The best contextual parser against the parsing ceiling (:mod:`.ceiling`), by glue name.
 
@@ -230,7 +248,16 @@ def ceiling_numbers(
     :data:`CEILING_POINTS` and ``ceiling_reading`` what that means for the chapter.
     ``record`` is the ceiling's record (:data:`~.ceiling.RECORD`), None when never made;
     ``stale`` says that the code it ran has changed since (``ceiling_stale``, text).
+
+    ``best``: the chapter's best contextual MLP architecture (:func:`best_contextual_mlp`), the
+    record of it trained on the whole split (:data:`~.ceiling.BEST_RECORD`) and whether that
+    record is stale: its test UAS in % (``best_full_uas``, NaN unless the record measured this
+    architecture on this set-up), its gap below the ceiling (``best_full_gap``), the
+    architecture in words (``best_full_mlp``) and as JSON (``best_ctx_mlp``, which the script
+    that makes the record reads from the saved results) and the record's state
+    (``best_full_stale``).
     """
+    best_full = best
     tables = [("MLP", runs.mlp_table)]
     if runs.linear_table is not None:
         tables.append(("linear", runs.linear_table))
@@ -267,7 +294,7 @@ def ceiling_numbers(
         f"units with dropout {mlp.dropout:g}, Adam at {opts.lr:g} in batches of "
         f"{opts.batch_size} sentences"
     )
-    return {
+    return _best_full_numbers(config, ceiling_uas, *best_full) | {
         "best_ctx_uas": best[0],
         "best_ctx_kind": best[1],
         "ceiling_uas": ceiling_uas,
@@ -277,14 +304,45 @@ def ceiling_numbers(
         "ceiling_gap": gap,
         "ceiling_text": text,
         "ceiling_reading": reading,
-        "ceiling_stale": (
-            "not recorded for this set-up"
-            if ceiling is None
-            else "stale: the code it ran has changed since it was recorded, so it may no longer "
-            "be what this code reaches"
-            if stale
-            else f"current: recorded with the code this chapter runs ({record.recorded[:10]})"
-        ),
+        "ceiling_stale": _record_state(ceiling is not None, stale, record),
+    }
+
+
+def _record_state(found: bool, stale: bool, record: Record | None) -> str:
+    if not found or record is None:
+        return "not recorded for this set-up"
+    if stale:
+        return (
+            "stale: the code it ran has changed since it was recorded, so it may no longer be "
+            "what this code reaches"
+        )
+    return f"current: recorded with the code this chapter runs ({record.recorded[:10]})"
+
+
+def _architecture_text(mlp: MLPConfig) -> str:
+    layers = f"{mlp.n_layers} hidden layer{'s' if mlp.n_layers != 1 else ''}"
+    if mlp.n_layers == 0:
+        return f"no hidden layer, dropout {mlp.dropout:.2f}"
+    return f"{layers} of {mlp.hidden_size} units, dropout {mlp.dropout:.2f}"
+
+
+def _best_full_numbers(
+    config: ParsingConfig,
+    ceiling_uas: float,
+    mlp: MLPConfig | None,
+    record: Record | None,
+    stale: bool,
+) -> dict[str, Any]:
+    """The chapter's best contextual architecture trained on the whole split (see ceiling_numbers)."""
+    full = None if mlp is None else measured_ceiling(config, record, mlp)
+    uas = 100 * full.uas if full is not None else np.nan
+    return {
+        "best_full_uas": uas,
+        "best_full_gap": ceiling_uas - uas,
+        "best_full_mlp": _architecture_text(mlp) if mlp is not None else "not run",
+        "best_full_stale": _record_state(full is not None, stale, record),
+        # Read back by bench_parsing_ceiling.py --best.
+        "best_ctx_mlp": json.dumps(asdict(mlp)) if mlp is not None else "",
     }
 
 
@@ -453,14 +511,14 @@ class SeededRivals:
     Both architectures are chosen by development UAS in the chapter's runs (Pimentel et al. 2020,
     §7.2), then trained again under each of ``seeds`` (:func:`~.parsing.parse_mlp_seeds`):
     ``runs`` by representation ("contextual" and ``rival``), each with one row per seed and
-    ``correct`` (k, N_test_words). ``architectures`` gives each one's index among the chapter's
-    architectures.
+    ``correct`` (k, N_test_words). ``architectures`` gives each one's training seed and index
+    among that seed's architectures.
     """
 
     rival: str
     seeds: list[int]
     runs: dict[str, ParetoRun]
-    architectures: dict[str, int]
+    architectures: dict[str, tuple[int, int]]
 
     def sentence_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Words attached right per seed and test sentence, contextual (k, n) and rival (k, n).
@@ -470,6 +528,24 @@ class SeededRivals:
         a, units = self.runs["contextual"].sentence_scores()
         b, _ = self.runs[self.rival].sentence_scores(len(units))
         return a, b, units
+
+
+def _dev_best(run: ParetoRun) -> tuple[int, int]:
+    """The training seed and architecture index of a run's MLP with the best development UAS."""
+    best = run.table.iloc[int(np.argmax(run.table["dev_accuracy"].to_numpy()))]
+    return int(best["seed"]), int(best["probe"])
+
+
+def best_contextual_mlp(runs: ParsingRuns, setup: ParetoSetup) -> MLPConfig | None:
+    """The contextual MLP architecture with the best development UAS (§7.2); None if not run.
+
+    The architecture claim III.6 trains again, and the one ``bench_parsing_ceiling.py --best``
+    trains on the whole split (:data:`~.ceiling.BEST_RECORD`).
+    """
+    if "contextual" not in runs.mlp:
+        return None
+    seed, index = _dev_best(runs.mlp["contextual"])
+    return setup.architectures[seed][index]
 
 
 def contextual_against_rival(
@@ -490,16 +566,15 @@ def contextual_against_rival(
     rival = max(dev_best, key=dev_best.get)
     seeded, chosen = {}, {}
     for name in ("contextual", rival):
-        table = runs.mlp[name].table
-        index = int(table["probe"].iloc[int(np.argmax(table["dev_accuracy"].to_numpy()))])
-        chosen[name] = index
+        search_seed, index = _dev_best(runs.mlp[name])
+        chosen[name] = (search_seed, index)
         seeded[name] = parse_mlp_seeds(
             setup.representations[name],
             setup.splits,
-            setup.architectures[index],
+            setup.architectures[search_seed][index],
             index,
             config.claim_seeds,
-            seed=config.seed,
+            seed=search_seed,
             options=setup.options,
             device=config.device,
         )

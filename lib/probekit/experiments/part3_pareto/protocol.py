@@ -57,6 +57,21 @@ _LAYER = Setting(
     show=_layer,
 )
 
+
+def _seeds(seeds: list[int]) -> str:
+    return f"{len(seeds)} replicates (seeds {', '.join(map(str, seeds))})"
+
+
+_SEEDS = Setting(
+    "seeds",
+    None,
+    "one training run of every probe (§6; released code)",
+    "each seed replicates the whole protocol, its random architectures included, so that the "
+    "claims' intervals carry the variation between training runs (Reimers & Gurevych 2017), "
+    "and every frontier is drawn from all the replicates' probes",
+    show=_seeds,
+)
+
 PROTOCOL_34: tuple[Setting, ...] = (
     Setting(
         "model",
@@ -71,6 +86,7 @@ PROTOCOL_34: tuple[Setting, ...] = (
     Setting(
         "n_test", 0, "the whole test split (§6)", "a smaller test set was asked for", show=_all
     ),
+    _SEEDS,
     Setting("n_configs", PAPER_PROBES, "50 random MLP architectures (§6.2)", _COST),
     Setting("max_hidden", 1024, "hidden sizes up to 1,024 (§6.2)", _COST),
     Setting("n_probes", PAPER_PROBES, "50 linear parsers (appendix C; released code)", _COST),
@@ -215,6 +231,7 @@ PROTOCOL_32: tuple[Setting, ...] = (
     _LAYER,
     _POOLING,
     *_SAMPLES,
+    _SEEDS,
     Setting(
         "n_probes",
         PAPER_PROBES,
@@ -252,6 +269,7 @@ PROTOCOL_33: tuple[Setting, ...] = (
         show=_all,
     ),
     *_SAMPLES[1:],
+    _SEEDS,
     Setting(
         "n_configs",
         PAPER_PROBES,

@@ -10,6 +10,7 @@ test sentence i. Each probe's accuracy in a resample is then ``(W @ counts.T) / 
 one matrix product for all probes of all representations, which all see the same draw.
 
 - :func:`bootstrap_sentences`: the interval of such a statistic;
+- :func:`seeded_bootstrap`: the interval of its mean over training seeds, with the seed variance;
 - :func:`resampled_accuracies`: probes' accuracies under sentence weights;
 - :func:`frontier_lead`: one representation's hypervolume minus the best other's (§3, §6.1,
   §7.2);
@@ -19,9 +20,11 @@ one matrix product for all probes of all representations, which all see the same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+from scipy import stats
 
 from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto.frontiers import less_complex_half
@@ -62,6 +65,52 @@ def bootstrap_sentences(
         return np.asarray(statistic(weights.astype(np.float64))).reshape(idx.shape[:-1])
 
     return cluster_bootstrap(of_draws, (np.arange(n),), level, n_resamples=n_resamples, seed=seed)
+
+
+def seeded_bootstrap(
+    statistics: Sequence[WeightStatistic],
+    n_sentences: int,
+    level: float,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> Interval:
+    """Interval of a statistic's mean over k training seeds, crossing sentences and seeds.
+
+    ``statistics[s]`` is the statistic of seed s's probes alone (its frontiers, its architectures),
+    mapping sentence weights (R, n) to R values; each seed is one replicate of the whole
+    training protocol on the same test sentences. The estimate is the mean over seeds at weights
+    of 1. Its variance has two components, as in
+    :func:`~probekit.stats.intervals.crossed_interval`: the sentence part is the bootstrap
+    variance of the seed mean, every seed's statistic read under the same resample of test
+    sentences; the seed part is the variance of the k per-seed estimates over k (k - 1 degrees
+    of freedom). The interval is t with Satterthwaite's degrees of freedom (the sentence part's
+    taken as infinite). With one seed there is no seed part: then it is the plain percentile
+    interval of :func:`bootstrap_sentences`, and the method says so.
+    """
+    k = len(statistics)
+    if k == 0:
+        raise ParameterError("statistics", "needs one statistic per training seed, got none")
+    if k == 1:
+        return bootstrap_sentences(statistics[0], n_sentences, level, n_resamples=n_resamples,
+                                   seed=seed)  # fmt: skip
+    n = int(n_sentences)
+    if n < 2:
+        raise ParameterError("n_sentences", f"a bootstrap needs >= 2 test sentences, got {n}")
+    per_seed = np.array([float(np.asarray(f(np.ones((1, n))))[0]) for f in statistics])
+    draws = np.random.default_rng(seed).integers(0, n, size=(int(n_resamples), n))
+    weights = np.stack([np.bincount(row, minlength=n) for row in draws]).astype(np.float64)
+    mean = np.mean([np.asarray(f(weights), dtype=np.float64) for f in statistics], axis=0)
+    var_sent = float(np.var(mean, ddof=1))
+    var_seed = float(np.var(per_seed, ddof=1)) / k
+    var = var_sent + var_seed
+    df = var**2 / (var_seed**2 / (k - 1)) if var_seed > 0 else math.inf
+    tail = 0.5 + level / 2
+    q = float(stats.t.ppf(tail, df) if math.isfinite(df) else stats.norm.ppf(tail))
+    theta, se = float(per_seed.mean()), math.sqrt(var)
+    return Interval(theta, theta - q * se, theta + q * se, float(level), se, float(df),
+                    math.sqrt(var_sent), math.sqrt(var_seed), n, (k, k),
+                    f"sentence bootstrap ({n_resamples} resamples) and {k} training seeds")  # fmt: skip
 
 
 def resampled_accuracies(counts: np.ndarray, units: np.ndarray, weights: np.ndarray) -> np.ndarray:

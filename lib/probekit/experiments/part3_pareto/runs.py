@@ -3,13 +3,14 @@
 Every run (:mod:`.parametric`, :mod:`.memorisation`, :mod:`.parsing`) returns a
 :class:`ParetoRun`: one (complexity, accuracy) point per probe, the points that
 :mod:`.frontiers` turns into Pareto frontiers, plus which test items each probe got right, for
-the sentence-level intervals of the claims (:meth:`ParetoRun.sentence_scores`). :func:`combine`
-stacks the tables of several runs.
+the sentence-level intervals of the claims (:meth:`ParetoRun.sentence_scores`). :func:`pool_seeds`
+makes one run of a setting's training seeds, and :func:`combine` stacks the tables of several
+runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,7 +63,43 @@ class ParetoRun:
         counts = np.stack([np.bincount(groups, weights=c, minlength=n) for c in self.correct])
         return counts.astype(np.float64), units
 
+    @property
+    def seeds(self) -> list[int]:
+        """The training seeds of the probes (:func:`pool_seeds`), in table order; [] untagged."""
+        if "seed" not in self.table:
+            return []
+        return [int(s) for s in dict.fromkeys(self.table["seed"])]
+
+    def of_seed(self, seed: int) -> ParetoRun:
+        """The probes trained under ``seed`` alone (rows of a :func:`pool_seeds` run)."""
+        if seed not in self.seeds:
+            raise ParameterError("seed", f"no probes of seed {seed}; seeds are {self.seeds}")
+        keep = (self.table["seed"] == seed).to_numpy()
+        return ParetoRun(self.table[keep].reset_index(drop=True), self.correct[keep], self.groups)
+
 
 def combine(runs: Sequence[ParetoRun]) -> pd.DataFrame:
     """One table from several runs (the points of all their frontiers, §3), rows in run order."""
     return pd.concat([r.table for r in runs], ignore_index=True)
+
+
+def pool_seeds(runs: Mapping[int, ParetoRun]) -> ParetoRun:
+    """The runs of one setting under several training seeds as one run, rows tagged ``seed``.
+
+    ``runs`` maps each seed to its run (the same test items, so the same ``groups``). The pooled
+    table is every seed's rows in seed order with a ``seed`` column; a frontier drawn from it
+    uses every probe trained, and :meth:`ParetoRun.of_seed` takes one seed's probes back out for
+    a statistic per seed (:func:`~.resampling.seeded_bootstrap`).
+    """
+    if not runs:
+        raise ParameterError("runs", "needs at least one seed's run")
+    first = next(iter(runs.values()))
+    for seed, run in runs.items():
+        if not np.array_equal(run.groups, first.groups):
+            raise ParameterError("runs", f"seed {seed}'s probes were scored on other test items")
+    tables = [run.table.assign(seed=int(seed)) for seed, run in runs.items()]
+    return ParetoRun(
+        pd.concat(tables, ignore_index=True),
+        np.concatenate([run.correct for run in runs.values()]),
+        first.groups,
+    )

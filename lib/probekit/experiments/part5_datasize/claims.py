@@ -78,6 +78,10 @@ BOUND_GAP = Claim(
         digits=1,
     ),
     key="bound_gap",
+    consistency=(
+        "the bound holds with probability 1 − δ on any data, so the check can fail only through "
+        "an error, and it says nothing about how tight the bound is"
+    ),
 )
 
 POWER_SIZE = Claim(
@@ -100,6 +104,10 @@ POWER_SIZE = Claim(
         digits=2,
     ),
     key="power_size",
+    consistency=(
+        "power grows with the test set as soon as the two probes differ at all, so the check "
+        "cannot fail where there is any effect to detect"
+    ),
 )
 
 POWER_SIGMA = Claim(
@@ -123,6 +131,10 @@ POWER_SIGMA = Claim(
         digits=2,
     ),
     key="power_sigma",
+    consistency=(
+        "it compares only the two ends of the noise grid, where the corruption is either "
+        "barely there or gross"
+    ),
 )
 
 CLASSIFIERS_COLLAPSE = Claim(
