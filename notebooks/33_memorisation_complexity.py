@@ -326,8 +326,6 @@ for key, value in frontiers.stability_numbers(stability).items():
 # The paper reports that on POSL and DAL the two controls give almost the same hypervolumes for
 # BERT (0.79 and 0.79 on POSL, 0.80 and 0.81 on DAL).
 # The next figure puts the contextual model's two curves side by side.
-# No claim reads the fully-shuffled control, so it trains under the first seed only, and this
-# comparison uses that seed's architectures.
 
 # %% tags=["hide-input"]
 g.figure(

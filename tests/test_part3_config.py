@@ -207,6 +207,14 @@ def test_derived_settings():
         assert memo.architectures(seed) == drawn
     assert memo.architectures(3) != memo.architectures(4)
     assert memo.fully_shuffled() and memo.complexity_control == "label_shuffled"
+    # Chapter 33 runs every control under every seed; chapter 34 its figure-only fully-shuffled
+    # control under the first seed.
+    assert memo.conditions(4) == ["normal", "label_shuffled", "fully_shuffled"]
+    both = ParsingConfig.from_parameters(
+        parsing_params(controls=["label_shuffled", "fully_shuffled"])
+    )
+    assert both.conditions(both.seeds[0]) == ["normal", "label_shuffled", "fully_shuffled"]
+    assert both.conditions(both.seeds[1]) == ["normal", "label_shuffled"]
     only_full = MemorisationConfig.from_parameters(memorisation_params(controls=["fully_shuffled"]))
     assert only_full.complexity_control == "fully_shuffled"
     parsing = ParsingConfig.from_parameters(parsing_params(controls=["label_shuffled"]))

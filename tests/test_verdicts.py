@@ -279,6 +279,12 @@ def test_calibration_table_marks_the_errors():
     assert set(table["claim type"]) == {ct.name for ct in claim_types()}
     nulls = table[table["error"].notna()]
     assert (nulls["error"] <= 1).all() and len(nulls) >= len(claim_types()) * 2
+    # Where the claim is false the error is the "reproduced" share, for both kinds of claim.
+    false = table[table["null"]]
+    assert (false["error"] == false[REPRODUCED]).all()
+    kinds = {ct.name: ct for ct in claim_types()}
+    for name, group in false.groupby("claim type"):
+        assert sorted(group["effect"]) == sorted(100 * e for e in kinds[name].null_effects)
 
 
 def test_one_seed_per_side_is_not_enough_for_trained_probes():

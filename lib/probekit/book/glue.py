@@ -20,8 +20,7 @@ from probekit.io.results import save_results
 # For annotations only: importing the claims at run time pulls in torch and scipy.stats, which
 # every notebook that creates a Glue would then pay for (a graded submission among them).
 if TYPE_CHECKING:
-    from probekit.experiments.claims import Claim
-    from probekit.experiments.part4_extrapolation.claims import MeasuredClaim
+    from probekit.experiments.claims import Claim, MeasuredClaim
     from probekit.stats.intervals import Interval
     from probekit.stats.verdicts import Judgement
 

@@ -250,6 +250,21 @@ class Claim:
         }
 
 
+@dataclass(frozen=True, eq=False)
+class MeasuredClaim:
+    """One claim as a chapter's run measured it.
+
+    ``intervals`` is its interval (a dict, one per measured part, for a claim of several
+    parts), or None when the run could not measure it, with ``reason`` saying why. A chapter
+    judges it with :meth:`Glue.claim <probekit.book.glue.Glue.claim>`, or saves it as not
+    tested with :meth:`Glue.untested <probekit.book.glue.Glue.untested>` and the reason.
+    """
+
+    claim: Claim
+    intervals: Interval | dict[str, Interval] | None
+    reason: str = ""
+
+
 def format_interval(interval: Interval, rule: Rule) -> str:
     """The estimate and interval in the rule's units, e.g. "+5.2 points (90 % CI 3.1 to 7.4)"."""
     if not math.isfinite(interval.estimate):

@@ -240,14 +240,17 @@ def claim_types() -> list[ClaimType]:
 def calibration_table(n_datasets: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Verdict rates of every claim type (:func:`claim_types`) at its true effects.
 
-    One row per (claim type, true effect in points) with the share of each verdict, and
-    ``error``: the share of wrong verdicts where the claim is false ("reproduced" at a null
-    effect) or clearly true ("not reproduced" at the effect it must reach), empty elsewhere.
+    One row per (claim type, true effect in points) with the share of each verdict, ``null``
+    (the effect is one where the claim is false: 0 for a directional claim, the margin for an
+    equivalence claim), and ``error``: the share of wrong verdicts where the claim is false
+    ("reproduced" at a null effect) or clearly true ("not reproduced" at the effect it must
+    reach), empty elsewhere.
     """
     tables = []
     for k, ct in enumerate(claim_types()):
         t = calibrate(ct.rule, ct.method, ct.design, ct.effects, n_datasets, seed + 104729 * k)
         t.insert(0, "claim type", ct.name)
+        t["null"] = [e in ct.null_effects for e in t["effect"]]
         t["error"] = [
             t.loc[i, REPRODUCED] if e in ct.null_effects
             else t.loc[i, NOT_REPRODUCED] if e == ct.true_effect else float("nan")

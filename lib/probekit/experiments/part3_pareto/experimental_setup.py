@@ -8,10 +8,11 @@ control's inputs of §5 and the training options, built from a chapter's configu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from probekit.experiments.part3_pareto.config import ParetoSetupConfig
+from probekit.experiments.part3_pareto.config import MemorisationSetupConfig, ParetoSetupConfig
 from probekit.experiments.part3_pareto.representations import (
     Representation,
     Splits,
@@ -91,4 +92,25 @@ def build_pareto_setup(config: ParetoSetupConfig) -> ParetoSetup:
         architectures={seed: config.architectures(seed) for seed in config.seeds},
         shuffled_words=shuffled_words,
         options=config.train_options(),
+    )
+
+
+def seed_arguments(
+    setup: ParetoSetup, config: MemorisationSetupConfig, seed: int
+) -> dict[str, Any]:
+    """What one training seed's MLPs or MLP parsers and their controls train with (§5, §6.2).
+
+    The keyword arguments that :func:`~.memorisation.mlp_pareto` and
+    :func:`~.parsing.parse_mlp_pareto` share: the seed's architectures and conditions, the
+    fully-shuffled inputs, the training options and the controls' budget.
+    """
+    return dict(
+        configs=setup.architectures[seed],
+        conditions=config.conditions(seed),
+        shuffled_words=setup.shuffled_words,
+        seed=seed,
+        options=setup.options,
+        n_memorise=config.n_memorise,
+        memorise_steps=config.memorise_steps,
+        device=config.device,
     )

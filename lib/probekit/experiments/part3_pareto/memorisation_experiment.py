@@ -26,7 +26,7 @@ import pandas as pd
 
 from probekit.experiments.deviations import cap_share_table
 from probekit.experiments.part3_pareto.config import MemorisationConfig
-from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
+from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup, seed_arguments
 from probekit.experiments.part3_pareto.figures import (
     placeholder_figure,
     plot_control_frontiers,
@@ -140,18 +140,7 @@ def run_memorisation(setup: ParetoSetup, config: MemorisationConfig) -> Memorisa
         for name, rep in setup.representations.items():
             runs[(task, name)] = pool_seeds(
                 {
-                    seed: mlp_pareto(
-                        rep,
-                        data,
-                        setup.architectures[seed],
-                        conditions=config.conditions(seed),
-                        shuffled_words=setup.shuffled_words,
-                        seed=seed,
-                        options=setup.options,
-                        n_memorise=config.n_memorise,
-                        memorise_steps=config.memorise_steps,
-                        device=config.device,
-                    )
+                    seed: mlp_pareto(rep, data, **seed_arguments(setup, config, seed))
                     for seed in config.seeds
                 }
             )

@@ -34,7 +34,7 @@ from probekit.experiments.part3_pareto.ceiling import (
     measured_ceiling,
 )
 from probekit.experiments.part3_pareto.config import ParsingConfig
-from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup
+from probekit.experiments.part3_pareto.experimental_setup import ParetoSetup, seed_arguments
 from probekit.experiments.part3_pareto.figures import (
     placeholder_figure,
     plot_control_frontiers,
@@ -155,18 +155,7 @@ def run_parsing(setup: ParetoSetup, config: ParsingConfig) -> ParsingRuns:
     mlp = {
         name: pool_seeds(
             {
-                seed: parse_mlp_pareto(
-                    rep,
-                    setup.splits,
-                    setup.architectures[seed],
-                    conditions=config.conditions(seed),
-                    shuffled_words=setup.shuffled_words,
-                    seed=seed,
-                    options=setup.options,
-                    n_memorise=config.n_memorise,
-                    memorise_steps=config.memorise_steps,
-                    device=config.device,
-                )
+                seed: parse_mlp_pareto(rep, setup.splits, **seed_arguments(setup, config, seed))
                 for seed in config.seeds
             }
         )

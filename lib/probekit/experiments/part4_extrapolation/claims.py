@@ -32,13 +32,12 @@ in one sentence.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
-from probekit.experiments.claims import Claim
+from probekit.experiments.claims import Claim, MeasuredClaim
 from probekit.experiments.part4_extrapolation.comparisons import (
     LEVEL,
     hard_counts,
@@ -419,21 +418,6 @@ def size_control_readings(
 # --------------------------------------------------------------------------------------------
 # What a chapter judges
 # --------------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True, eq=False)
-class MeasuredClaim:
-    """One claim as a chapter's run measured it.
-
-    ``intervals`` is its interval (a dict, one per measured part, for a claim of several
-    parts), or None when the run could not measure it, with ``reason`` saying why. A chapter
-    judges it with :meth:`Glue.claim <probekit.book.glue.Glue.claim>`, or saves it as not
-    tested with :meth:`Glue.untested <probekit.book.glue.Glue.untested>` and the reason.
-    """
-
-    claim: Claim
-    intervals: Interval | dict[str, Interval] | None
-    reason: str = ""
 
 
 def _measure(claim: Claim, intervals: Any, skipped: str) -> MeasuredClaim:
