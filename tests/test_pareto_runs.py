@@ -280,18 +280,6 @@ def test_linear_runs_give_tidy_tables(splits):
     assert list(rank.table["complexity"]) == list(parametric.rank_values(17, 4).astype(float))
     assert set(rank.table["max_complexity"]) == {17.0}
     assert np.all(rank.table["numerical_rank"] <= rank.table["rank"])
-    # Two seeds' shares of a grid twice as fine: together every value once, none repeated.
-    halves = [
-        parametric.linear_pareto(rep, data, family, n_probes=3, seed=s, options=FAST, share=(s, 2))
-        for family in ("nuclear", "rank")
-        for s in (0, 1)
-    ]
-    alphas = sorted(np.concatenate([h.table["alpha"] for h in halves[:2]]))
-    np.testing.assert_allclose(alphas, sorted(parametric.alpha_values(6)))
-    ranks = sorted(np.concatenate([h.table["rank"] for h in halves[2:]]))
-    assert ranks == sorted(parametric.rank_values(17, 6))
-    with pytest.raises(ParameterError):
-        parametric.linear_pareto(rep, data, "rank", n_probes=3, seed=0, share=(2, 2))
 
 
 def test_mlp_run_controls(splits):

@@ -69,7 +69,6 @@ def linear_pareto(
     seed: int,
     options: TrainOptions | None = None,
     alpha_max: float = 8.0,
-    share: tuple[int, int] = (0, 1),
     threads: int | None = 1,
     device: str = "cpu",
 ) -> ParetoRun:
@@ -84,10 +83,6 @@ def linear_pareto(
     on the test split. ``max_complexity`` in the table is the rank family's cap C (the nuclear norm
     has none of its own; the chapters cap it at 400). The probes train on ``device``.
 
-    ``share`` = (i, k): the run takes every k-th value, from the i-th, of a grid of
-    ``n_probes`` x k values, so that k runs (k training seeds) together cover the finer grid
-    rather than repeat the same values.
-
     Returns:
         :class:`~.runs.ParetoRun` (``correct`` (P, N_test) for the P probes) with columns
         representation, task, family, probe, alpha, rank, complexity, nuclear_norm,
@@ -95,15 +90,11 @@ def linear_pareto(
         improving on dev when training reached ``max_steps``).
     """
     C = data.n_classes
-    i, k = share
-    if not 0 <= i < k:
-        raise ParameterError("share", f"needs 0 <= i < k, got {share}")
     if family == "nuclear":
-        alphas = alpha_values(n_probes * k, high=alpha_max)[i::k]
+        alphas = alpha_values(n_probes, high=alpha_max)
         configs = [linear.LinearProbeConfig(alpha=float(a)) for a in alphas]
     elif family == "rank":
-        ranks = rank_values(C, n_probes * k)[i::k]
-        configs = [linear.LinearProbeConfig(rank=int(r)) for r in ranks]
+        configs = [linear.LinearProbeConfig(rank=int(r)) for r in rank_values(C, n_probes)]
     else:
         raise ParameterError("family", f"'{family}' is not one of nuclear, rank")
     ex = data.examples

@@ -79,9 +79,8 @@ def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRu
     """Train chapter 32's linear probes (Pimentel et al. 2020, §4.1 and §6.1).
 
     For every task, representation and family of ``config``, ``n_probes`` probes with
-    :func:`~.parametric.linear_pareto` under each training seed, pooled
-    (:func:`~.runs.pool_seeds`); the seeds share out a grid of ``n_probes`` x seeds penalty
-    weights or ranks, so that the pooled frontier is drawn from that finer grid.
+    :func:`~.parametric.linear_pareto` under each training seed (the same penalty weights or
+    ranks: every seed replicates the protocol), pooled (:func:`~.runs.pool_seeds`).
     """
     datasets = {task: task_data(task, setup.splits) for task in config.tasks}
     runs = {}
@@ -98,10 +97,9 @@ def run_parametric(setup: ParetoSetup, config: ParametricConfig) -> ParametricRu
                             seed=seed,
                             options=setup.options,
                             alpha_max=config.alpha_max,
-                            share=(i, len(config.seeds)),
                             device=config.device,
                         )
-                        for i, seed in enumerate(config.seeds)
+                        for seed in config.seeds
                     }
                 )
     return ParametricRuns(
@@ -144,15 +142,16 @@ def parametric_stability(runs: ParametricRuns, seed: int) -> pd.DataFrame:
     """Whether each frontier of :func:`parametric_hypervolumes` has enough probes (§3).
 
     :func:`~.frontiers.hypervolume_stability` with the same caps, halves drawn with ``seed``,
-    and ``complete``: a rank frontier with a probe for every rank 1..C (the seeds share the
-    ranks out), to which no probe can be added.
+    and ``complete``: a rank frontier with a probe for every rank 1..C under every training
+    seed, to which no probe can be added.
     """
     stability = pd.concat(
         [hypervolume_stability(*frontier, seed=seed) for frontier in _frontier_inputs(runs)],
         ignore_index=True,
     )
-    n_ranks = stability["task"].map(runs.n_classes)
-    stability["complete"] = (stability["family"] == "rank") & (stability["n_probes"] >= n_ranks)
+    n_seeds = runs.table["seed"].nunique() if "seed" in runs.table else 1
+    n_ranks = stability["task"].map(runs.n_classes) * n_seeds
+    stability["complete"] = (stability["family"] == "rank") & (stability["n_probes"] == n_ranks)
     return stability
 
 
