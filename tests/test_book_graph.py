@@ -168,28 +168,27 @@ def test_projection_page_from_the_recorded_run_times(tmp_path):
     assert "| 8 | 15.0 | 0.71 |" in text
 
 
-def test_chapters_are_submitted_longest_chain_first(tmp_path):
-    """Idle workers start what is submitted first: the chain 92 -> 93 (the longest) must go in
-    before the short leaf 90, and every chapter after the chapters it reads."""
+def test_chapters_are_planned_longest_chain_first(tmp_path):
+    """The chain 92 -> 93 (the longest) goes before the short leaf 90, every chapter after the
+    chapters it reads, and a job waits only for the stale chapters it reads."""
     paths = _graph_project(tmp_path, {"90_a": [], "91_b": [], "92_c": [], "93_d": ["92_c"]})
     paths.chapters.mkdir(parents=True)
     for slug, seconds in (("90_a", 5.0), ("91_b", 50.0), ("92_c", 30.0), ("93_d", 30.0)):
         runner._record_run(paths, slug, {"seconds": seconds, "profile": "quick"})
-
-    class Recorder:
-        def __init__(self):
-            self.order, self.priority = [], {}
-
-        def submit(self, fn, slug, *args, key, pure, priority):
-            self.order.append(slug)
-            self.priority[slug] = priority
-            return key
-
-    client = Recorder()
     slugs = ["90_a", "91_b", "92_c", "93_d"]
-    graph.submit_chapters(slugs, slugs, "quick", client, paths=paths)
-    assert client.order == ["92_c", "91_b", "93_d", "90_a"]
-    assert client.priority == {"92_c": 60, "91_b": 50, "93_d": 30, "90_a": 5}
+    jobs = graph.plan_chapters(slugs, slugs, "quick", paths=paths)
+    assert list(jobs) == ["92_c", "91_b", "93_d", "90_a"]
+    assert {n: j.priority for n, j in jobs.items()} == {
+        "92_c": 60,
+        "91_b": 50,
+        "93_d": 30,
+        "90_a": 5,
+    }
+    assert jobs["93_d"].parents == ("92_c",) and jobs["92_c"].key == "chapter-92_c"
+    # 92_c up to date: 93_d reads its results from disk and waits for nothing.
+    cell = graph.plan_chapters(["93_d"], slugs, "quick", paths=paths, prefix="c1", name="c1/{slug}")
+    assert list(cell) == ["c1/93_d"] and cell["c1/93_d"].parents == ()
+    assert cell["c1/93_d"].key == "c1-93_d"
 
 
 def test_a_fresh_clone_takes_its_priorities_from_the_recorded_run_times(tmp_path):
@@ -337,11 +336,70 @@ def test_auto_builds_on_the_layout_it_chose(tmp_path, monkeypatch):
     assert runner.load_manifest(paths)["90_a"]["threads"] == cores
 
 
-def _slow_chapter(name: str, seconds: float) -> graph.Outcome:
+def _slow_chapter(job: graph.Job) -> graph.Outcome:
     import time
 
-    time.sleep(seconds)
-    return graph.Outcome(name, "up to date")
+    time.sleep(job.overrides["seconds"])
+    status = job.overrides.get("status", "up to date")
+    return graph.Outcome(job.slug, status, message="broken" if status == "failed" else "")
+
+
+def _jobs(spec: dict[str, tuple[float, float, tuple[str, ...]]], **extra) -> dict[str, graph.Job]:
+    """name -> (priority, seconds, parents) as jobs of :func:`_slow_chapter`."""
+    return {
+        name: graph.Job(
+            name,
+            "quick",
+            runner.Paths(),
+            key=f"chapter-{name}",
+            parents=parents,
+            priority=priority,
+            overrides={"seconds": seconds, **extra.get(name, {})},
+        )
+        for name, (priority, seconds, parents) in spec.items()
+    }
+
+
+def test_a_free_worker_takes_the_most_urgent_ready_chapter():
+    """Two workers: "long" and "root" start; when "root" ends, its reader "urgent" goes before
+    the less urgent "filler", which was ready from the start, and no more than two run at once."""
+    from distributed import Client
+
+    jobs = _jobs(
+        {
+            "long": (100.0, 1.2, ()),
+            "root": (90.0, 0.2, ()),
+            "urgent": (80.0, 0.4, ("root",)),
+            "filler": (10.0, 0.2, ()),
+        }
+    )
+    lines: list[str] = []
+    with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as c:
+        outcomes = graph.run_jobs(jobs, c, lines.append, poll=0.05, task=_slow_chapter)
+    assert {n: o.status for n, o in outcomes.items()} == dict.fromkeys(jobs, "up to date")
+    starts = [line.removeprefix("started ") for line in lines if line.startswith("started ")]
+    assert starts == ["long", "root", "urgent", "filler"], lines
+    assert lines.index("[1/4] root: up to date") < lines.index("started urgent")
+    assert lines.index("[2/4] urgent: up to date") < lines.index("started filler")
+
+
+def test_a_failed_chapter_leaves_its_readers_not_run_and_the_others_running():
+    from distributed import Client
+
+    jobs = _jobs(
+        {"bad": (30.0, 0.1, ()), "reader": (20.0, 0.1, ("bad",)), "other": (10.0, 0.1, ())},
+        bad={"status": "failed"},
+    )
+    lines: list[str] = []
+    with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c:
+        outcomes = graph.run_jobs(jobs, c, lines.append, poll=0.05, task=_slow_chapter)
+    assert {n: o.status for n, o in outcomes.items()} == {
+        "bad": "failed",
+        "reader": "not run",
+        "other": "up to date",
+    }
+    assert outcomes["reader"].message == "it reads bad, which did not run"
+    assert "started reader" not in lines
 
 
 def test_the_dask_path_says_when_each_chapter_starts_and_keeps_a_heartbeat():
@@ -350,17 +408,20 @@ def test_the_dask_path_says_when_each_chapter_starts_and_keeps_a_heartbeat():
     from distributed import Client
 
     lines: list[str] = []
+    jobs = _jobs({"a": (2.0, 1.0, ()), "b": (1.0, 1.0, ())})
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c:
-        futures = {
-            name: c.submit(_slow_chapter, name, 1.0, key=f"chapter-{name}", pure=False)
-            for name in ("a", "b")
-        }
-        outcomes = graph.gather_outcomes(
-            futures, lines.append, heartbeat=0.3, poll=0.1, expected={"a": 60.0, "b": 60.0}
+        outcomes = graph.run_jobs(
+            jobs,
+            c,
+            lines.append,
+            heartbeat=0.3,
+            poll=0.1,
+            expected={"a": 60.0, "b": 60.0},
+            task=_slow_chapter,
         )
     assert set(outcomes) == {"a", "b"}
     starts = [line for line in lines if line.startswith("started ")]
-    assert sorted(starts) == ["started a", "started b"]
+    assert starts == ["started a", "started b"]
     assert lines.index("started a") < lines.index("[1/2] a: up to date")
     beats = [line for line in lines if "min of about 2 min recorded" in line]
     assert beats, lines

@@ -1,10 +1,11 @@
 """The book as a task graph on Dask distributed.
 
 Chapters are the nodes; a chapter depends on the chapters whose saved results it declares it
-reads (:func:`~probekit.book.runner.declared_reads`). :func:`run_graph` submits every chapter that
-a build must run to a Dask ``distributed`` client, each task waiting on the tasks of the chapters
-it reads, so independent chapters run side by side and the claims ledger (``reads: all``) runs
-last. Dask does the scheduling; this module only declares the graph and reports the outcome.
+reads (:func:`~probekit.book.runner.declared_reads`). :func:`run_graph` runs every chapter that
+a build must run on a Dask ``distributed`` client: whenever a worker is free, the ready chapter
+with the longest chain of work behind it goes next (:func:`run_jobs`), so independent chapters
+run side by side and the claims ledger (``reads: all``) runs last. Dask runs the tasks; the order
+is kept here, on the client.
 
 Each task is :func:`~probekit.book.runner.run_chapter` in a worker process: the same digest
 check, staging, promotion and failed-run handling as the sequential path. Workers therefore need
@@ -62,9 +63,9 @@ def chapter_graph(slugs: list[str], paths: Paths) -> dict[str, list[str]]:
 def path_lengths(seconds: dict[str, float], parents: dict[str, list[str]]) -> dict[str, float]:
     """Chapter -> its run time plus the longest chain of chapters that read it, transitively.
 
-    The largest value is the critical path: no number of workers builds the book faster. The
-    graph's tasks are submitted with these as priorities, so the chapters that hold the most
-    work behind them start first.
+    The largest value is the critical path: no number of workers builds the book faster. These
+    are the jobs' priorities (:func:`plan_chapters`), so the chapters that hold the most work
+    behind them start first.
     """
     children: dict[str, list[str]] = {slug: [] for slug in parents}
     for slug, ps in parents.items():
@@ -92,8 +93,7 @@ def projected_wall(seconds: dict[str, float], parents: dict[str, list[str]], wor
     """Wall time of the graph on ``workers`` workers, each chapter taking its ``seconds``.
 
     A list schedule: whenever a worker is free it takes the ready chapter with the longest path
-    (:func:`path_lengths`), as the Dask scheduler does with the priorities :func:`run_graph`
-    gives. It assumes a chapter's time does not depend on what runs beside it, which holds when
+    (:func:`path_lengths`), as :func:`run_jobs` does. It assumes a chapter's time does not depend on what runs beside it, which holds when
     each worker has its own cores; on a machine with fewer cores than workers it is a lower bound.
     """
     length = path_lengths(seconds, parents)
@@ -255,24 +255,29 @@ def resolve_workers(workers: int | str) -> int:
     return workers
 
 
-def _run_task(
-    slug: str,
-    profile: str,
-    force: bool,
-    paths: Paths,
-    overrides: dict[str, Any] | None,
-    *parents: Outcome,
-) -> Outcome:
-    """One chapter, in a worker: run it unless a chapter it reads did not produce results.
+@dataclass(frozen=True)
+class Job:
+    """One chapter a build or sweep runs: what :func:`run_chapter` needs and where it stands.
 
     ``paths`` says where it reads and writes (the book's tree, or a sweep cell's,
-    :class:`probekit.book.sweep.CellPaths`); ``overrides`` are its parameters beyond the profile.
+    :class:`probekit.book.sweep.CellPaths`); ``overrides`` are its parameters beyond the
+    profile; ``parents`` the names (in the same plan) of the jobs whose results it reads;
+    ``priority`` its longest chain of work in seconds (:func:`path_lengths`); ``key`` its Dask
+    task key, unique when several trees (sweep cells) share one client.
     """
-    blocked = [p.chapter for p in parents if p.status in ("failed", "not run")]
-    if blocked:
-        return Outcome(
-            slug, "not run", message="it reads " + ", ".join(blocked) + ", which did not run"
-        )
+
+    slug: str
+    profile: str
+    paths: Paths
+    key: str
+    parents: tuple[str, ...] = ()
+    priority: float = 0.0
+    force: bool = False
+    overrides: dict[str, Any] | None = None
+
+
+def _run_job(job: Job) -> Outcome:
+    """One chapter, in a worker: :func:`~probekit.book.runner.run_chapter` on ``job``."""
     # Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536
     # (``distributed.nanny.pre-spawn-environ``), so that they hand freed memory back to the OS.
     # A chapter's kernel would inherit it and fault in fresh pages for the tensors of every
@@ -282,18 +287,18 @@ def _run_task(
     lines: list[str] = []
     try:
         result = run_chapter(
-            paths.notebooks / f"{slug}.py",
-            profile,
-            overrides,
-            force=force,
-            paths=paths,
+            job.paths.notebooks / f"{job.slug}.py",
+            job.profile,
+            job.overrides,
+            force=job.force,
+            paths=job.paths,
             log=lines.append,
         )
     except ProbekitError as exc:
         # Returned, not raised: the client reports it and Dask does not retry a chapter whose
         # failure is in its code or data.
-        return Outcome(slug, "failed", message=str(exc), log=tuple(lines))
-    return Outcome(slug, result.status, result, log=tuple(lines))
+        return Outcome(job.slug, "failed", message=str(exc), log=tuple(lines))
+    return Outcome(job.slug, result.status, result, log=tuple(lines))
 
 
 def local_cluster(workers: int, threads: int | None = None) -> Any:
@@ -336,114 +341,130 @@ def dask_client(
         yield client
 
 
-def submit_chapters(
+def plan_chapters(
     stale: list[str],
     slugs: list[str],
     profile: str,
-    client: Any,
     force: bool = False,
     paths: Paths | None = None,
     overrides: dict[str, dict[str, Any]] | None = None,
     prefix: str = "chapter",
-) -> dict[str, Any]:
-    """Submit the ``stale`` chapters of ``slugs`` to a Dask ``client``; returns slug -> future.
+    name: str = "{slug}",
+) -> dict[str, Job]:
+    """The :class:`Job` of each ``stale`` chapter of ``slugs``, in the order :func:`run_jobs` prefers.
 
-    A stale chapter's task waits on the tasks of the stale chapters it reads; chapters it reads
-    that are up to date already have their results on disk. As in the sequential path, a reader
-    re-plans once its parents are done, so it is skipped when their results came out unchanged.
-    ``overrides``: each chapter's parameters beyond the profile (slug -> name -> value).
-    ``prefix`` makes the task keys unique when several trees (sweep cells) share one client.
+    Each is keyed by ``name`` formatted with its slug. A job's parents are the stale chapters it reads; chapters it reads that are up to date
+    already have their results on disk. As in the sequential path, a reader re-plans once its
+    parents are done, so it is skipped when their results came out unchanged. ``overrides``:
+    each chapter's parameters beyond the profile (slug -> name -> value). ``prefix`` makes the
+    task keys unique when several trees (sweep cells) share one client.
     """
     paths = paths or Paths()
     parents = chapter_graph(slugs, paths)
     priority = path_lengths(expected_seconds(slugs, profile, paths), parents)
-    futures: dict[str, Any] = {}
-    # Idle workers start a task as soon as it is submitted, so the order of submission matters
-    # as much as the priorities: longest chain first. That order is also topological (a chapter's
-    # chain is longer than any of its readers'), and the toc's order breaks ties.
-    for slug in sorted(stale, key=lambda s: (-priority[s], slugs.index(s))):
-        upstream = [futures[p] for p in parents[slug] if p in futures]
-        futures[slug] = client.submit(
-            _run_task,
+    # Longest chain first; that order is also topological (a chapter's chain is longer than any
+    # of its readers'), and the toc's order breaks ties.
+    return {
+        name.format(slug=slug): Job(
             slug,
             profile,
-            force,
             paths,
-            (overrides or {}).get(slug),
-            *upstream,
             key=f"{prefix}-{slug}",
-            pure=False,
-            priority=round(priority[slug]),
+            parents=tuple(name.format(slug=p) for p in parents[slug] if p in stale),
+            priority=priority[slug],
+            force=force,
+            overrides=(overrides or {}).get(slug),
         )
-    return futures
+        for slug in sorted(stale, key=lambda s: (-priority[s], slugs.index(s)))
+    }
 
 
 HEARTBEAT = 60.0
-"""Longest silence, in seconds, of :func:`gather_outcomes` while chapters run."""
+"""Longest silence, in seconds, of :func:`run_jobs` while chapters run."""
 
 
-def _executing(dask_worker: Any) -> list[str]:
-    """The keys of the tasks a worker is executing now (not those queued on it)."""
-    return [str(ts.key) for ts in dask_worker.state.executing]
+_OK = Outcome("", "ran")
+_BLOCKING = ("failed", "not run")
 
 
-def _running(client: Any, label: dict[str, str]) -> set[str]:
-    """The chapters a worker is executing now (by their ``futures`` key)."""
-    keys = {k for tasks in client.run(_executing).values() for k in tasks}
-    return {name for key, name in label.items() if key in keys}
+def _slots(client: Any) -> int:
+    """How many chapters the client's workers run at once (one per worker thread)."""
+    return max(1, sum(client.nthreads().values()))
 
 
-def gather_outcomes(
-    futures: dict[str, Any],
+def run_jobs(
+    jobs: dict[str, Job],
+    client: Any,
     log: Any = print,
     heartbeat: float = HEARTBEAT,
     poll: float = 5.0,
     expected: dict[str, float] | None = None,
+    task: Any = _run_job,
 ) -> dict[str, Outcome]:
-    """Wait for submitted chapters; returns each one's :class:`Outcome` under its ``futures`` key.
+    """Run ``jobs`` on a Dask ``client``; returns each one's :class:`Outcome` under its name.
 
-    Logs one line per chapter as a worker starts it (``started <key>``) and as it finishes
-    (``[k/n] <key>: <what happened>``), and at least every ``heartbeat`` seconds a line with the
-    chapters running, done and waiting and the time elapsed, against the recorded time of the
-    chapters submitted (``expected``, seconds by key) where known. Plain lines, so that a log
-    file shows them as a terminal does.
+    A list schedule kept on the client: whenever a worker thread is free, the ready job (all its
+    parents done) of highest priority goes to the scheduler, and no more jobs are in flight than
+    the workers have threads. Submitting each job only when it can start keeps the order global;
+    with every task submitted up front, Dask places a reader beside the result it reads and
+    queues it behind that worker's other tasks, while another worker runs less urgent ones. A job
+    whose parent failed or did not run is "not run", and the jobs that do not read it go on.
+
+    Logs one line per job as it starts (``started <name>``) and as it finishes
+    (``[k/n] <name>: <what happened>``), and at least every ``heartbeat`` seconds a line with the
+    jobs running, done and waiting and the time elapsed, against the recorded time of the jobs
+    (``expected``, seconds by name) where known. Plain lines, so that a log file shows them as a
+    terminal does. ``task`` runs one job in a worker (tests replace it).
     """
-    if not futures:
-        return {}
-    label = {str(future.key): name for name, future in futures.items()}
-    client = next(iter(futures.values())).client
     outcomes: dict[str, Outcome] = {}
-    pending, started = set(futures.values()), set()
+    waiting = sorted(jobs, key=lambda n: -jobs[n].priority)  # stable: the plan's order on ties
+    running: dict[Any, str] = {}
+    slots = _slots(client)
     start = last = time.monotonic()
-    budget = sum((expected or {}).get(name, 0.0) for name in futures)
-    while pending:
+    budget = sum((expected or {}).get(name, 0.0) for name in jobs)
+
+    def finish(name: str, outcome: Outcome, detail: str) -> None:
+        outcomes[name] = outcome
+        log(f"[{len(outcomes)}/{len(jobs)}] {name}: {detail}")
+
+    while waiting or running:
+        for name in list(waiting):
+            blocked = [p for p in jobs[name].parents if outcomes.get(p, _OK).status in _BLOCKING]
+            if blocked:
+                waiting.remove(name)
+                message = f"it reads {', '.join(blocked)}, which did not run"
+                outcome = Outcome(jobs[name].slug, "not run", message=message)
+                finish(name, outcome, f"not run: {message}")
+        ready = [n for n in waiting if all(p in outcomes for p in jobs[n].parents)]
+        for name in ready[: slots - len(running)]:
+            waiting.remove(name)
+            future = client.submit(task, jobs[name], key=jobs[name].key, pure=False)
+            running[future] = name
+            log(f"started {name}")
+        if not running and waiting:  # nothing runs and nothing can start: a parent not planned
+            raise ParameterError("jobs", f"{', '.join(waiting)} wait for jobs not in the plan")
+        if not running:
+            break
         try:
-            done, pending = wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+            done, _ = wait(list(running), timeout=poll, return_when="FIRST_COMPLETED")
         except TimeoutError:
             done = set()
-        running = _running(client, label)
-        for name in sorted(running - started, key=list(futures).index):
-            log(f"started {name}")
-        started |= running
-        for future in sorted(done, key=lambda f: list(futures).index(label[str(f.key)])):
+        for future in sorted(done, key=lambda f: list(jobs).index(running[f])):
+            name = running.pop(future)
             outcome = future.result()
-            name = label[str(future.key)]
-            outcomes[name] = outcome
-            started.add(name)
             detail = {
                 "ran": f"done in {outcome.result.seconds:.0f} s" if outcome.result else "",
                 "up to date": "up to date",
             }.get(outcome.status, f"{outcome.status}: {outcome.message}")
-            log(f"[{len(outcomes)}/{len(futures)}] {name}: {detail}")
+            finish(name, outcome, detail)
             last = time.monotonic()
         now = time.monotonic()
-        if pending and now - last >= heartbeat:
+        if (waiting or running) and now - last >= heartbeat:
             minutes = (now - start) / 60
             against = f" of about {budget / 60:.0f} min recorded" if budget else ""
             log(
                 f"{minutes:.1f} min{against}: {len(outcomes)} done, running "
-                f"{', '.join(sorted(running)) or 'none'}, "
-                f"{len(futures) - len(outcomes) - len(running)} waiting"
+                f"{', '.join(sorted(running.values())) or 'none'}, {len(waiting)} waiting"
             )
             last = now
     return outcomes
@@ -458,12 +479,10 @@ def run_graph(
     paths: Paths | None = None,
     log: Any = print,
 ) -> dict[str, Outcome]:
-    """Run the ``stale`` chapters of ``slugs`` on a Dask ``client`` (:func:`submit_chapters`).
+    """Run the ``stale`` chapters of ``slugs`` on a Dask ``client`` (:func:`run_jobs`).
 
     Returns every stale chapter's :class:`Outcome` by slug and logs one line per chapter as it
-    finishes.
+    starts and finishes.
     """
-    futures = submit_chapters(stale, slugs, profile, client, force, paths)
-    return gather_outcomes(
-        futures, log, expected=expected_seconds(stale, profile, paths or Paths())
-    )
+    jobs = plan_chapters(stale, slugs, profile, force, paths)
+    return run_jobs(jobs, client, log, expected=expected_seconds(stale, profile, paths or Paths()))

@@ -595,19 +595,18 @@ def run_sweep(
             chosen = sweep_layout(sweep, stale, trees, paths, log=say)
             n_workers, threads = chosen.workers, chosen.threads
         with graph.dask_client(n_workers, scheduler, log=say, threads=threads) as client:
-            futures = {}
+            jobs = {}
             for cell in cells:
-                submitted = graph.submit_chapters(
+                jobs |= graph.plan_chapters(
                     stale[cell.id],
                     sweep.chapters,
                     sweep.profile,
-                    client,
                     paths=trees[cell.id],
                     overrides=overrides[cell.id],
                     prefix=f"sweep-{sweep.name}-{cell.id}",
+                    name=f"{cell.id}/{{slug}}",
                 )
-                futures.update({f"{cell.id}/{slug}": f for slug, f in submitted.items()})
-            outcomes = graph.gather_outcomes(futures, log)
+            outcomes = graph.run_jobs(jobs, client, log)
         for label, outcome in outcomes.items():
             cell_name, slug = label.split("/")
             status[(cell_name, slug)] = outcome.status
