@@ -242,6 +242,7 @@ for key, value in toy_tasks.entropy_numbers(entropies).items():
 # chapter 34 ({ref}`sec-ch34`), and the layer whose MLP parser has the best UAS on
 # {glue:text}`ch31_selection_dev:,d` development sentences is the one chapters 32 to 34 probe.
 # Parsing is the task that needs context, so it is the task that decides.
+# The same MLP parser is the reference parser chapter 34 trains beside its random architectures.
 # The figure also shows each layer's test UAS; the choice never reads it.
 # With `-p layer=-1` in chapters 32 to 34 they probe the last layer, as the paper did.
 

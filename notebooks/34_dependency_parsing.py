@@ -48,6 +48,7 @@ n_test: int = 0  # test sentences; 0 means all
 sample_seed: int = 42  # seed of the sentence samples
 n_configs: int = 2  # random MLP architectures per training seed (the paper: 50, one seed)
 max_hidden: int = 128  # largest hidden size drawn (the paper: 1024)
+reference_parser: bool = True  # also train chapter 31's parser (one hidden layer of 256) under every training seed (the paper: random architectures only)
 n_probes: int = 3  # linear parsers per representation, under the first training seed (the paper: 50)
 alpha_max: float = 0.0625  # largest nuclear-norm weight of the linear parsers (the paper: 8)
 n_memorise: int = 0  # training sentences whose shuffled heads a control memorises; 0 means all (the paper)
@@ -126,7 +127,9 @@ config = ParsingConfig.from_parameters(globals())
 # Under each of {glue:text}`ch34_n_seeds:d` training seeds we train
 # {glue:text}`ch34_n_configs:d` random MLP architectures of that seed's own drawing (hidden size
 # up to {glue:text}`ch34_max_hidden:d`) per representation, as in {ref}`sec-ch33`, and under the
-# first seed {glue:text}`ch34_n_probes:d` linear parsers, which no claim reads; all on {glue:text}`ch34_n_train_sentences:,d` training sentences
+# first seed {glue:text}`ch34_n_probes:d` linear parsers, which no claim reads.
+# {glue:text}`ch34_reference_text`
+# All train on {glue:text}`ch34_n_train_sentences:,d` training sentences
 # ({glue:text}`ch34_n_train_words:,d` words), with Adam at a learning rate of
 # {glue:text}`ch34_lr:.3g` (see {ref}`sec-ch34-lr`) in batches of
 # {glue:text}`ch34_batch_size:d` sentences, and score
@@ -199,6 +202,7 @@ g("n_dev_sentences", len(setup.splits.dev))
 g("n_test_sentences", len(setup.splits.test))
 g("n_test_words", setup.splits.n_words("test"))
 g("n_configs", config.n_configs)
+g("reference_text", parsing_experiment.reference_text(config))
 g("n_seeds", len(config.seeds))
 g("n_probes", config.n_probes)
 g("max_hidden", config.max_hidden)

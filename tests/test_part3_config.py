@@ -17,6 +17,7 @@ from probekit.experiments.part3_pareto.config import (
     ParsingConfig,
     ToyTasksConfig,
 )
+from probekit.experiments.part3_pareto.layer_choice import SELECTION_MLP
 from probekit.methods.pareto import architectures
 from probekit.probes.biaffine import PARSE_OPTIONS, PARSER_BETAS, PARSER_CLIP
 from probekit.probes.training import TrainOptions
@@ -83,6 +84,7 @@ def memorisation_params(**changes):
 def parsing_params(**changes):
     extra = dict(
         controls=["label_shuffled", "fully_shuffled"],
+        reference_parser=True,
         linear=True,
         n_configs=2,
         max_hidden=32,
@@ -227,6 +229,12 @@ def test_derived_settings():
     assert parsing.train_options().clip == PARSER_CLIP
     plateau = ParsingConfig.from_parameters(parsing_params(schedule="plateau"))
     assert plateau.train_options().lr_decay == 0.5
+    # Every seed of chapter 34 trains the reference parser after its own draws, unless told not to.
+    for seed in (3, 4):
+        drawn = architectures.sample_mlp_configs(2, seed=seed, max_hidden=32)
+        assert parsing.architectures(seed) == [*drawn, SELECTION_MLP]
+    paper = ParsingConfig.from_parameters(parsing_params(reference_parser=False))
+    assert paper.architectures(3) == architectures.sample_mlp_configs(2, seed=3, max_hidden=32)
 
 
 def test_bad_schedules_and_result_directories_are_named():

@@ -24,7 +24,7 @@ from probekit.probes.mlp_stack import MLPConfig
 from probekit.probes.training import TrainOptions
 
 CEILING_MLP = SELECTION_MLP
-"""The ceiling's probe: the selection pass's MLP parser (one hidden layer of 256, dropout 0.2)."""
+"""The ceiling's probe: the selection pass's MLP parser, chapter 34's reference parser."""
 
 CEILING_OPTIONS = TrainOptions(
     batch_size=32,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from probekit.errors import ParameterError
 from probekit.experiments.config import ChapterConfig, require_seeds
+from probekit.experiments.part3_pareto.layer_choice import SELECTION_MLP
 from probekit.experiments.part3_pareto.memorisation import CONDITIONS
 from probekit.experiments.part3_pareto.parametric import FAMILIES, alpha_values
 from probekit.experiments.part3_pareto.representations import (
@@ -320,7 +321,8 @@ class ParsingConfig(MemorisationSetupConfig):
     """Dependency parsing as a probing task (Pimentel et al. 2020, §7.2 and appendix C).
 
     MLP parsers under memorisation complexity (the controls train beside their parsers, so
-    ``memorise_steps`` may not exceed ``max_steps``), and, when ``linear``, ``n_probes`` linear
+    ``memorise_steps`` may not exceed ``max_steps``), with, when ``reference_parser``, the
+    selection pass's parser beside each seed's random draws; and, when ``linear``, ``n_probes`` linear
     parsers with nuclear-norm weights up to ``alpha_max``, capped at ``max_norm`` and simple up to
     ``simple_fraction`` of it; ``n_boot`` resamples of test sentences for the interval of the
     contextual lead (claim III.5), and the ``claim_seeds`` with which the two parsers that claim
@@ -328,6 +330,7 @@ class ParsingConfig(MemorisationSetupConfig):
     would be invisible and the interval too narrow, Reimers & Gurevych 2017).
     """
 
+    reference_parser: bool
     linear: bool
     n_probes: int
     alpha_max: float
@@ -335,6 +338,17 @@ class ParsingConfig(MemorisationSetupConfig):
     simple_fraction: float
     n_boot: int
     claim_seeds: list[int]
+
+    def architectures(self, seed: int) -> list[MLPConfig]:
+        """Seed ``seed``'s random MLP architectures (§6.2), then the reference parser.
+
+        The reference (:data:`~.layer_choice.SELECTION_MLP`, one hidden layer of 256 per view,
+        the size of Dozat & Manning's arc MLPs) is trained when ``reference_parser``: a few
+        random draws seldom include a parser of that size, and without one no frontier shows
+        what the representation allows.
+        """
+        drawn = super().architectures(seed)
+        return [*drawn, SELECTION_MLP] if self.reference_parser else drawn
 
     def conditions(self, seed: int) -> list[str]:
         """What training seed ``seed``'s parsers train on: gold heads and controls.

@@ -50,7 +50,11 @@ from probekit.experiments.part3_pareto.frontiers import (
     summarise_frontier,
     with_display_names,
 )
-from probekit.experiments.part3_pareto.layer_choice import LayerSelection, selection_text
+from probekit.experiments.part3_pareto.layer_choice import (
+    SELECTION_MLP,
+    LayerSelection,
+    selection_text,
+)
 from probekit.experiments.part3_pareto.memorisation import compares_controls, control_shift
 from probekit.experiments.part3_pareto.paper import PAPER, paper_comparison
 from probekit.experiments.part3_pareto.parsing import (
@@ -277,10 +281,9 @@ def ceiling_numbers(
             "same sample and architectures, and absolute UAS says as much about those as about "
             "the representations."
         )
-    mlp, opts = CEILING_MLP, CEILING_OPTIONS
+    opts = CEILING_OPTIONS
     setup = (
-        f"{mlp.n_layers} hidden layer{'s' if mlp.n_layers != 1 else ''} of {mlp.hidden_size} "
-        f"units with dropout {mlp.dropout:g}, Adam at {opts.lr:g} in batches of "
+        f"{_architecture_text(CEILING_MLP)}, Adam at {opts.lr:g} in batches of "
         f"{opts.batch_size} sentences"
     )
     return _best_full_numbers(config, ceiling_uas, *best_full) | {
@@ -313,6 +316,18 @@ def _architecture_text(mlp: MLPConfig) -> str:
     if mlp.n_layers == 0:
         return f"no hidden layer, dropout {mlp.dropout:.2f}"
     return f"{layers} of {mlp.hidden_size} units, dropout {mlp.dropout:.2f}"
+
+
+def reference_text(config: ParsingConfig) -> str:
+    """The sentence that says whether each seed trains the reference parser beside its draws."""
+    if not config.reference_parser:
+        return "As in the paper, every architecture is a random draw."
+    return (
+        "Each seed also trains, on every representation, the reference parser of chapter 31's "
+        f"layer choice ({_architecture_text(SELECTION_MLP)}, the size of Dozat and Manning's arc "
+        "MLPs): a few random draws seldom include one of that size, and without it no frontier "
+        "would show what its representation allows."
+    )
 
 
 def _best_full_numbers(

@@ -89,6 +89,14 @@ PROTOCOL_34: tuple[Setting, ...] = (
     _SEEDS,
     Setting("n_configs", PAPER_PROBES, "50 random MLP architectures (§6.2)", _COST),
     Setting("max_hidden", 1024, "hidden sizes up to 1,024 (§6.2)", _COST),
+    Setting(
+        "reference_parser",
+        False,
+        "random architectures only (§6.2)",
+        "a few random draws per seed rarely include a parser of the size known to work (Dozat & "
+        "Manning's one-layer arc MLP), so every seed also trains chapter 31's parser, on every "
+        "representation alike",
+    ),
     Setting("n_probes", PAPER_PROBES, "50 linear parsers (appendix C; released code)", _COST),
     Setting(
         "alpha_max",

@@ -70,13 +70,6 @@ class ParetoRun:
             return []
         return [int(s) for s in dict.fromkeys(self.table["seed"])]
 
-    def of_seed(self, seed: int) -> ParetoRun:
-        """The probes trained under ``seed`` alone (rows of a :func:`pool_seeds` run)."""
-        if seed not in self.seeds:
-            raise ParameterError("seed", f"no probes of seed {seed}; seeds are {self.seeds}")
-        keep = (self.table["seed"] == seed).to_numpy()
-        return ParetoRun(self.table[keep].reset_index(drop=True), self.correct[keep], self.groups)
-
 
 def combine(runs: Sequence[ParetoRun]) -> pd.DataFrame:
     """One table from several runs (the points of all their frontiers, §3), rows in run order."""
@@ -88,8 +81,8 @@ def pool_seeds(runs: Mapping[int, ParetoRun]) -> ParetoRun:
 
     ``runs`` maps each seed to its run (the same test items, so the same ``groups``). The pooled
     table is every seed's rows in seed order with a ``seed`` column; a frontier drawn from it
-    uses every probe trained, and :meth:`ParetoRun.of_seed` takes one seed's probes back out for
-    a statistic per seed (:func:`~.resampling.seeded_bootstrap`).
+    uses every probe trained, and the ``seed`` column picks one seed's probes for a statistic per
+    seed (:func:`~.resampling.seeded_bootstrap`).
     """
     if not runs:
         raise ParameterError("runs", "needs at least one seed's run")
