@@ -93,8 +93,9 @@ def projected_wall(seconds: dict[str, float], parents: dict[str, list[str]], wor
     """Wall time of the graph on ``workers`` workers, each chapter taking its ``seconds``.
 
     A list schedule: whenever a worker is free it takes the ready chapter with the longest path
-    (:func:`path_lengths`), as :func:`run_jobs` does. It assumes a chapter's time does not depend on what runs beside it, which holds when
-    each worker has its own cores; on a machine with fewer cores than workers it is a lower bound.
+    (:func:`path_lengths`), as :func:`run_jobs` does. It assumes a chapter's time does not depend
+    on what runs beside it, which holds when each worker has its own cores; on a machine with
+    fewer cores than workers it is a lower bound.
     """
     length = path_lengths(seconds, parents)
     done: dict[str, float] = {}
@@ -351,13 +352,14 @@ def plan_chapters(
     prefix: str = "chapter",
     name: str = "{slug}",
 ) -> dict[str, Job]:
-    """The :class:`Job` of each ``stale`` chapter of ``slugs``, in the order :func:`run_jobs` prefers.
+    """The :class:`Job` of each ``stale`` chapter of ``slugs``, most urgent first.
 
-    Each is keyed by ``name`` formatted with its slug. A job's parents are the stale chapters it reads; chapters it reads that are up to date
-    already have their results on disk. As in the sequential path, a reader re-plans once its
-    parents are done, so it is skipped when their results came out unchanged. ``overrides``:
-    each chapter's parameters beyond the profile (slug -> name -> value). ``prefix`` makes the
-    task keys unique when several trees (sweep cells) share one client.
+    Each is keyed by ``name`` formatted with its slug. A job's parents are the stale chapters it
+    reads; chapters it reads that are up to date already have their results on disk. As in the
+    sequential path, a reader re-plans once its parents are done, so it is skipped when their
+    results came out unchanged. ``overrides``: each chapter's parameters beyond the profile
+    (slug -> name -> value). ``prefix`` makes the task keys unique when several trees (sweep
+    cells) share one client.
     """
     paths = paths or Paths()
     parents = chapter_graph(slugs, paths)
@@ -383,7 +385,6 @@ HEARTBEAT = 60.0
 """Longest silence, in seconds, of :func:`run_jobs` while chapters run."""
 
 
-_OK = Outcome("", "ran")
 _BLOCKING = ("failed", "not run")
 
 
@@ -417,7 +418,9 @@ def run_jobs(
     terminal does. ``task`` runs one job in a worker (tests replace it).
     """
     outcomes: dict[str, Outcome] = {}
-    waiting = sorted(jobs, key=lambda n: -jobs[n].priority)  # stable: the plan's order on ties
+    # Several plans (a sweep's cells) merge into one order; the sort is stable, so ties keep the
+    # plans' own order.
+    waiting = sorted(jobs, key=lambda n: -jobs[n].priority)
     running: dict[Any, str] = {}
     slots = _slots(client)
     start = last = time.monotonic()
@@ -429,7 +432,8 @@ def run_jobs(
 
     while waiting or running:
         for name in list(waiting):
-            blocked = [p for p in jobs[name].parents if outcomes.get(p, _OK).status in _BLOCKING]
+            parents = jobs[name].parents
+            blocked = [p for p in parents if p in outcomes and outcomes[p].status in _BLOCKING]
             if blocked:
                 waiting.remove(name)
                 message = f"it reads {', '.join(blocked)}, which did not run"
@@ -441,9 +445,9 @@ def run_jobs(
             future = client.submit(task, jobs[name], key=jobs[name].key, pure=False)
             running[future] = name
             log(f"started {name}")
-        if not running and waiting:  # nothing runs and nothing can start: a parent not planned
-            raise ParameterError("jobs", f"{', '.join(waiting)} wait for jobs not in the plan")
         if not running:
+            if waiting:  # nothing runs and nothing can start: a parent that is not planned
+                raise ParameterError("jobs", f"{', '.join(waiting)} wait for jobs not in the plan")
             break
         try:
             done, _ = wait(list(running), timeout=poll, return_when="FIRST_COMPLETED")
