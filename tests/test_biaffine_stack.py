@@ -93,9 +93,10 @@ def test_linear_stacks_split_by_max_parallel(sets):
 
 
 def test_a_set_caps_its_own_runs(sets):
-    """A control capped below the parsers stops at its cap (rounded up to the next check) and
-    counts as ended at its cap; the parser in its stack trains on."""
-    capped = [sets[0], replace(sets[1], max_steps=7)]
+    """A control capped below the other runs stops at its cap (rounded up to the next check) and
+    counts as ended at its cap; the uncapped control in its stack (memorising, so still gaining
+    past that cap) trains on."""
+    capped = [sets[1], replace(sets[1], max_steps=7)]
     mlp = B.BiaffineConfig(mlp=MLPConfig(n_layers=1, hidden_size=8, dropout=0.0))
     slow = replace(OPTS, lr=0.002, patience=100, max_steps=30)
     res = BS.train_parsers([BS.ParseRun(mlp, 0), BS.ParseRun(mlp, 1)], capped, seed=0, options=slow)

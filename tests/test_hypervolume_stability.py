@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import blobs
+from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto import frontiers
 from probekit.probes import linear as L
 from probekit.probes.training import TrainOptions
@@ -64,6 +65,31 @@ def test_half_never_beats_all_and_is_seeded():
     assert len(set(np.round(diffs, 12))) > 1
     again = frontiers.hypervolume_stability(table, "complexity", 1.0, seed=5)
     assert again["difference"].iloc[0] == pytest.approx(diffs[5])
+
+
+def test_one_lucky_half_does_not_make_a_frontier_stable():
+    """A frontier carried by one simple probe: half the halves keep it and lose nothing, the other
+    half lose most of the hypervolume. The mean loss says unstable whatever the seed."""
+    x = np.concatenate([[0.0], np.linspace(0.6, 1.0, 9)])
+    acc = np.concatenate([[0.9], np.full(9, 0.5)])
+    carried = _frontier(x, acc, "carried")
+    for seed in range(5):
+        out = frontiers.hypervolume_stability(carried, "complexity", 1.0, seed=seed).iloc[0]
+        assert 0.3 <= out["share_within"] <= 0.7
+        assert out["difference"] > 0.1 and not out["stable"]
+    with pytest.raises(ParameterError, match="n_halves"):
+        frontiers.hypervolume_stability(carried, "complexity", 1.0, seed=0, n_halves=0)
+
+
+def test_a_frontier_s_halves_do_not_depend_on_the_other_groups():
+    rng = np.random.default_rng(1)
+    a = _frontier(rng.uniform(0, 1, 12), rng.uniform(0, 1, 12), "a")
+    b = _frontier(rng.uniform(0, 1, 12), rng.uniform(0, 1, 12), "b")
+    alone = frontiers.hypervolume_stability(b, "complexity", 1.0, seed=2)
+    both = frontiers.hypervolume_stability(pd.concat([a, b]), "complexity", 1.0, seed=2)
+    assert both.set_index("representation").loc["b", "difference"] == pytest.approx(
+        alone["difference"].iloc[0]
+    )
 
 
 def test_stability_numbers_say_which_frontiers_fail():

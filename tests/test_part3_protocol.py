@@ -218,6 +218,7 @@ def test_stability_text_separates_complete_frontiers_from_sparse_ones():
             "difference": [0.0, 0.1, 0.2, 0.3],
             "stable": [True, False, False, False],
             "complete": [False, True, False, False],
+            "n_halves": 200,
         }
     )
     text = frontiers.stability_numbers(table)["stability_text"]

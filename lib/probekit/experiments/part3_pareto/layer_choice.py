@@ -40,8 +40,9 @@ from probekit.probes.training import TrainOptions
 
 SELECTION_MLP = MLPConfig(n_layers=1, hidden_size=256, dropout=0.2)
 """The selection pass's MLP parser, chapter 34's reference parser: one hidden layer of 256 units
-per view (the size of Dozat & Manning's arc MLPs), dropout 0.2 (best on development UAS among 0,
-0.1, 0.2 and 0.33 on layer 3 at the book's 2,000 training sentences)."""
+per view (the size of Dozat & Manning's arc MLPs), dropout 0.2 (the best mean development UAS
+among 0, 0.1, 0.2 and 0.33 over training seeds 0 to 2, on layer 3 at the book's 2,000 training
+sentences: 76.5, 77.9, 78.1 and 76.0)."""
 
 
 @dataclass(frozen=True, eq=False)
