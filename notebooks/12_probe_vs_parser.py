@@ -444,6 +444,9 @@ g("overall", claims.probe_parser_overall(judgements))
 # {glue:text}`ch12_dspr_pfw_verdict`.**
 # The parser − probe difference is {glue:text}`ch12_dspr_pfw_text`, against a mean of
 # {glue:text}`ch12_paper_pfw_diff:.4f` over the paper's nine languages.
+# That mean is of signed differences, which can cancel between languages, and the paper's text
+# gives none of them, so it says nothing about how far one language's models may differ; the
+# margin is therefore a smallest effect of interest stated in advance.
 # The design power, the chance that the interval falls inside the margin were the two exactly
 # equal, is {glue:text}`ch12_dspr_pfw_power:.2f`; the margin is
 # {glue:text}`ch12_dspr_pfw_sesoi` ({glue:text}`ch12_dspr_pfw_sesoi_reason`).

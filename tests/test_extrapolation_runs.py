@@ -479,6 +479,45 @@ def test_run_criteria_scores_learning_splits_with_the_ensemble(
     np.testing.assert_array_equal(mine["accuracy"].to_numpy(), theirs["accuracy"].to_numpy())
 
 
+def test_compared_splits_train_extrapolation_probes_at_the_compared_layer_only(
+    sample, monkeypatch, one_thread, tmp_path
+):
+    """Chapter 44 compares other functions' gaps with speed of learning's at one layer: their
+    extrapolation probes train there alone, and are the probes their own chapter trains."""
+    monkeypatch.setattr(criteria, "load_sample", lambda *args: sample)
+    monkeypatch.setenv("PROBEKIT_CACHE", str(tmp_path))  # nothing trained yet
+    config = CriteriaConfig.from_parameters(
+        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1}
+    )
+    # a split among both the reference controls and the compared splits, as in chapter 44
+    split = "arc_length_modified"
+    chapter = criteria.run_criteria(
+        config, {"deprel": ["sentence_length_deprel"]}, {"deprel": [split]}, {"deprel": [split]}
+    )
+    task_run = chapter.tasks["deprel"]
+    assert list(task_run.controls) == [split] and list(task_run.points) == [
+        "sentence_length_deprel"
+    ]
+    index = task_run.run.index
+    rows = index[index["split"] == split]
+    assert set(rows.loc[rows["layer"] == 0, "setup"]) == {"control"}
+    assert set(rows.loc[rows["layer"] == 1, "setup"]) == set(EXPERIMENT_SETUPS)
+    # shared probes (2 layers x 2 seeds x 2 kinds), the main split's extrapolation probes
+    # (2 x 2) and the compared split's at layer 1 (2 seeds)
+    assert task_run.run.result.n_trained == 8 + 4 + 2
+    assert set(chapter.probes["split"]) == {"T2 sentence_length_deprel"}  # not in the tables
+    own = criteria.run_criteria(config, {"deprel": [split]})
+    n = len(sample.eval)
+    for setup in ("control", "extrapolation", "size_control_hard"):
+        mine = comparisons.hard_counts(task_run.run, split, 1, setup, n)
+        theirs = comparisons.hard_counts(own.tasks["deprel"].run, split, 1, setup, n)
+        np.testing.assert_array_equal(mine.correct, theirs.correct)
+        np.testing.assert_array_equal(mine.units, theirs.units)
+    with pytest.raises(ParameterError) as info:
+        runs.run_task(sample, "deprel", [], [0], [1, 2], compared=[split], compare_layer=1)
+    assert info.value.name == "compare_layer"
+
+
 def test_survey_splits_shows_one_layer_of_every_split(sample, monkeypatch, one_thread):
     monkeypatch.setattr(survey, "load_sample", lambda *args: sample)
     config = ScoringFunctionsConfig.from_parameters(

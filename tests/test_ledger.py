@@ -170,3 +170,10 @@ def test_views_link_each_claim_to_its_chapter_and_show_its_rule():
 def test_rules_digest_is_stable_and_tracks_the_declarations():
     assert re.fullmatch(r"[0-9a-f]{12}", ledger.rules_digest())
     assert ledger.rules_digest() == ledger.rules_digest()
+
+
+def test_rules_digest_reads_the_paper_numbers_that_sesois_come_from():
+    sources = ledger._rule_sources()
+    papers = {p.parent.name for p in sources if p.name == "paper.py"}
+    assert {"part1_probe_parser", "part3_pareto", "part4_extrapolation"} <= papers
+    assert {p.parent.name for p in sources if p.name == "claims.py"} >= papers

@@ -15,7 +15,10 @@ from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
 from probekit.experiments.part1_probe_parser.claims import (
     CLAIMS,
+    DSPR_COHEN_Q,
     DSPR_GAP,
+    DSPR_LEVEL,
+    DSPR_MARGIN,
     PFW_SAME,
     UUAS_GAP,
     probe_parser_interval,
@@ -27,8 +30,15 @@ from probekit.experiments.part1_probe_parser.comparison import (
     tree_metric_arrays,
 )
 from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
+from probekit.experiments.part1_probe_parser.paper import PAPER
 from probekit.stats.intervals import crossed_interval
-from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Judgement
+from probekit.stats.verdicts import (
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    Judgement,
+    correlation_difference,
+)
 
 KINDS = ("perceptron", "structural")  # parser, probe
 
@@ -120,7 +130,7 @@ def test_every_claim_is_judged_on_its_own_interval():
         )
     assert [c.id for c in CLAIMS] == ["I.2", "I.3", "I.4"]
     assert UUAS_GAP.rule.sesoi == pytest.approx(0.0555) and UUAS_GAP.rule.scale == 100
-    assert DSPR_GAP.rule.sesoi == PFW_SAME.rule.sesoi == 0.02
+    assert DSPR_GAP.rule.sesoi == PFW_SAME.rule.sesoi == 0.019
     assert PFW_SAME.rule.kind == "equivalence"
     with pytest.raises(ParameterError, match="claim"):
         probe_parser_interval(
@@ -245,6 +255,23 @@ def test_dspr_claim_reaches_every_verdict(realistic):
     )
 
 
+def test_the_dspr_margin_is_cohens_small_difference_of_correlations():
+    """I.4's margin: q = 0.1 in Fisher's z (Cohen 1988) at a DSpr of 0.9, in correlation units;
+    not the paper's 0.0006, a mean of signed per-language differences."""
+    z = np.arctanh(DSPR_LEVEL)
+    assert DSPR_MARGIN == pytest.approx(np.tanh(z + 0.05) - np.tanh(z - 0.05), abs=5e-4)
+    assert DSPR_COHEN_Q == 0.1 and DSPR_MARGIN == 0.019
+    # the same q is wider at the lower DSpr of a BERT-base structural probe (0.85): the margin
+    # is at most Cohen's "small" below 0.9
+    assert correlation_difference(0.1, 0.85) > DSPR_MARGIN
+    assert np.arctanh(0.85 + DSPR_MARGIN / 2) - np.arctanh(0.85 - DSPR_MARGIN / 2) < 0.1
+    reason = PFW_SAME.rule.sesoi_reason
+    assert "q = 0.1" in reason and "bounds no single language" in reason
+    assert PFW_SAME.rule.sesoi > 10 * PAPER["pfw_diff"]
+    with pytest.raises(ParameterError, match="rho"):
+        correlation_difference(0.1, 1.0)
+
+
 def test_pfw_claim_reaches_every_verdict(realistic):
     same = judged(PFW_SAME, realistic)
     assert same.verdict == REPRODUCED and same.power > 0.8
@@ -278,10 +305,11 @@ def test_the_verdict_paragraph_quotes_the_rule(realistic):
     assert UUAS_GAP.prose_values(small)["uuas_reading"] == (
         "the interval ends below the SESOI of 5.55 points (significant but smaller than the SESOI)"
     )
-    assert DSPR_GAP.prose_values(probe_parser_interval(DSPR_GAP, realistic))["dspr_sesoi"] == "0.02"
+    dspr = DSPR_GAP.prose_values(probe_parser_interval(DSPR_GAP, realistic))
+    assert dspr["dspr_sesoi"] == "0.019"
     pfw = PFW_SAME.prose_values(probe_parser_interval(PFW_SAME, realistic))
-    assert pfw["dspr_pfw_sesoi"] == "±0.02"
-    assert pfw["dspr_pfw_reading"].startswith("the interval lies inside ±0.02")
+    assert pfw["dspr_pfw_sesoi"] == "±0.019"
+    assert pfw["dspr_pfw_reading"].startswith("the interval lies inside ±0.019")
 
 
 def test_probe_parser_overall():

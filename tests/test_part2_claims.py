@@ -13,6 +13,7 @@ import pytest
 from conftest import markdown, missing_verdict_glue, typed_verdict_words
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
+from probekit.experiments.part1_probe_parser.claims import DSPR_MARGIN
 from probekit.experiments.part2_jabberwocky.claims import (
     CLAIMS,
     PC_DROP,
@@ -128,7 +129,8 @@ def test_claims_are_declared():
     assert [c.key for c in CLAIMS] == ["st_drop", "pc_drop", "pc_lead_j"]
     for claim in CLAIMS:
         assert claim.chapter == "22_jabberwocky_probes" and claim.anchor == "sec-ch22-verdicts"
-        assert claim.rule.kind == "directional" and claim.rule.sesoi == 0.02
+        assert claim.rule.kind == "directional"
+    assert ST_DROP.rule.sesoi == DSPR_MARGIN and PC_DROP.rule.sesoi == PC_LEAD.rule.sesoi == 0.02
     assert ST_DROP.rule.units == "" and PC_DROP.rule.units == PC_LEAD.rule.units == "points"
 
 

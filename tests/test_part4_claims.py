@@ -14,19 +14,24 @@ import jupytext
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from probekit.errors import ParameterError
 from probekit.experiments.claims import NOT_TESTED, Claim
-from probekit.experiments.part4_extrapolation import claims, comparisons
+from probekit.experiments.part4_extrapolation import claims, comparisons, paper
 from probekit.experiments.part4_extrapolation.comparisons import HardCounts
 from probekit.experiments.part4_extrapolation.config import LearningCriteriaConfig
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.runs import SplitRun, TaskRun
 from probekit.experiments.part4_extrapolation.sample import Sample
-from probekit.experiments.part4_extrapolation.splits import LOSS_REFERENCE_SPLITS
+from probekit.experiments.part4_extrapolation.splits import (
+    GAP_REFERENCE_SPLITS,
+    LOSS_REFERENCE_SPLITS,
+)
 from probekit.methods.extrapolation.splits import SplitPoints
 from probekit.probes.mlp import MLPTrainResult
-from probekit.stats.intervals import crossed_interval
+from probekit.stats.intervals import Term, crossed_contrast, crossed_interval
 from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
 
 SEEDS = (1, 2, 3)
@@ -59,28 +64,34 @@ LEARNING = {
 }
 
 
-def fake_chapter(splits, controls=None, accuracy=None, layers=(0, 6), n_sentences=300, items=9):
+def fake_chapter(
+    splits, controls=None, accuracy=None, layers=(0, 6), n_sentences=300, items=9, compared=None
+):
     """A chapter whose probes get each hard item right with a set probability.
 
     Every evaluation sentence has ``items`` items; split j of a task takes the items whose
-    position is j modulo 3, so the splits' hard sets differ. ``accuracy`` maps (task, split,
+    position is j modulo 3, so the splits' hard sets differ. ``controls`` are reference splits
+    with control probes only; ``compared`` reference splits that also have every other setup at
+    the last layer (chapter 44's run_criteria). ``accuracy`` maps (task, split,
     layer, setup, seed), (task, split, layer, setup) or (task, split, setup) to the probability
     (most specific first, else :data:`BASE`). Draws are fixed in order, so changing one
     probability changes only that probe's predictions; the size-control probes draw from their
     own stream, so that the paper's three setups draw as they did before the size control.
     """
-    controls, accuracy = controls or {}, accuracy or {}
+    controls, accuracy, compared = controls or {}, accuracy or {}, compared or {}
     rng, size_rng = np.random.default_rng(0), np.random.default_rng(1)
     sent = np.repeat(np.arange(n_sentences), items)
     m = len(sent)
     tasks = {}
     for task, names in splits.items():
         masks, rows, preds = {}, [], []
-        for j, split in enumerate([*names, *controls.get(task, ())]):
+        others = dict.fromkeys([*controls.get(task, ()), *compared.get(task, ())])
+        for j, split in enumerate([*names, *(s for s in others if s not in names)]):
             hard = (np.arange(m) + j) % 3 == 0
-            setups = ("standard", "control", "extrapolation", "size_control_hard")
-            setups = setups if split in names else ("control",)
+            every = ("standard", "control", "extrapolation", "size_control_hard")
             for layer in layers:
+                full = split in names or (split in compared.get(task, ()) and layer == layers[-1])
+                setups = every if full else ("control",)
                 masks[(split, layer)] = hard
                 for seed in SEEDS:
                     for setup in setups:
@@ -102,7 +113,7 @@ def fake_chapter(splits, controls=None, accuracy=None, layers=(0, 6), n_sentence
         index = pd.DataFrame(rows, columns=["split", "layer", "seed", "setup", "n_train", "n_eval"])
         run = SplitRun(result, index, np.zeros(m, dtype=np.int64), masks, sent)
         points = {name: POINTS for name in names}
-        reference = {name: POINTS for name in controls.get(task, ())}
+        reference = {name: POINTS for name in others if name not in names}
         tasks[task] = TaskRun(task, None, None, points, {}, run, reference)
     sample = Sample([None] * n_sentences, [None] * n_sentences, None, None)
     layers = list(layers)
@@ -196,6 +207,45 @@ def test_hard_difference_refuses_what_would_hide_seed_or_sentence_variance():
         HardCounts(np.array([[3, 2, 1.0]]), units, (1,))  # 3 right of 2 items
 
 
+def test_gap_difference_pairs_the_shared_probes_only():
+    """(control - extrapolation on A's hard set) - (the same on B's): the controls are the same
+    probes per seed, the two extrapolation probes independent runs; empty sentences drop."""
+    units_a = np.array([2.0, 0.0, 3.0, 1.0, 0.0])
+    units_b = np.array([1.0, 0.0, 2.0, 0.0, 2.0])  # sentence 1 has no hard item of either
+    control_a = HardCounts(np.array([[2, 0, 3, 1, 0], [1, 0, 3, 1, 0.0]]), units_a, (1, 2))
+    extra_a = HardCounts(np.array([[1, 0, 1, 0, 0], [0, 0, 2, 0, 0.0]]), units_a, (1, 2))
+    control_b = HardCounts(np.array([[1, 0, 2, 0, 2], [1, 0, 1, 0, 2.0]]), units_b, (1, 2))
+    extra_b = HardCounts(np.array([[1, 0, 1, 0, 1], [0, 0, 2, 0, 2.0]]), units_b, (1, 2))
+    out = comparisons.gap_difference((control_a, extra_a), (control_b, extra_b))
+    # A: control 6/6 and 5/6, extrapolation 2/6 and 2/6; B: control 5/5 and 4/5, extrap. 3/5, 4/5
+    assert out.estimate == pytest.approx((5.5 - 2) / 6 - (4.5 - 3.5) / 5)
+    assert out.n_sentences == 4 and out.n_seeds == (2, 2, 2)
+    keep = [0, 2, 3, 4]
+    by_hand = crossed_contrast(
+        [
+            Term(1.0, control_a.correct[:, keep], units_a[keep], "control"),
+            Term(-1.0, extra_a.correct[:, keep], units_a[keep], "A"),
+            Term(-1.0, control_b.correct[:, keep], units_b[keep], "control"),
+            Term(1.0, extra_b.correct[:, keep], units_b[keep], "B"),
+        ]
+    )
+    assert (out.low, out.high, out.se, out.df) == pytest.approx(
+        (by_hand.low, by_hand.high, by_hand.se, by_hand.df)
+    )
+    # the seed part: the controls' per-seed differences, and each extrapolation side alone
+    control = [1 - 1, 5 / 6 - 4 / 5]
+    var_seeds = (np.var(control, ddof=1) + np.var([2 / 6, 2 / 6], ddof=1)
+                 + np.var([3 / 5, 4 / 5], ddof=1)) / 2  # fmt: skip
+    assert out.se_seeds == pytest.approx(math.sqrt(var_seeds))
+    with pytest.raises(ParameterError, match="gap_b"):  # controls of other seeds are no pair
+        comparisons.gap_difference(
+            (control_a, extra_a), (dataclasses.replace(control_b, seeds=(3, 4)), extra_b)
+        )
+    one = HardCounts(extra_b.correct[:1], units_b, (1,))
+    with pytest.raises(ParameterError, match="seeds"):
+        comparisons.gap_difference((control_a, extra_a), (control_b, one))
+
+
 def test_gap_intervals_show_every_split_at_the_compared_layer():
     chapter = fake_chapter({"pos": ("most_frequent_tag", "tag_proportion")})
     table = comparisons.gap_intervals(chapter)
@@ -245,11 +295,32 @@ def test_claim_intervals_are_the_differences_of_the_setups_accuracies():
         - accuracy_of(tag, "pos", "most_frequent_tag", 6, "extrapolation")
     )
 
-    learning = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS)
-    assert claims.speed_gap_interval(learning).estimate == pytest.approx(
-        accuracy_of(learning, "pos", "speed_of_learning", 6, "control")
-        - accuracy_of(learning, "pos", "speed_of_learning", 6, "extrapolation")
-    )
+    learning = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS, compared=GAP_REFERENCE_SPLITS)
+    leads = claims.speed_lead_intervals(learning)
+    assert list(leads) == list(claims.LEAD_PARTS)
+    for part, (task, split) in claims.LEAD_PARTS.items():
+        gaps = [
+            accuracy_of(learning, task, s, 6, "control")
+            - accuracy_of(learning, task, s, 6, "extrapolation")
+            for s in ("speed_of_learning", split)
+        ]
+        assert leads[part].estimate == pytest.approx(gaps[0] - gaps[1]), part
+    # the control is one probe per seed on both hard sets (paired); the extrapolation probes of
+    # the two splits are independent runs
+    control = [
+        per_seed(learning, "pos", s, 6, "control") for s in ("speed_of_learning", "tag_proportion")
+    ]
+    extra = [
+        per_seed(learning, "pos", s, 6, "extrapolation")
+        for s in ("speed_of_learning", "tag_proportion")
+    ]
+    var_seeds = (np.var(control[0] - control[1], ddof=1) + np.var(extra[0], ddof=1)
+                 + np.var(extra[1], ddof=1)) / 3  # fmt: skip
+    assert leads["t1_tp"].se_seeds == pytest.approx(math.sqrt(var_seeds))
+    assert leads["t1_tp"].n_seeds == (3, 3, 3)
+    # a reference split without extrapolation probes at the compared layer has no lead
+    controls_only = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS)
+    assert list(claims.speed_lead_intervals(controls_only)) == ["t1_loss", "t2_loss"]
     loss = claims.loss_control_intervals(learning)
     assert list(loss) == list(claims.LOSS_PARTS)
     assert loss["t2_arc"].estimate == pytest.approx(
@@ -303,8 +374,16 @@ def test_only_gaps_to_the_control_have_a_size_controlled_reading():
     length = fake_chapter({"pos": ("sentence_length_linguistic", "sentence_length_pos")})
     parts = claims.size_controlled_intervals(length, claims.T1_LENGTH)
     assert list(parts) == ["ling_L0", "ling_L6", "dist_L0", "dist_L6"]
-    learning = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS)
-    assert claims.size_controlled_intervals(learning, claims.SPEED) is not None
+    learning = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS, compared=GAP_REFERENCE_SPLITS)
+    leads = claims.size_controlled_intervals(learning, claims.SPEED)
+    assert list(leads) == list(claims.LEAD_PARTS)
+    # IV.5 compares two gaps: both against the size control
+    size_gaps = [
+        accuracy_of(learning, "deprel", s, 6, "size_control_hard")
+        - accuracy_of(learning, "deprel", s, 6, "extrapolation")
+        for s in ("speed_of_learning", "arc_length")
+    ]
+    assert leads["t2_arc"].estimate == pytest.approx(size_gaps[0] - size_gaps[1])
     # IV.4 compares layers of one setup and IV.6 control accuracies: no size confound
     assert claims.size_controlled_intervals(learning, claims.LOSS_CONTROL) is None
     tag = fake_chapter({"pos": ("most_frequent_tag",)})
@@ -406,7 +485,7 @@ def test_the_claims_are_declared_once_with_their_rules():
     assert ids == ["IV.1", "IV.2", "IV.3", "IV.4", "IV.5", "IV.6"]
     assert len({c.key for c in claims.CLAIMS}) == 6
     sesoi = {c.id: round(c.rule.sesoi * c.rule.scale, 3) for c in claims.CLAIMS}
-    assert sesoi == {"IV.1": 3, "IV.2": 11.5, "IV.3": 6, "IV.4": 5, "IV.5": 10, "IV.6": 2}
+    assert sesoi == {"IV.1": 3, "IV.2": 11.5, "IV.3": 3.5, "IV.4": 5, "IV.5": 3, "IV.6": 2}
     kinds = {c.id: c.rule.kind for c in claims.CLAIMS}
     assert kinds["IV.1"] == "equivalence" and {kinds[i] for i in ids[1:]} == {"directional"}
     for c in claims.CLAIMS:
@@ -420,10 +499,56 @@ def test_the_claims_are_declared_once_with_their_rules():
     assert set(claims.T1_LENGTH.parts) <= set(claims.T1_LENGTH.labels)
     assert claims.LOSS_CONTROL.label("t1_mft") == "T1 most frequent tag"
     assert set(claims.LOSS_CONTROL.labels) == set(claims.LOSS_PARTS)
-    # every reference control of chapter 44 and speed of learning are parts of IV.6
+    assert set(claims.SPEED.parts) == set(claims.SPEED.labels) == set(claims.LEAD_PARTS)
+    # every reference control of chapter 44 and speed of learning are parts of IV.6; every split
+    # whose gap chapter 44 compares and sample loss are parts of IV.5
     for task in ("pos", "deprel"):
         own = {s for t, s in claims.LOSS_PARTS.values() if t == task}
         assert own == {*LOSS_REFERENCE_SPLITS[task], "speed_of_learning"}
+        compared = {s for t, s in claims.LEAD_PARTS.values() if t == task}
+        assert compared == {*GAP_REFERENCE_SPLITS[task], "sample_loss"}
+
+
+# --- IV.3's SESOI, read per layer off the paper's ranges ---------------------------------------
+
+
+def test_iv3_sesoi_is_half_the_papers_gap_at_its_weakest_layer():
+    """§4.3: control 11-35 and extrapolation 23-42 points below the standard setup, over layers.
+    Where the control is 35 below, the gap is at most 42 - 35 = 7 points; half of it, 3.5."""
+    bounds = paper.layer_gap_bounds(paper.MFT_CONTROL_GAP, paper.MFT_EXTRAPOLATION_GAP)
+    assert bounds["control largest"] == (23 - 35, 42 - 35)
+    assert bounds["extrapolation largest"] == (42 - 35, 42 - 11)
+    assert bounds["control smallest"][0] == 23 - 11  # the old, mixed reading: one layer only
+    assert paper.mft_gap_sesoi() == pytest.approx(0.035)
+    assert claims.MFT_RULE.sesoi == pytest.approx(paper.mft_gap_sesoi())
+    assert "at most 7 points" in claims.MFT_RULE.sesoi_reason
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 60, allow_nan=False), st.floats(0, 60, allow_nan=False)),
+        min_size=1,
+        max_size=13,
+    )
+)
+def test_layer_gap_bounds_hold_at_the_layers_they_name(layers):
+    """Any per-layer profile of the two gaps: each bound holds at the layer it names."""
+    control = np.array([c for c, _ in layers])
+    extrapolation = np.array([e for _, e in layers])
+    gap = extrapolation - control  # control - extrapolation accuracy, per layer
+    bounds = paper.layer_gap_bounds(
+        (control.min(), control.max()), (extrapolation.min(), extrapolation.max())
+    )
+    at = {
+        "control largest": control.argmax(),
+        "control smallest": control.argmin(),
+        "extrapolation largest": extrapolation.argmax(),
+        "extrapolation smallest": extrapolation.argmin(),
+    }
+    for name, layer in at.items():
+        low, high = bounds[name]
+        assert low - 1e-9 <= gap[layer] <= high + 1e-9, name
 
 
 # --- a single change to one realistic run reaches every verdict -------------------------------
@@ -467,7 +592,7 @@ def test_iv2_reaches_every_verdict(change, expected):
     ("change", "expected"),
     [
         ({}, REPRODUCED),
-        ({("pos", "most_frequent_tag", 6, "extrapolation"): 0.79}, NOT_REPRODUCED),
+        ({("pos", "most_frequent_tag", 6, "extrapolation"): 0.80}, NOT_REPRODUCED),
         ({("pos", "most_frequent_tag", 6, "extrapolation", 3): 0.95}, INCONCLUSIVE),
     ],
 )
@@ -494,18 +619,45 @@ def test_iv4_reaches_every_verdict(change, expected):
     assert verdict(claims.tag_claims(chapter)[1]) == expected
 
 
+SPEED_LARGEST = {(t, "speed_of_learning", "extrapolation"): 0.45 for t in ("pos", "deprel")}
+
+
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
         ({}, REPRODUCED),
-        ({("pos", "speed_of_learning", 6, "extrapolation"): 0.75}, NOT_REPRODUCED),
-        ({("pos", "speed_of_learning", 6, "extrapolation", 3): 0.99}, INCONCLUSIVE),
+        # another split's gap larger than speed of learning's, for T1 or for T2
+        ({("pos", "most_frequent_tag", 6, "extrapolation"): 0.30}, NOT_REPRODUCED),
+        ({("deprel", "arc_length", 6, "extrapolation"): 0.35}, NOT_REPRODUCED),
+        # as large: which is larger, these sentences and seeds cannot tell
+        ({("pos", "tag_proportion", 6, "extrapolation"): 0.45}, INCONCLUSIVE),
+        # one extrapolation seed of another split far off the others: the seeds cannot tell
+        ({("pos", "tag_proportion", 6, "extrapolation", 3): 0.05}, INCONCLUSIVE),
     ],
 )
 def test_iv5_reaches_every_verdict(change, expected):
-    base = {("pos", "speed_of_learning", "extrapolation"): 0.5}
-    chapter = fake_chapter(LEARNING, LOSS_REFERENCE_SPLITS, LOSS_LOW | base | change)
-    assert verdict(claims.learning_claims(chapter)[0]) == expected
+    """Speed of learning's gaps 35 points, every other function's 20; then one gap larger."""
+    chapter = fake_chapter(
+        LEARNING, LOSS_REFERENCE_SPLITS, SPEED_LARGEST | change, compared=GAP_REFERENCE_SPLITS
+    )
+    measured = claims.learning_claims(chapter)[0]
+    assert len(measured.intervals) == len(claims.LEAD_PARTS)
+    assert verdict(measured) == expected
+
+
+def test_iv5_fails_on_the_part_whose_gap_is_larger():
+    """The rule is a conjunction: one other function with a larger gap decides it."""
+    change = {("deprel", "sentence_length_deprel", 6, "extrapolation"): 0.30}
+    chapter = fake_chapter(
+        LEARNING, LOSS_REFERENCE_SPLITS, SPEED_LARGEST | change, compared=GAP_REFERENCE_SPLITS
+    )
+    measured = claims.learning_claims(chapter)[0]
+    judged = {p: judge(claims.SPEED_RULE, iv) for p, iv in measured.intervals.items()}
+    assert [p for p, j in judged.items() if j.verdict != REPRODUCED] == ["t2_dist"]
+    assert judged["t2_dist"].note == "significant in the opposite direction"
+    phrases = measured.claim.prose_values(measured.intervals)
+    assert phrases["claim_speed_text"].startswith("T2 against sentence length (distributional): ")
+    assert phrases["claim_speed_reading"] == "of its 10 parts, 9 reproduced, 1 not reproduced"
 
 
 @pytest.mark.parametrize(
@@ -527,15 +679,15 @@ def test_the_verdict_paragraphs_read_the_rule():
     mft = claims.tag_claims(chapter)[0]
     phrases = mft.claim.prose_values(mft.intervals)
     assert phrases["claim_mft_reading"].startswith("the interval lies above 0 and reaches")
-    assert phrases["claim_mft_sesoi"] == "6 points"
-    assert phrases["claim_mft_sesoi_reason"].startswith("half the 12 points")
+    assert phrases["claim_mft_sesoi"] == "3.5 points"
+    assert phrases["claim_mft_sesoi_reason"].startswith("half the paper's gap at its weakest layer")
     flat = fake_chapter(
         {"pos": ("most_frequent_tag",)},
         accuracy={("pos", "most_frequent_tag", 6, "extrapolation", 3): 0.95},
     )
     mft = claims.tag_claims(flat)[0]
     assert mft.claim.prose_values(mft.intervals)["claim_mft_reading"] == (
-        "the interval includes 0 and reaches the SESOI of 6 points (underpowered)"
+        "the interval includes 0 and reaches the SESOI of 3.5 points (underpowered)"
     )
 
 

@@ -167,14 +167,25 @@ def expected_false_reproduced(table: pd.DataFrame) -> float:
     return float(claims.loc[claims["verdict"] != NOT_TESTED, "alpha"].sum())
 
 
+def _rule_sources() -> list[Path]:
+    """The sources of the claims' rules, sorted.
+
+    Every part's ``claims`` module, the ``paper`` module beside it where there is one (the
+    paper's numbers that SESOIs are derived from), and :mod:`probekit.stats.verdicts`.
+    """
+    claims = [Path(m.__file__) for m in CLAIM_MODULES]
+    papers = [p.with_name("paper.py") for p in claims if p.with_name("paper.py").is_file()]
+    return sorted({*claims, *papers, Path(verdict_rules.__file__)})
+
+
 def rules_digest() -> str:
     """Hash of the claim declarations and of the rules that judge them (12 hex digits).
 
-    sha256 of the source of every part's ``claims`` module and of :mod:`probekit.stats.verdicts`:
-    what a reader checks to see that the rules did not change after a build.
+    sha256 of the sources of :func:`_rule_sources`: what a reader checks to see that the rules
+    did not change after a build.
     """
     digest = hashlib.sha256()
-    for path in sorted({Path(m.__file__) for m in (*CLAIM_MODULES, verdict_rules)}):
+    for path in _rule_sources():
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -184,7 +195,7 @@ def rules_last_changed() -> str | None:
 
     From git, when the library runs from a git checkout; None otherwise.
     """
-    files = [str(Path(m.__file__)) for m in (*CLAIM_MODULES, verdict_rules)]
+    files = [str(p) for p in _rule_sources()]
     try:
         out = subprocess.run(
             ["git", "log", "-1", "--format=%cs %h", "--", *files],

@@ -18,11 +18,16 @@ interval errs on the wide side; the calibration tests show how much.
 With one seed per side it is the cluster-robust interval of a difference of corpus metrics,
 which for binary token outcomes is the clustered McNemar comparison (Obuchowski 1998):
 :func:`clustered_mcnemar` gives its p-value.
+
+:func:`crossed_contrast` is the same interval for any weighted sum of such metrics on the same
+sentences (:class:`Term`), e.g. a difference of two gaps; :func:`crossed_interval` is its
+two-metric case.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +43,7 @@ class Interval:
     The interval has coverage ``level`` under a t reference distribution (normal when ``df`` is
     infinite) with standard error ``se``. ``se_sentences`` and ``se_seeds`` are the two variance
     components (their squares add up to ``se ** 2``); ``n_sentences`` and ``n_seeds`` describe the
-    design.
+    design (``n_seeds``: the seeds of each side, or of each set of trained probes in a contrast).
     """
 
     estimate: float
@@ -50,7 +55,7 @@ class Interval:
     se_sentences: float
     se_seeds: float
     n_sentences: int
-    n_seeds: tuple[int, int]
+    n_seeds: tuple[int, ...]
     method: str
 
     def p_greater(self, value: float = 0.0) -> float:
@@ -138,6 +143,115 @@ def _scores(name: str, x: object, n: int | None) -> np.ndarray:
     return a
 
 
+@dataclass(frozen=True, eq=False)
+class Term:
+    """One corpus metric of a contrast: ``weight`` x sum_i mean_s scores[s, i] / sum_i units[i].
+
+    ``scores`` (k, n): what each of k seeds scores in each of the n sentences; ``units`` (n,):
+    the metric's denominator per sentence. ``probes`` names the trained probes that produced
+    the scores: terms with the same name are the same k probes scored on other units (row s is
+    seed s in each), so their seed variation is taken together, per seed; terms with different
+    names are independent training runs.
+    """
+
+    weight: float
+    scores: np.ndarray
+    units: np.ndarray
+    probes: str
+
+
+def _quantile(level: float, df: float) -> float:
+    """The two-sided t (normal for infinite ``df``) quantile of coverage ``level``."""
+    if math.isfinite(df):
+        return float(stats.t.ppf(0.5 + level / 2.0, df))
+    return float(stats.norm.ppf(0.5 + level / 2))
+
+
+def crossed_contrast(
+    terms: Sequence[Term], level: float = 0.90, *, reference: float = 0.0
+) -> Interval:
+    """Interval of ``sum_j weight_j * metric_j - reference`` over sentences and seeds.
+
+    The variance-components interval of the module docstring for a weighted sum of corpus
+    metrics on the same n sentences (each :class:`Term` with its own units): the sentence part
+    is the linearised variance of the sum of ratio estimators, sum_i z_i^2 n / (n - 1) with
+    z_i = sum_j weight_j (mean_s c_j[s, i] - metric_j m_j[i]) / sum_i m_j[i]; the seed part adds,
+    for each set of probes (:attr:`Term.probes`), the variance over its seeds of its terms'
+    weighted per-seed metrics, divided by its number of seeds; Welch-Satterthwaite degrees of
+    freedom. ``n_seeds`` of the result lists the seeds of each set of probes, in order of first
+    appearance.
+    """
+    if not terms:
+        raise ParameterError("terms", "a contrast needs at least one term")
+    if not 0 < level < 1:
+        raise ParameterError("level", f"must lie in (0, 1), got {level!r}")
+    n = len(_units("terms[0].units", terms[0].units, None))
+    theta = -float(reference)
+    z = np.zeros(n)
+    per_probes: dict[str, np.ndarray] = {}
+    for j, term in enumerate(terms):
+        m = _units(f"terms[{j}].units", term.units, n)
+        c = _scores(f"terms[{j}].scores", term.scores, n)
+        total = float(m.sum())
+        mean = c.mean(axis=0)  # (n,) seed-averaged scores
+        ratio = float(mean.sum() / total)
+        weight = float(term.weight)
+        theta += weight * ratio
+        z += weight * ((mean - ratio * m) / total)
+        per_seed = weight * (c.sum(axis=1) / total)  # (k,)
+        if term.probes in per_probes:
+            if len(per_probes[term.probes]) != len(per_seed):
+                raise ParameterError(
+                    "terms", f"the terms of probes {term.probes!r} need the same seeds"
+                )
+            per_probes[term.probes] = per_probes[term.probes] + per_seed
+        else:
+            per_probes[term.probes] = per_seed
+    var_sent = n / (n - 1) * float(np.sum(z**2))
+    return components_interval(theta, var_sent, n, list(per_probes.values()), level)
+
+
+def components_interval(
+    theta: float,
+    var_sent: float,
+    n: int,
+    per_seed: Sequence[np.ndarray],
+    level: float,
+    *,
+    design: str = "",
+) -> Interval:
+    """The variance-components interval of the module docstring, from its parts.
+
+    ``theta`` the estimate, ``var_sent`` its linearised variance over the ``n`` sentences,
+    ``per_seed`` one array (k,) per independent set of trained probes: that set's per-seed
+    contribution to ``theta`` (its metric, or the paired difference). Each set with k > 1 adds
+    var(ddof=1) / k with k - 1 degrees of freedom; Welch-Satterthwaite combines the parts.
+    ``design`` is appended to the method's name (e.g. ", one subset per seed").
+    """
+    seed_terms = [(float(np.var(d, ddof=1)) / len(d), len(d) - 1) for d in per_seed if len(d) > 1]
+    var_seed = sum(v for v, _ in seed_terms)
+    var = var_sent + var_seed
+    se = math.sqrt(var)
+    parts = [(var_sent, n - 1), *seed_terms]
+    denom = sum(v**2 / k for v, k in parts if v > 0)
+    df = var**2 / denom if denom > 0 else math.inf
+    q = _quantile(level, df)
+    method = "variance components over sentences and seeds" if seed_terms else "cluster-robust"
+    return Interval(
+        theta,
+        theta - q * se,
+        theta + q * se,
+        float(level),
+        se,
+        float(df),
+        math.sqrt(var_sent),
+        math.sqrt(var_seed),
+        n,
+        tuple(len(d) for d in per_seed),
+        method + design,
+    )
+
+
 def crossed_interval(
     scores_a: np.ndarray,
     scores_b: np.ndarray | None,
@@ -169,7 +283,8 @@ def crossed_interval(
             0 or 1, where the standard error moves with the estimate.
 
     Returns:
-        :class:`Interval` in the metric's units (fractions for accuracies).
+        :class:`Interval` in the metric's units (fractions for accuracies); the two-term case of
+        :func:`crossed_contrast`.
     """
     m = _units("units", units, None)
     if not 0 < level < 1:
@@ -180,46 +295,20 @@ def crossed_interval(
     b = None if scores_b is None else _scores("scores_b", scores_b, n)
     if paired_seeds and (b is None or a.shape != b.shape):
         raise ParameterError("paired_seeds", "needs scores_a and scores_b of the same shape")
-    total_a, total_b = float(m.sum()), float(m_b.sum())
-    per_seed_a = a.sum(axis=1) / total_a  # (k_a,)
-    per_seed_b = None if b is None else b.sum(axis=1) / total_b
-    ratio_a = float(a.mean(axis=0).sum() / total_a)
-    ratio_b = reference if b is None else float(b.mean(axis=0).sum() / total_b)
-    theta = ratio_a - ratio_b
-    # Linearised (cluster-robust) variance of the difference of the two ratio estimators over
-    # sentences, from the seed-averaged per-sentence scores.
-    z = (a.mean(axis=0) - ratio_a * m) / total_a
+    terms = [Term(1.0, a, m, "a")]
     if b is not None:
-        z = z - (b.mean(axis=0) - ratio_b * m_b) / total_b
-    var_sent = n / (n - 1) * float(np.sum(z**2))
-    # Seed part, and its degrees of freedom, from the per-seed corpus metrics.
-    seed_terms: list[tuple[float, int]] = []
-    if paired_seeds:
-        diffs = per_seed_a - per_seed_b
-        if len(diffs) > 1:
-            seed_terms.append((float(np.var(diffs, ddof=1)) / len(diffs), len(diffs) - 1))
-    else:
-        for per_seed in (per_seed_a, per_seed_b):
-            if per_seed is not None and len(per_seed) > 1:
-                k = len(per_seed)
-                seed_terms.append((float(np.var(per_seed, ddof=1)) / k, k - 1))
-    var_seed = sum(v for v, _ in seed_terms)
-    var = var_sent + var_seed
-    se = math.sqrt(var)
-    parts = [(var_sent, n - 1), *seed_terms]
-    denom = sum(v**2 / k for v, k in parts if v > 0)
-    df = var**2 / denom if denom > 0 else math.inf
-    q = stats.t.ppf(0.5 + level / 2.0, df) if math.isfinite(df) else stats.norm.ppf(0.5 + level / 2)
+        terms.append(Term(-1.0, b, m_b, "a" if paired_seeds else "b"))
+    out = crossed_contrast(terms, level, reference=reference if b is None else 0.0)
     k_b = 0 if b is None else b.shape[0]
-    method = "variance components over sentences and seeds" if seed_terms else "cluster-robust"
-    low, high = theta - float(q) * se, theta + float(q) * se
+    theta, se, low, high = out.estimate, out.se, out.low, out.high
+    method = out.method
     if logit:
         if b is not None:
             raise ParameterError("logit", "applies to a one-sample interval (scores_b None)")
         p = theta + reference
         if not 0 < p < 1:
             raise ParameterError("logit", f"needs an accuracy strictly inside (0, 1), got {p:g}")
-        half = float(q) * se / (p * (1 - p))
+        half = _quantile(level, out.df) * se / (p * (1 - p))
         centre = math.log(p / (1 - p))
         low = 1 / (1 + math.exp(-(centre - half))) - reference
         high = 1 / (1 + math.exp(-(centre + half))) - reference
@@ -228,11 +317,11 @@ def crossed_interval(
         theta,
         low,
         high,
-        float(level),
+        out.level,
         se,
-        float(df),
-        math.sqrt(var_sent),
-        math.sqrt(var_seed),
+        out.df,
+        out.se_sentences,
+        out.se_seeds,
         n,
         (a.shape[0], k_b),
         method,

@@ -66,8 +66,8 @@ ST_DROP = Claim(
         ),
         sesoi=DSPR_MARGIN,
         sesoi_reason=(
-            "a stated convention, the DSpr resolution at which Part I reads its paper's "
-            "figures, since the extracted text of this paper lost its numbers"
+            "Part I's margin for DSpr, Cohen's small difference between two correlations at a "
+            "DSpr of 0.9, since the extracted text of this paper lost its numbers"
         ),
         test=CROSSED_TEST + ", seeds paired",
     ),

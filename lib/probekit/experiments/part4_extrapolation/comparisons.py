@@ -5,7 +5,9 @@ extrapolation probes are scored on the same hard items, and the items of one sen
 fall together, so a comparison here counts each probe's correct hard items per evaluation
 sentence (:func:`hard_counts`, every seed) and takes the interval of the difference of the two
 corpus accuracies over sentences and seeds (:func:`hard_difference`, the variance-components
-interval of :func:`~probekit.stats.intervals.crossed_interval`). Tokens are never the unit.
+interval of :func:`~probekit.stats.intervals.crossed_interval`). Two gaps are compared the same
+way (:func:`gap_difference`, :func:`~probekit.stats.intervals.crossed_contrast`). Tokens are never
+the unit.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from probekit.errors import ParameterError
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.runs import SplitRun
 from probekit.experiments.part4_extrapolation.sample import TASK_LABEL
-from probekit.stats.intervals import Interval, crossed_interval
+from probekit.stats.intervals import Interval, Term, crossed_contrast, crossed_interval
 
 LEVEL = 0.90  # the interval every Part IV rule reads: one-sided alpha = 0.05
 _COLUMNS = [
@@ -77,6 +79,13 @@ def _probe_rows(run: SplitRun, split: str, layer: int, setup: str) -> pd.DataFra
             "split/layer/setup", f"no single probe per seed for {(split, layer, setup)}"
         )
     return rows
+
+
+def has_probes(run: SplitRun, split: str, layer: int, setup: str) -> bool:
+    """Whether ``run`` scored ``setup`` probes of ``split`` at ``layer``."""
+    idx = run.index
+    rows = (idx["split"] == split) & (idx["layer"] == layer) & (idx["setup"] == setup)
+    return bool(rows.any())
 
 
 def hard_correct(run: SplitRun, split: str, layer: int, seed: int, setup: str) -> np.ndarray:
@@ -147,6 +156,50 @@ def hard_difference(
         paired_seeds=paired_seeds,
         units_b=None if same else b.units[keep],
     )
+
+
+def gap_difference(
+    gap_a: tuple[HardCounts, HardCounts],
+    gap_b: tuple[HardCounts, HardCounts],
+    level: float = LEVEL,
+) -> Interval:
+    """Interval of (reference_A - probe_A) - (reference_B - probe_B), over sentences and seeds.
+
+    Two gaps of one task on two splits' hard sets (Kunz & Kuhlmann 2021, §4.4 ranks the scoring
+    functions by them), each gap a (reference, probe) pair of counts on its split's hard items:
+    (control, extrapolation), or (size control, extrapolation). The reference probes of both
+    gaps are the same shared probes, one per seed, scored on the two hard sets, so their seeds
+    are paired; the two probes trained on the splits' easy sets are independent training runs.
+    The variance-components interval of
+    :func:`~probekit.stats.intervals.crossed_contrast`: the sentence part covers all four
+    accuracies, each over its own hard items; sentences with a hard item of neither split are
+    left out. Every side needs at least two seeds. Each :class:`HardCounts` is (k, n) over the
+    same n evaluation sentences; the interval is in accuracy fractions.
+    """
+    (ref_a, probe_a), (ref_b, probe_b) = gap_a, gap_b
+    sides = {"reference A": ref_a, "probe A": probe_a, "reference B": ref_b, "probe B": probe_b}
+    for name, side in sides.items():
+        if side.correct.shape[0] < 2:
+            raise ParameterError(
+                "seeds", f"{name} has {side.correct.shape[0]} seed; trained probes need >= 2"
+            )
+        if side.units.shape != ref_a.units.shape:
+            raise ParameterError("gap_b", "all four must count over the same evaluation sentences")
+    if ref_a.seeds != ref_b.seeds:
+        raise ParameterError(
+            "gap_b",
+            f"the reference probes need the same seeds, got {ref_a.seeds} and {ref_b.seeds}",
+        )
+    keep = (ref_a.units > 0) | (ref_b.units > 0)
+    if keep.sum() < 2:
+        raise ParameterError("units", "fewer than 2 sentences have a hard item")
+    terms = [
+        Term(1.0, ref_a.correct[:, keep], ref_a.units[keep], "reference"),
+        Term(-1.0, probe_a.correct[:, keep], probe_a.units[keep], "probe A"),
+        Term(-1.0, ref_b.correct[:, keep], ref_b.units[keep], "reference"),
+        Term(1.0, probe_b.correct[:, keep], probe_b.units[keep], "probe B"),
+    ]
+    return crossed_contrast(terms, level)
 
 
 def setup_gap(

@@ -50,15 +50,18 @@ def run_criteria(
     config: CriteriaConfig,
     splits: Mapping[str, Sequence[str]],
     controls: Mapping[str, Sequence[str]] | None = None,
+    compared: Mapping[str, Sequence[str]] | None = None,
 ) -> ChapterRun:
     """Sample, embed and run the splits ``splits[task]`` of each task (Kunz & Kuhlmann 2021, §3).
 
     ``splits`` maps a task to its split names, e.g.
     :data:`~probekit.experiments.part4_extrapolation.splits.LENGTH_SPLITS`; ``controls`` maps a
-    task to further splits whose control setup alone is scored
-    (:func:`~probekit.experiments.part4_extrapolation.runs.run_task`). Learning-based
-    splits need a :class:`~probekit.experiments.part4_extrapolation.config.LearningCriteriaConfig`:
-    each task then first gets its scores from
+    task to further splits whose control setup alone is scored, and ``compared`` to further
+    splits whose setups are also trained and scored at ``compare_layer``, to compare their gaps
+    with a main split's there (:func:`~probekit.experiments.part4_extrapolation.runs.run_task`).
+    Learning-based splits need a
+    :class:`~probekit.experiments.part4_extrapolation.config.LearningCriteriaConfig`: each task
+    then first gets its scores from
     :func:`~probekit.experiments.part4_extrapolation.scoring.ensemble_scores` (§3.4.3).
     ``config.layers`` empty means all layers; ``compare_layer`` (negative counts from the last
     layer) must be one of the probed layers.
@@ -88,7 +91,7 @@ def run_criteria(
         runs[task] = run_task(
             sample, task, names, layer_list, config.seeds, config.epochs, config.order, learned,
             (controls or {}).get(task, ()), config.size_seed, config.widen_top_ties,
-            device=config.device,
+            device=config.device, compared=(compared or {}).get(task, ()), compare_layer=compare,
         )  # fmt: skip
     probes, gaps = combined_tables(list(runs.values()))
     return ChapterRun(config, sample, layer_list, compare, runs, probes, gaps, ensembles)

@@ -254,8 +254,9 @@ class TaskRun:
 
     ``points`` maps a split to its split points (a list, one per layer, for learning-based
     splits); ``skipped`` maps a split that could not be made to the reason; ``run`` is None
-    when every split was skipped. ``controls`` maps each reference-control split (control setup
-    only, see :func:`run_task`) to its split points; they are in ``run`` but not in ``points``.
+    when every split was skipped. ``controls`` maps each reference split (its control setup
+    only, or every setup at the compared layer, see :func:`run_task`) to its split points; they
+    are in ``run`` but not in ``points``.
     ``half`` (N,) bool is the size control's training half.
     """
 
@@ -283,6 +284,8 @@ def run_task(
     widen_top_ties: bool = True,
     cache: Cache | None = None,
     device: str = "cpu",
+    compared: Sequence[str] = (),
+    compare_layer: int | None = None,
 ) -> TaskRun:
     """Examples, splits and every setup of every split ``names`` of ``task`` (§3.3-3.6).
 
@@ -296,29 +299,52 @@ def run_task(
 
     ``controls`` names further splits whose control setup alone is scored (§4.5 compares the
     control accuracies of all scoring functions): their probes are the shared standard ones,
-    so they cost an evaluation, not a training. A split skipped there is reported in
-    ``skipped`` too. Every probe trains on ``device``; the cached probe records do not depend on
-    it (the same draws on every device, up to floating-point rounding).
+    so they cost an evaluation, not a training. ``compared`` names further reference splits
+    whose extrapolation probes also train, at ``compare_layer`` only (one of ``layers``), so
+    that their gaps can be compared there with a main split's (§4.4 calls speed of learning's
+    gap "the largest among all settings"): at that layer they get every setup, at the others
+    the control alone, so they cost one layer's extrapolation probes. A split skipped there is
+    reported in ``skipped`` too. Every probe trains on ``device``; the cached probe records do
+    not depend on it (the same draws on every device, up to floating-point rounding).
     """
     train, eval_ = task_examples(task, sample)
     splits, points, skipped = build_splits(
         names, train, eval_, len(layers), learned, include_top_ties=widen_top_ties,
         setup_names=("control", "extrapolation"),
     )  # fmt: skip
-    extra = [c for c in controls if c not in names]
+    extra = [c for c in dict.fromkeys([*controls, *compared]) if c not in names]
+    gap_names = [c for c in extra if c in compared]
+    if gap_names and compare_layer not in layers:
+        raise ParameterError(
+            "compare_layer", f"layer {compare_layer} is not among the probed layers {layers}"
+        )
     control_splits, control_points, control_skipped = build_splits(
-        extra, train, eval_, len(layers), learned, include_top_ties=widen_top_ties,
-        setup_names=("control",),
+        [c for c in extra if c not in compared], train, eval_, len(layers), learned,
+        include_top_ties=widen_top_ties, setup_names=("control",),
     )  # fmt: skip
-    skipped = skipped | control_skipped
-    if not (splits or control_splits):
+    gap_splits, gap_points, gap_skipped = build_splits(
+        gap_names, train, eval_, len(layers), learned, include_top_ties=widen_top_ties,
+        setup_names=("control", "extrapolation"),
+    )  # fmt: skip
+    # Their extrapolation probes are needed at the compared layer only; elsewhere the control.
+    gap_splits = {
+        name: [
+            setups_ if layer == compare_layer else {"control": setups_["control"]}
+            for layer, setups_ in zip(layers, _per_layer(per, len(layers)), strict=True)
+        ]
+        for name, per in gap_splits.items()
+    }
+    skipped = skipped | control_skipped | gap_skipped
+    found = control_points | gap_points
+    control_points = {c: found[c] for c in extra if c in found}
+    if not (splits or control_splits or gap_splits):
         return TaskRun(task, train, eval_, points, skipped, None, control_points)
     shared = shared_probes(
         sample, task, layers, seeds, epochs, order_seed, size_seed, cache, device
     )
     Xt = Xe = None
-    if splits:
+    if splits or gap_splits:
         Xt, Xe = layer_inputs(sample, train, eval_, layers)
-    every = splits | control_splits
+    every = splits | control_splits | gap_splits
     run = run_splits(Xt, Xe, train, eval_, every, layers, seeds, shared, epochs, order_seed, device)
     return TaskRun(task, train, eval_, points, skipped, run, control_points, shared.half)

@@ -77,6 +77,25 @@ LOSS_REFERENCE_SPLITS: dict[str, tuple[str, ...]] = {
     ),
     "deprel": ("sentence_length_linguistic", "sentence_length_deprel", "arc_length"),
 }
+# The splits of the other scoring functions whose control - extrapolation gaps chapter 44
+# compares with speed of learning's (§4.4: "the largest among all settings"), each within its
+# task; sample loss, the chapter's other split, is compared too. Their extrapolation probes
+# train at the compared layer only. The modified arc-length split is a setting of its own here:
+# its easy set differs from arc length's.
+GAP_REFERENCE_SPLITS: dict[str, tuple[str, ...]] = {
+    "pos": (
+        "sentence_length_linguistic",
+        "sentence_length_pos",
+        "most_frequent_tag",
+        "tag_proportion",
+    ),
+    "deprel": (
+        "sentence_length_linguistic",
+        "sentence_length_deprel",
+        "arc_length",
+        "arc_length_modified",
+    ),
+}
 
 # One split's setups: name -> Setup, for all layers, or a list with one dict per layer.
 SplitSetups = (

@@ -80,7 +80,7 @@ def gap_table(run: SplitRun) -> pd.DataFrame:
 
 
 def _main(table: pd.DataFrame, task_run: TaskRun) -> pd.DataFrame:
-    """The rows of a task's main splits (its reference controls left out)."""
+    """The rows of a task's main splits (its reference splits left out)."""
     return table[table["split"].isin(list(task_run.points))].reset_index(drop=True)
 
 
@@ -89,8 +89,9 @@ def combined_tables(task_runs: Sequence[TaskRun]) -> tuple[pd.DataFrame, pd.Data
 
     Split names become e.g. "T1 sentence_length_pos" (Kunz & Kuhlmann's task names). Tasks whose
     splits were all skipped contribute nothing; with nothing at all the frames are empty but
-    keep their columns, so a chapter on a tiny treebank still renders. Reference controls
-    (``TaskRun.controls``) are left out: they have no standard or extrapolation setup.
+    keep their columns, so a chapter on a tiny treebank still renders. Reference splits
+    (``TaskRun.controls``) are left out: they have a control alone, or every setup at the
+    compared layer only.
     """
     done = [t for t in task_runs if t.run is not None]
     probes = [_main(probe_table(t.run), t).assign(task=t.task) for t in done]

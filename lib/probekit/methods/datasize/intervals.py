@@ -17,15 +17,13 @@ When every seed is scored on the same items it equals ``crossed_interval``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
 
 from probekit.errors import ParameterError
-from probekit.stats.intervals import Interval
+from probekit.stats.intervals import Interval, components_interval
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,37 +103,14 @@ def subsets_interval(
     acc_a = a.accuracies()
     acc_b = None if b is None else b.accuracies()
     theta = shift + float(acc_a.mean()) - (0.0 if acc_b is None else float(acc_b.mean()))
-    seed_terms: list[tuple[float, int]] = []
     if paired_seeds:
-        diffs = acc_a - acc_b
-        if len(diffs) > 1:
-            seed_terms.append((float(np.var(diffs, ddof=1)) / len(diffs), len(diffs) - 1))
+        per_seed = [acc_a - acc_b]
     else:
-        for acc in (acc_a, acc_b):
-            if acc is not None and len(acc) > 1:
-                seed_terms.append((float(np.var(acc, ddof=1)) / len(acc), len(acc) - 1))
-    var_seed = sum(v for v, _ in seed_terms)
-    var = var_sent + var_seed
-    se = math.sqrt(var)
-    denom = sum(v**2 / k for v, k in [(var_sent, n - 1), *seed_terms] if v > 0)
-    df = var**2 / denom if denom > 0 else math.inf
-    q = float(
-        stats.t.ppf(0.5 + level / 2, df) if math.isfinite(df) else stats.norm.ppf(0.5 + level / 2)
-    )
-    method = "variance components over sentences and seeds, one subset per seed"
-    return Interval(
-        theta,
-        theta - q * se,
-        theta + q * se,
-        float(level),
-        se,
-        float(df),
-        math.sqrt(var_sent),
-        math.sqrt(var_seed),
-        n,
-        (a.n_seeds, 0 if b is None else b.n_seeds),
-        method if seed_terms else "cluster-robust over sentences, one subset per seed",
-    )
+        per_seed = [acc_a] + ([] if acc_b is None else [-acc_b])
+    out = components_interval(theta, var_sent, n, per_seed, level, design=", one subset per seed")
+    # Unpaired, the result's seeds are those of each side, B's 0 when it has none.
+    n_seeds = (a.n_seeds, 0 if b is None else b.n_seeds)
+    return replace(out, n_seeds=n_seeds)
 
 
 def seed_subsets(
