@@ -216,7 +216,9 @@ def test_a_measured_claim_agrees_with_the_ledger():
     measured = {"dal": interval(0.1, 0.08, 0.12)}  # POSL not measured
     row = ledger.evaluate({c.chapter: c.saved_values(measured)}, (c,)).iloc[0]
     assert row["verdict"] == row["chapter_verdict"] == REPRODUCED and row["agrees"]
-    assert row["measured"] == "DAL: " + format_interval(measured["dal"], c.rule)
+    assert row["measured"] == (
+        "1 part measured, not measured: POSL. DAL: " + format_interval(measured["dal"], c.rule)
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -108,7 +108,6 @@ def test_holm_flags_only_reproduced_verdicts_that_fail_family_wise_control():
     assert (claims["holm_ok"] == (claims["p_holm"] <= claims["alpha"])).all()
     # A consistency check is outside Holm's family and the expected count of false verdicts.
     assert checks["p_holm"].isna().all() and checks["holm_ok"].all()
-    assert ledger.expected_false_reproduced(table) == pytest.approx(0.05 * len(claims))
     # Holm's adjustment over the claims alone, as if the checks were not there.
     alone = ledger.evaluate(saved, tuple(c for c in ledger.CLAIMS if not c.consistency))
     assert np.allclose(alone["p_holm"].to_numpy(), claims["p_holm"].to_numpy())
@@ -159,9 +158,14 @@ def test_views_link_each_claim_to_its_chapter_and_show_its_rule():
         saved.setdefault(c.chapter, {}).update(_saved(c, INCONCLUSIVE))
     table = ledger.evaluate(saved)
     page = ledger.html_table(table, lambda slug, anchor: f"{slug}.html#{anchor}")
+    # One compact row per claim, four columns; the rule's text folds out under its claim.
+    assert page.count("<tr>") == len(ledger.CLAIMS) + 1 and page.count("<th>") == 4
+    assert page.count("<summary><small>rule</small></summary>") == len(ledger.CLAIMS)
     for c in ledger.CLAIMS:
         assert f'href="{c.chapter}.html#{c.anchor}"' in page
         assert c.rule.sesoi_reason.split(";")[0][:20] in page.replace("&#x27;", "'")
+    # The parts of a claim of several parts fold out too.
+    assert page.count(" measured</summary>") == sum(bool(c.parts) for c in ledger.CLAIMS)
     for p in ledger.PAPERS:
         md = ledger.overview_markdown(table, p.key)
         assert md.count("{ref}`chapter") == sum(c.paper == p.key for c in ledger.CLAIMS)
@@ -177,3 +181,16 @@ def test_rules_digest_reads_the_paper_numbers_that_sesois_come_from():
     papers = {p.parent.name for p in sources if p.name == "paper.py"}
     assert {"part1_probe_parser", "part3_pareto", "part4_extrapolation"} <= papers
     assert {p.parent.name for p in sources if p.name == "claims.py"} >= papers
+
+
+def test_a_claim_of_parts_says_which_declared_parts_were_not_measured():
+    claim = next(c for c in ledger.CLAIMS if len(c.parts) >= 3 and not c.consistency)
+    iv = _interval(claim.rule, *_bounds(claim.rule, REPRODUCED))
+    kept = claim.parts[:-1]
+    values = claim.saved_values({p: iv for p in kept})
+    row = ledger.evaluate({claim.chapter: values}, (claim,)).iloc[0]
+    assert row["measured"].startswith(f"{len(kept)} parts measured, not measured: ")
+    assert claim.label(claim.parts[-1]) in row["measured"].split(".")[0]
+    whole = ledger.evaluate({claim.chapter: claim.saved_values({p: iv for p in claim.parts})},
+                            (claim,)).iloc[0]  # fmt: skip
+    assert whole["measured"].startswith(f"{len(claim.parts)} parts measured. ")

@@ -451,34 +451,40 @@ def test_simple_vs_best():
         {
             "task": "posl",
             "representation": "a",
-            "memo": [0.2, 0.3, 0.6, 0.9, np.nan],
-            "accuracy": [0.70, 0.80, 0.85, 0.84, 0.99],
+            "memo": [0.2, 0.3, 0.6, 0.9, 0.5, np.nan],
+            "accuracy": [0.70, 0.80, 0.85, 0.84, 0.95, 0.99],
         }
     )
     row = frontiers.simple_vs_best(t, "memo").iloc[0]
-    assert row["best"] == 0.85 and row["best_simple"] == 0.80  # median 0.45
+    # Halves of two: (0.2, 0.3) and (0.6, 0.9); the median probe (0.5) and the NaN sit out.
+    assert row["best"] == 0.95 and row["best_simple"] == 0.80 and row["best_complex"] == 0.85
     assert row["gap"] == pytest.approx(0.05)
-    assert row["spearman"] == pytest.approx(0.8)
+    assert row["spearman"] == pytest.approx(0.6)
     # A constant column has no rank correlation: NaN, without scipy's warning.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         flat = frontiers.simple_vs_best(t.assign(accuracy=0.5), "memo").iloc[0]
     assert np.isnan(flat["spearman"]) and flat["gap"] == 0.0
-    # Every complexity tied (controls all at the majority label): no simpler half, no gap.
+    # A simpler half that does better gives a negative gap.
+    better = frontiers.simple_vs_best(t.assign(accuracy=[0.9, 0.8, 0.7, 0.6, 0.5, 0.4]), "memo")
+    assert better["gap"].iloc[0] == pytest.approx(0.7 - 0.9)
+    # Every complexity tied (controls all at the majority label): no halves, no gap.
     tied = frontiers.simple_vs_best(t.assign(memo=0.17), "memo").iloc[0]
     assert tied["best"] == 0.99 and np.isnan(tied["best_simple"]) and np.isnan(tied["gap"])
 
 
-def test_less_complex_half_is_at_most_the_median_and_needs_a_more_complex_probe():
-    half = frontiers.less_complex_half(np.array([0.9, 0.1, 0.5, 0.3]))
-    assert half.tolist() == [False, True, False, True]  # median 0.4
-    # Ties at the median join the simpler half; it is still a half only while some probe is
-    # above the median.
-    assert frontiers.less_complex_half(np.array([0.2, 0.2, 0.2, 0.7])).tolist() == [
-        True, True, True, False
-    ]  # fmt: skip
-    assert frontiers.less_complex_half(np.array([0.2, 0.2, 0.2])) is None
-    assert frontiers.less_complex_half(np.array([0.5, 0.5, 0.5, 0.5])) is None
+def test_complexity_halves_are_equal_and_need_a_probe_that_memorises_more():
+    simple, complex_ = frontiers.complexity_halves(np.array([0.9, 0.1, 0.5, 0.3]))
+    assert simple.tolist() == [False, True, False, True]
+    assert complex_.tolist() == [True, False, True, False]
+    # An odd number: the median probe is in neither half.
+    simple, complex_ = frontiers.complexity_halves(np.array([0.9, 0.1, 0.5]))
+    assert simple.tolist() == [False, True, False] and complex_.tolist() == [True, False, False]
+    # Ties are split in a stable order, as long as some probe memorises more than another.
+    simple, complex_ = frontiers.complexity_halves(np.array([0.2, 0.2, 0.2, 0.7]))
+    assert simple.sum() == complex_.sum() == 2 and complex_[3]
+    assert frontiers.complexity_halves(np.array([0.5, 0.5, 0.5, 0.5])) is None
+    assert frontiers.complexity_halves(np.array([0.4])) is None
 
 
 # --------------------------------------------------------------------------------------------

@@ -248,7 +248,7 @@ def test_bootstrap_of_sentence_weights_is_the_cluster_bootstrap():
         resampling.bootstrap_sentences(lambda w: w.sum(1), 1, 0.9)
 
 
-def test_frontier_lead_and_simple_half_gap_by_hand():
+def test_frontier_lead_and_half_gap_by_hand():
     # Two sentences of 2 and 3 items. Representation a: probes at complexity 1 and 3; b: one
     # probe at complexity 2.
     units = np.array([2.0, 3.0])
@@ -263,14 +263,16 @@ def test_frontier_lead_and_simple_half_gap_by_hand():
     assert twice == pytest.approx((2 * 0.5 + 1.0) / 4 - 2.0 / 4)
     with pytest.raises(ParameterError):
         resampling.frontier_lead({"a": a}, units, "a", 4.0)
-    gap = resampling.simple_half_gap(np.array([0.1, 0.2, 0.8, 0.9]),
-                                     np.array([[1, 1], [2, 1], [2, 3], [0, 1]]), units)  # fmt: skip
-    # The simpler half (0.1, 0.2) reaches 3/5; the best overall is 5/5.
+    gap = resampling.half_gap(np.array([0.1, 0.2, 0.8, 0.9]),
+                              np.array([[1, 1], [2, 1], [2, 3], [0, 1]]), units)  # fmt: skip
+    # The simpler half (0.1, 0.2) reaches 3/5 at best, the more complex (0.8, 0.9) 5/5.
     assert gap(np.ones((1, 2)))[0] == pytest.approx(1.0 - 0.6)
-    # Tied complexities have no simpler half: a gap of 0 there would hold by construction.
-    with pytest.raises(ParameterError, match="no simpler half"):
-        resampling.simple_half_gap(np.full(4, 0.17), np.array([[1, 1], [2, 1], [2, 3], [0, 1]]),
-                                   units)  # fmt: skip
+    # Drawing the second sentence twice: 2/6 and 1/6 against 6/6 and 2/6.
+    assert gap(np.array([[0.0, 2.0]]))[0] == pytest.approx(1.0 - 2 / 6)
+    # Tied complexities have no halves: a gap of 0 there would hold by construction.
+    with pytest.raises(ParameterError, match="not all tied"):
+        resampling.half_gap(np.full(4, 0.17), np.array([[1, 1], [2, 1], [2, 3], [0, 1]]),
+                            units)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

@@ -91,12 +91,21 @@ CLAIMS_BY_ID = {c.id: c for c in CLAIMS}
 
 
 def _measured(claim: Claim, intervals: Any) -> str:
-    """The estimate and interval in words; for parts, each measured part's."""
+    """The estimate and interval in words; for parts, each measured part's.
+
+    A claim of parts says how many of its declared parts the run measured, and names those it
+    did not (a run on another model or sample may measure other parts, or fewer).
+    """
     if not claim.parts:
         return format_interval(intervals, claim.rule)
-    return "; ".join(
+    measured = "; ".join(
         f"{claim.label(p)}: {format_interval(iv, claim.rule)}" for p, iv in intervals.items()
     )
+    missing = [claim.label(p) for p in claim.parts if p not in intervals]
+    head = f"{len(intervals)} part{'s' if len(intervals) != 1 else ''} measured"
+    if missing:
+        head += f", not measured: {', '.join(missing)}"
+    return f"{head}. {measured}"
 
 
 def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
@@ -154,17 +163,6 @@ def claims_of_papers(table: pd.DataFrame) -> pd.DataFrame:
 def consistency_checks(table: pd.DataFrame) -> pd.DataFrame:
     """The rows of an :func:`evaluate` table that are consistency checks."""
     return table[table["consistency"] != ""]
-
-
-def expected_false_reproduced(table: pd.DataFrame) -> float:
-    """Reproduced verdicts expected by chance if no claimed effect were real.
-
-    The sum over tested claims of the papers (consistency checks left out) of alpha: each
-    directional rule is calibrated to at most alpha under a null (tests/test_verdicts.py), and
-    each equivalence rule to at most alpha at its margin.
-    """
-    claims = claims_of_papers(table)
-    return float(claims.loc[claims["verdict"] != NOT_TESTED, "alpha"].sum())
 
 
 def _rule_sources() -> list[Path]:
@@ -251,13 +249,14 @@ VERDICT_COLOURS = {
 
 
 def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> str:
-    """The ledger as an HTML table, one row per claim.
+    """The ledger as an HTML table, one compact row per claim.
 
-    Each claim links to its chapter via ``chapter_href(slug, anchor)``; the rule is shown beside
-    the verdict; each verdict is coloured by :data:`VERDICT_COLOURS`, with its note and the
-    design power at the SESOI.
+    Each row reads at a glance: the claim (linked to its chapter via ``chapter_href(slug,
+    anchor)``), what was measured, the design power at the SESOI and the verdict, coloured by
+    :data:`VERDICT_COLOURS`, with its note. The rule's full text, and for a claim of several
+    parts each part's interval, fold out under the row (``<details>``).
     """
-    head = ("claim", "rule, fixed in code", "measured on this build", "power", "verdict")
+    head = ("claim", "measured on this build", "power", "verdict")
     out = ['<table class="table claims-ledger">', "<thead><tr>"]
     out += [f"<th>{h}</th>" for h in head] + ["</tr></thead>", "<tbody>"]
     for r in table.itertuples():
@@ -269,13 +268,21 @@ def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> 
         if not r.holm_ok:
             note += "<br><small>not significant after Holm's correction</small>"
         power = "–" if math.isnan(r.power) else f"{r.power:.2f}"
+        measured = html.escape(r.measured)
+        if CLAIMS_BY_ID[r.id].parts and " measured" in r.measured.split(". ", 1)[0]:
+            summary, parts = r.measured.split(". ", 1)
+            measured = (
+                f"<details><summary>{html.escape(summary)}</summary>"
+                f"<small>{html.escape(parts)}</small></details>"
+            )
         out.append(
             "<tr>"
             f"<td><b>{html.escape(r.id)}</b> {html.escape(r.claim)}<br>"
             f"<small>{html.escape(PAPERS_BY_KEY[r.paper].short)}, {html.escape(r.section)}; "
-            f'<a href="{link}">chapter {html.escape(r.chapter[:2])}</a></small></td>'
-            f"<td><small>{html.escape(r.rule)}</small></td>"
-            f"<td>{html.escape(r.measured)}</td>"
+            f'<a href="{link}">chapter {html.escape(r.chapter[:2])}</a></small>'
+            f"<details><summary><small>rule</small></summary><small>{html.escape(r.rule)}"
+            "</small></details></td>"
+            f"<td>{measured}</td>"
             f"<td>{power}</td>"
             f'<td><span style="color: {colour}; font-weight: bold">{html.escape(r.verdict)}'
             f"</span>{note}</td>"

@@ -13,7 +13,10 @@ the true difference of corpus accuracies, and
 :func:`beta_for` inverts it. :func:`calibrate` judges many simulated data sets at several true
 effects and tabulates how often each verdict comes out, so that a rule can be shown to say
 "reproduced" under a null about alpha of the time, and "not reproduced" at twice its SESOI
-rarely.
+rarely. :func:`match_design` sets a design's nuisance SDs so that an interval method sees the
+sentence and seed components of a measured interval: the claims ledger simulates each claim in
+its own design with it (:mod:`probekit.book.calibration`); :func:`claim_types` are the generic
+kinds of claim the library's tests calibrate.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from probekit.stats.intervals import (
     crossed_interval,
     seed_interval,
 )
-from probekit.stats.verdicts import NOT_REPRODUCED, REPRODUCED, VERDICTS, Rule, judge
+from probekit.stats.verdicts import VERDICTS, Rule, judge
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ class Design:
     ``sd_probe_sentence`` a, ``sd_seed`` v, ``sd_seed_sentence`` e) around the base logit ``mu``.
     ``paired_seeds``: A's seed s and B's seed s are one trained probe scored twice (chapter 22's
     normal and Jabberwocky sentences), so they share the seed part v; needs ``k_a == k_b``.
+    ``shared_units``: every probe and seed sees the same uniform per unit
+    (:func:`coupled_counts`), as two probes, or one retrained, mostly get the same words right;
+    independent draws otherwise, which put a floor of binomial noise under both variance
+    components.
     """
 
     n_sentences: int = 500
@@ -59,6 +66,7 @@ class Design:
     sd_seed: float = 0.15
     sd_seed_sentence: float = 0.2
     paired_seeds: bool = False
+    shared_units: bool = False
 
     def units(self, seed: int = 0) -> np.ndarray:
         """Units per sentence, (n_sentences,) int, fixed by ``seed``."""
@@ -93,9 +101,32 @@ def simulate_scores(
             + seed_part
             + rng.normal(0.0, design.sd_seed_sentence, (R, k, n))
         )
-        return rng.binomial(np.broadcast_to(m, (R, k, n)), special.expit(eta)).astype(np.float64)
+        return special.expit(eta)
 
-    return side(design.k_a, beta), side(design.k_b, 0.0), m.astype(np.float64)
+    p_a, p_b = side(design.k_a, beta), side(design.k_b, 0.0)
+    if design.shared_units:
+        both = np.stack([coupled_counts(m, np.concatenate([pa, pb]), rng)
+                         for pa, pb in zip(p_a, p_b, strict=True)])  # fmt: skip
+        return both[:, : design.k_a], both[:, design.k_a :], m.astype(np.float64)
+    a = rng.binomial(np.broadcast_to(m, p_a.shape), p_a).astype(np.float64)
+    b = rng.binomial(np.broadcast_to(m, p_b.shape), p_b).astype(np.float64)
+    return a, b, m.astype(np.float64)
+
+
+def coupled_counts(units: np.ndarray, p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Correct units per sentence of several probes that see the same units, (..., n) -> (..., n).
+
+    ``units`` (n,) the units of each sentence, ``p`` (..., n) each probe's chance on each
+    sentence. Every unit draws one uniform for all probes, and a probe gets it right when the
+    uniform is below its chance: each count is binomial(units, p), and two probes (or seeds)
+    with the same chance on a sentence get the same units right, as retrained probes mostly do.
+    """
+    m = np.asarray(units, dtype=np.int64)
+    n = len(m)
+    # Sentence i's uniforms lie in [i, i + 1), so one sorted array answers every query.
+    keys = np.sort(np.repeat(np.arange(n), m) + rng.random(int(m.sum())))
+    start = np.concatenate([[0], np.cumsum(m)[:-1]])
+    return (np.searchsorted(keys, np.arange(n) + np.asarray(p)) - start).astype(np.float64)
 
 
 def accuracy_of(design: Design, beta: float) -> float:
@@ -156,6 +187,52 @@ def calibrate(
             {"effect": effect, "beta": beta, **{v: float(shares.get(v, 0.0)) for v in VERDICTS}}
         )
     return pd.DataFrame(rows)
+
+
+def components(design: Design, method: Method, n_datasets: int, seed: int) -> tuple[float, float]:
+    """Mean ``se_sentences`` and ``se_seeds`` of ``method``'s intervals on ``design`` at no effect."""
+    a, b, m = simulate_scores(design, 0.0, n_datasets, seed)
+    intervals = [method(a[r], b[r], m) for r in range(n_datasets)]
+    return (
+        float(np.mean([iv.se_sentences for iv in intervals])),
+        float(np.mean([iv.se_seeds for iv in intervals])),
+    )
+
+
+def match_design(
+    design: Design,
+    method: Method,
+    se_sentences: float,
+    se_seeds: float,
+    *,
+    n_pilot: int = 100,
+    rounds: int = 6,
+    seed: int = 0,
+) -> tuple[Design, float, float]:
+    """``design`` with its nuisance SDs set so that ``method`` sees the given variance components.
+
+    A measured interval says how much its estimate moves with the test sentences
+    (``se_sentences``) and with the training seeds (``se_seeds``); a simulation of that claim
+    should have the same. Over ``rounds`` pilot simulations of ``n_pilot`` data sets each, the
+    two sentence SDs (the sentence part: the probe-by-sentence SD for a difference, both for one
+    accuracy) and the two seed SDs (the seed part) are rescaled by the ratio of target to
+    simulated component (they drop to 0 where there is no seed part). A sentence part below the
+    binomial noise of the units themselves cannot be reached. Returns the design and the components it reaches on fresh pilot data, so that a
+    reader sees how close the match is.
+    """
+    if se_sentences < 0 or se_seeds < 0:
+        raise ParameterError("se", f"components must be >= 0, got {se_sentences}, {se_seeds}")
+    d = design if se_seeds > 0 else replace(design, sd_seed=0.0, sd_seed_sentence=0.0)
+    for k in range(rounds):
+        got_sent, got_seed = components(d, method, n_pilot, seed + 31 * k)
+        ratio = float(np.clip(se_sentences / max(got_sent, 1e-12), 0.25, 4))
+        seed_ratio = float(np.clip(se_seeds / got_seed, 0.25, 4)) if got_seed > 0 else 0.0
+        d = replace(d, sd_sentence=d.sd_sentence * ratio,
+                    sd_probe_sentence=d.sd_probe_sentence * ratio,
+                    sd_seed=d.sd_seed * seed_ratio,
+                    sd_seed_sentence=d.sd_seed_sentence * seed_ratio)  # fmt: skip
+    got_sent, got_seed = components(d, method, n_pilot, seed + 31 * rounds)
+    return d, got_sent, got_seed
 
 
 def with_seeds(design: Design, k_a: int, k_b: int) -> Design:
@@ -235,28 +312,3 @@ def claim_types() -> list[ClaimType]:
         ClaimType("sentence bootstrap", rule("directional", "percentile bootstrap"),
                   replace(fixed, n_sentences=300), boot, (0.0, 2 * sesoi), (0.0,), 2 * sesoi),
     ]  # fmt: skip
-
-
-def calibration_table(n_datasets: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Verdict rates of every claim type (:func:`claim_types`) at its true effects.
-
-    One row per (claim type, true effect in points) with the share of each verdict, ``null``
-    (the effect is one where the claim is false: 0 for a directional claim, the margin for an
-    equivalence claim), and ``error``: the share of wrong verdicts where the claim is false
-    ("reproduced" at a null effect) or clearly true ("not reproduced" at the effect it must
-    reach), empty elsewhere.
-    """
-    tables = []
-    for k, ct in enumerate(claim_types()):
-        t = calibrate(ct.rule, ct.method, ct.design, ct.effects, n_datasets, seed + 104729 * k)
-        t.insert(0, "claim type", ct.name)
-        t["null"] = [e in ct.null_effects for e in t["effect"]]
-        t["error"] = [
-            t.loc[i, REPRODUCED] if e in ct.null_effects
-            else t.loc[i, NOT_REPRODUCED] if e == ct.true_effect else float("nan")
-            for i, e in enumerate(t["effect"])
-        ]  # fmt: skip
-        tables.append(t)
-    out = pd.concat(tables, ignore_index=True)
-    out["effect"] = 100 * out["effect"]
-    return out.drop(columns=["beta"])

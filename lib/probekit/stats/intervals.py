@@ -58,19 +58,30 @@ class Interval:
     n_seeds: tuple[int, ...]
     method: str
 
+    def _half_se(self, half: float) -> float:
+        """The standard error that one half-width of the interval implies at its level."""
+        return half / _quantile(self.level, self.df)
+
     def p_greater(self, value: float = 0.0) -> float:
-        """One-sided p-value of H0: theta <= ``value``."""
-        if self.se == 0:
-            return 0.0 if self.estimate > value else 1.0
-        z = (self.estimate - value) / self.se
-        return float(stats.norm.sf(z) if math.isinf(self.df) else stats.t.sf(z, self.df))
+        """One-sided p-value of H0: theta <= ``value``, from the interval's lower half.
+
+        The t (or normal) test whose standard error is the one the lower half-width implies,
+        (estimate - low) / q, so that the p-value is below (1 - level) / 2 exactly when ``low``
+        is above ``value``: a verdict read off the interval and one read off the p-value always
+        agree, for a symmetric t interval (where this is its own standard error) and for an
+        asymmetric one (logit scale, percentile bootstrap) alike.
+        """
+        return self._p(self.estimate - value, self.estimate - self.low)
 
     def p_less(self, value: float = 0.0) -> float:
-        """One-sided p-value of H0: theta >= ``value``."""
-        if self.se == 0:
-            return 0.0 if self.estimate < value else 1.0
-        z = (self.estimate - value) / self.se
-        return float(stats.norm.cdf(z) if math.isinf(self.df) else stats.t.cdf(z, self.df))
+        """One-sided p-value of H0: theta >= ``value``, from the interval's upper half."""
+        return self._p(value - self.estimate, self.high - self.estimate)
+
+    def _p(self, distance: float, half: float) -> float:
+        if self.se == 0 or half <= 0:
+            return 0.0 if distance > 0 else 1.0
+        z = distance / self._half_se(half)
+        return float(stats.norm.sf(z) if math.isinf(self.df) else stats.t.sf(z, self.df))
 
     def scaled(self, factor: float) -> Interval:
         """The same interval in other units (e.g. ``100`` for percentage points)."""

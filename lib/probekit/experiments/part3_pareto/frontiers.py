@@ -346,18 +346,24 @@ def simple_winner(
     return str(hv.idxmax()), hv
 
 
-def less_complex_half(complexity: np.ndarray) -> np.ndarray | None:
-    """Which probes form the half that is less complex (Pimentel et al. 2020, §6.2), or None.
+def complexity_halves(complexity: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The less and the more complex half of a set of probes (Pimentel et al. 2020, §6.2).
 
-    ``complexity`` (K,) finite values; the half is the probes at most the median, a (K,) bool
-    mask. None when no probe lies above the median: with the complexities tied (controls that
-    all stop at the majority label, say) there is no half that memorises a lot, and comparing
-    "all probes" with "the simpler half" would compare a set with itself, a gap of 0 by
-    construction.
+    ``complexity`` (K,) finite values. Returns two (K,) bool masks of floor(K / 2) probes each:
+    the lowest complexities and the highest (in a stable order; with K odd the median probe is
+    in neither). Equal halves, so that the best of each is a maximum over as many probes: a
+    larger half would have the larger best by chance alone. None when fewer than two probes, or
+    every complexity is tied (controls that all stop at the majority label, say): then no probe
+    memorises more than another.
     """
     c = np.asarray(complexity, dtype=np.float64)
-    simple = c <= np.median(c)
-    return None if simple.all() else simple
+    h = len(c) // 2
+    if h == 0 or c.max() == c.min():
+        return None
+    order = np.argsort(c, kind="stable")
+    simple, complex_ = np.zeros(len(c), bool), np.zeros(len(c), bool)
+    simple[order[:h]], complex_[order[-h:]] = True, True
+    return simple, complex_
 
 
 def simple_vs_best(
@@ -367,23 +373,27 @@ def simple_vs_best(
     y: str = "accuracy",
     by: Sequence[str] = ("task", "representation"),
 ) -> pd.DataFrame:
-    """How much accuracy the simpler half of the probes gives up (Pimentel et al. 2020, §6.2).
+    """How the simpler half of the probes compares with the more complex half (§6.2).
 
-    §6.2: "simple architectures ... achieve as high an accuracy as the more complex ones".
+    Pimentel et al. 2020, §6.2: "simple architectures ... achieve as high an accuracy as the
+    more complex ones".
 
-    Per group: ``best`` (best accuracy of all probes with a finite complexity), ``best_simple``
-    (best accuracy among the probes whose complexity is at most the group's median,
-    :func:`less_complex_half`), ``gap`` = best - best_simple, and ``spearman``, the rank
-    correlation of complexity and accuracy. ``best_simple`` and ``gap`` are NaN where every
-    complexity is tied, so that there is no simpler half.
+    Per group, over the probes with a finite complexity: ``best`` (the best accuracy of all),
+    ``best_simple`` and ``best_complex`` (the best of the less and of the more complex half,
+    :func:`complexity_halves`), ``gap`` = best_complex - best_simple (negative where the simpler
+    half is better), and ``spearman``, the rank correlation of complexity and accuracy.
+    ``best_simple``, ``best_complex`` and ``gap`` are NaN where there are no halves.
     """
     rows = []
     for key, group in table.groupby(list(by), sort=False):
         g = group[np.isfinite(group[x].to_numpy(dtype=float))]
         if g.empty:
             continue
-        half = less_complex_half(g[x].to_numpy(dtype=float))
-        best_simple = np.nan if half is None else float(g[y][half].max())
+        halves = complexity_halves(g[x].to_numpy(dtype=float))
+        acc = g[y].to_numpy(dtype=float)
+        simple, complex_ = (
+            (np.nan, np.nan) if halves is None else (acc[halves[0]].max(), acc[halves[1]].max())
+        )
         # Undefined (NaN) for fewer than three probes or a constant column.
         varies = len(g) > 2 and g[x].nunique() > 1 and g[y].nunique() > 1
         rho = spearmanr(g[x], g[y]).statistic if varies else np.nan
@@ -391,9 +401,10 @@ def simple_vs_best(
         rows.append(
             dict(zip(by, values, strict=True))
             | {
-                "best": float(g[y].max()),
-                "best_simple": best_simple,
-                "gap": float(g[y].max()) - best_simple,
+                "best": float(acc.max()),
+                "best_simple": float(simple),
+                "best_complex": float(complex_),
+                "gap": float(complex_ - simple),
                 "spearman": float(rho),
             }
         )

@@ -279,11 +279,12 @@ def control_numbers(runs: MemorisationRuns, representations: Sequence[str]) -> d
 
 
 def simple_vs_best_numbers(gaps: pd.DataFrame) -> dict[str, float]:
-    """What the simpler half of the architectures gives up, as glue numbers.
+    """How the more complex half of the architectures compares with the simpler, as glue numbers.
 
-    From :func:`~.frontiers.simple_vs_best`'s table (Pimentel et al. 2020, §6.2): the accuracy the
-    simpler half of the architectures gives up, in points, per task and representation
-    (``gap_<task>_<rep>``, NaN where not run), at most (``max_gap``) and on average (``mean_gap``).
+    From :func:`~.frontiers.simple_vs_best`'s table (Pimentel et al. 2020, §6.2): the best
+    accuracy of the more complex half minus that of the simpler half, in points, per task and
+    representation (``gap_<task>_<rep>``, NaN where not run), at most (``max_gap``) and on
+    average (``mean_gap``); negative where the simpler half does better.
     """
     numbers = {}
     for task in TASKS:
@@ -302,13 +303,15 @@ def simple_vs_best_table(gaps: pd.DataFrame, labels: Mapping[str, str]) -> pd.Da
         .assign(
             best=100 * gaps["best"],
             best_simple=100 * gaps["best_simple"],
+            best_complex=100 * gaps["best_complex"],
             gap=100 * gaps["gap"],
         )
         .rename(
             columns={
                 "best": "best accuracy (%)",
                 "best_simple": "best of the simpler half (%)",
-                "gap": "gap (points)",
+                "best_complex": "best of the more complex half (%)",
+                "gap": "more complex − simpler (points)",
                 "spearman": "Spearman ρ (memorisation, accuracy)",
             }
         )

@@ -10,12 +10,13 @@ test sentence i. Each probe's accuracy in a resample is then ``(W @ counts.T) / 
 one matrix product for all probes of all representations, which all see the same draw.
 
 - :func:`bootstrap_sentences`: the interval of such a statistic;
-- :func:`seeded_bootstrap`: the interval of its mean over training seeds, with the seed variance;
+- :func:`seeded_bootstrap`: the interval of its mean over training seeds, with the seed variance
+  (:func:`seeded_interval` builds it from its parts);
 - :func:`resampled_accuracies`: probes' accuracies under sentence weights;
 - :func:`frontier_lead`: one representation's hypervolume minus the best other's (§3, §6.1,
   §7.2);
-- :func:`simple_half_gap`: the best accuracy of all probes minus the best of the half with the
-  lower complexity (§6.2).
+- :func:`half_gap`: the best accuracy of the more complex half of the probes minus the best of
+  the less complex half (§6.2).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from scipy import stats
 
 from probekit.errors import ParameterError
-from probekit.experiments.part3_pareto.frontiers import less_complex_half
+from probekit.experiments.part3_pareto.frontiers import complexity_halves
 from probekit.methods.pareto.frontier import hypervolume_many
 from probekit.stats.intervals import Interval, cluster_bootstrap
 
@@ -58,13 +59,23 @@ def bootstrap_sentences(
         idx = np.asarray(draws).astype(np.int64)
         if idx.ndim == 1:  # the test set itself: every sentence once
             return np.asarray(statistic(np.ones((1, n))))[0]
-        flat = idx.reshape(-1, n)
-        r = flat.shape[0]
-        offsets = n * np.arange(r)[:, None]
-        weights = np.bincount((flat + offsets).ravel(), minlength=r * n).reshape(r, n)
-        return np.asarray(statistic(weights.astype(np.float64))).reshape(idx.shape[:-1])
+        return np.asarray(statistic(_weights(idx.reshape(-1, n), n))).reshape(idx.shape[:-1])
 
     return cluster_bootstrap(of_draws, (np.arange(n),), level, n_resamples=n_resamples, seed=seed)
+
+
+def resample_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """Sentence weights (n_resamples, n) of resamples of n sentences with replacement."""
+    draws = np.random.default_rng(seed).integers(0, n, size=(int(n_resamples), n))
+    return _weights(draws, n)
+
+
+def _weights(draws: np.ndarray, n: int) -> np.ndarray:
+    """How often each of R resamples (R, n) of sentence indices draws each sentence: (R, n)."""
+    r = draws.shape[0]
+    offsets = n * np.arange(r)[:, None]
+    counts = np.bincount((draws + offsets).ravel(), minlength=r * n)
+    return counts.reshape(r, n).astype(np.float64)
 
 
 def seeded_bootstrap(
@@ -74,6 +85,7 @@ def seeded_bootstrap(
     *,
     n_resamples: int = 2000,
     seed: int = 0,
+    weights: np.ndarray | None = None,
 ) -> Interval:
     """Interval of a statistic's mean over k training seeds, crossing sentences and seeds.
 
@@ -86,7 +98,9 @@ def seeded_bootstrap(
     sentences; the seed part is the variance of the k per-seed estimates over k (k - 1 degrees
     of freedom). The interval is t with Satterthwaite's degrees of freedom (the sentence part's
     taken as infinite). With one seed there is no seed part: then it is the plain percentile
-    interval of :func:`bootstrap_sentences`, and the method says so.
+    interval of :func:`bootstrap_sentences`, and the method says so. ``weights`` (n_resamples,
+    n) are the resamples as sentence weights (:func:`resample_weights`), drawn from ``seed``
+    when None; a simulation of many data sets on the same sentences draws them once.
     """
     k = len(statistics)
     if k == 0:
@@ -98,10 +112,34 @@ def seeded_bootstrap(
     if n < 2:
         raise ParameterError("n_sentences", f"a bootstrap needs >= 2 test sentences, got {n}")
     per_seed = np.array([float(np.asarray(f(np.ones((1, n))))[0]) for f in statistics])
-    draws = np.random.default_rng(seed).integers(0, n, size=(int(n_resamples), n))
-    weights = np.stack([np.bincount(row, minlength=n) for row in draws]).astype(np.float64)
+    if weights is None:
+        weights = resample_weights(n, n_resamples, seed)
+    elif weights.shape != (n_resamples, n):
+        raise ParameterError("weights", f"need shape {(n_resamples, n)}, got {weights.shape}")
     mean = np.mean([np.asarray(f(weights), dtype=np.float64) for f in statistics], axis=0)
-    var_sent = float(np.var(mean, ddof=1))
+    return seeded_interval(
+        per_seed,
+        float(np.var(mean, ddof=1)),
+        n,
+        level,
+        f"sentence bootstrap ({n_resamples} resamples) and {k} training seeds",
+    )
+
+
+def seeded_interval(
+    per_seed: np.ndarray, var_sent: float, n_sentences: int, level: float, method: str
+) -> Interval:
+    """The t interval of :func:`seeded_bootstrap` from its parts.
+
+    ``per_seed`` (k,) the statistic of each seed at the test set itself, k >= 2; ``var_sent``
+    the sentence part of the variance of their mean (the bootstrap's). The seed part is
+    var(per_seed) / k with k - 1 degrees of freedom, the sentence part's taken as infinite
+    (Satterthwaite).
+    """
+    per_seed = np.asarray(per_seed, dtype=np.float64)
+    k = len(per_seed)
+    if k < 2:
+        raise ParameterError("per_seed", f"needs >= 2 seeds, got {k}")
     var_seed = float(np.var(per_seed, ddof=1)) / k
     var = var_sent + var_seed
     df = var**2 / (var_seed**2 / (k - 1)) if var_seed > 0 else math.inf
@@ -109,8 +147,8 @@ def seeded_bootstrap(
     q = float(stats.t.ppf(tail, df) if math.isfinite(df) else stats.norm.ppf(tail))
     theta, se = float(per_seed.mean()), math.sqrt(var)
     return Interval(theta, theta - q * se, theta + q * se, float(level), se, float(df),
-                    math.sqrt(var_sent), math.sqrt(var_seed), n, (k, k),
-                    f"sentence bootstrap ({n_resamples} resamples) and {k} training seeds")  # fmt: skip
+                    math.sqrt(var_sent), math.sqrt(var_seed), int(n_sentences), (k, k),
+                    method)  # fmt: skip
 
 
 def resampled_accuracies(counts: np.ndarray, units: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -162,28 +200,22 @@ def frontier_lead(
     return statistic
 
 
-def simple_half_gap(
-    complexity: np.ndarray, counts: np.ndarray, units: np.ndarray
-) -> WeightStatistic:
-    """Statistic: best accuracy of all probes minus the best of the less complex half (§6.2).
+def half_gap(complexity: np.ndarray, counts: np.ndarray, units: np.ndarray) -> WeightStatistic:
+    """Statistic: best accuracy of the more complex half minus the best of the less complex (§6.2).
 
-    The less complex half are the probes whose complexity is at most the median (fixed by the
-    training runs; :func:`~.frontiers.less_complex_half`, which
-    :func:`~.frontiers.simple_vs_best` reads too); probes with a NaN complexity are left out. The
-    value is >= 0, and 0 when the most accurate probe is in the less complex half.
+    The halves are :func:`~.frontiers.complexity_halves` of the complexities, fixed by the
+    training runs (equal in size, so neither best is a maximum over more probes); probes with
+    a NaN complexity are left out. Negative where the simpler half has the better probe.
     """
     c, k = _finite(complexity, counts)
-    if len(c) < 2:
-        raise ParameterError("complexity", f"needs >= 2 probes with a complexity, got {len(c)}")
-    simple = less_complex_half(c)
-    if simple is None:
-        raise ParameterError(
-            "complexity", "every probe has the same complexity: there is no simpler half"
-        )
+    halves = complexity_halves(c)
+    if halves is None:
+        raise ParameterError("complexity", "needs >= 2 probes whose complexities are not all tied")
+    simple, complex_ = halves
     units = np.asarray(units, dtype=np.float64)
 
     def statistic(weights: np.ndarray) -> np.ndarray:
         acc = resampled_accuracies(k, units, weights)
-        return acc.max(axis=1) - acc[:, simple].max(axis=1)
+        return acc[:, complex_].max(axis=1) - acc[:, simple].max(axis=1)
 
     return statistic
