@@ -63,6 +63,7 @@ from probekit.stats.calibration import (
     calibrate,
     coupled_counts,
     match_design,
+    rescaled,
 )
 from probekit.stats.intervals import Interval, crossed_interval
 from probekit.stats.verdicts import REPRODUCED, Rule, judge
@@ -163,8 +164,8 @@ def half_gap_rate(
 
     Each of k seeds trains ``n_probes`` probes of distinct complexity; the more complex half is
     better than the rest by the SESOI (or worse by it), its probes and the others' each tied, so
-    that each half's best is a maximum over equals. The probe-by-sentence and seed SDs are
-    rescaled, as in :func:`~probekit.stats.calibration.match_design`, until the simulated
+    that each half's best is a maximum over equals. The SDs are rescaled step by step
+    (:func:`~probekit.stats.calibration.rescaled`, as in ``match_design``) until the simulated
     intervals have the saved components.
     """
     if n_probes < 2:
@@ -189,14 +190,11 @@ def half_gap_rate(
 
     for r in range(rounds):
         pilot = run(design, 0.0, 40, seed + 97 * r)
-        sent = float(np.mean([iv_.se_sentences for iv_ in pilot]))
-        seeds = float(np.mean([iv_.se_seeds for iv_ in pilot]))
-        design = replace(
-            design,
-            sd_probe_sentence=design.sd_probe_sentence
-            * float(np.clip(iv.se_sentences / max(sent, 1e-12), 0.25, 4)),
-            sd_seed=design.sd_seed * float(np.clip(iv.se_seeds / max(seeds, 1e-12), 0.25, 4)),
+        simulated = (
+            float(np.mean([iv_.se_sentences for iv_ in pilot])),
+            float(np.mean([iv_.se_seeds for iv_ in pilot])),
         )
+        design = rescaled(design, (iv.se_sentences, iv.se_seeds), simulated)
     rates, simulated = [], []
     for j, effect in enumerate(_nulls(rule)):
         found = run(design, effect, n_sim, seed + 1 + 7919 * j)
@@ -276,7 +274,7 @@ def part_rate(
         return half_gap_rate(claim.rule, iv, n_probes=n_probes, n_sim=n_sim, seed=seed)
     if claim is part3.SEPARATION:
         parse, toy = part3.saved_leads(
-            results.get("34_dependency_parsing"), results.get("33_memorisation_complexity")
+            results.get(part3.UAS_GAP.chapter), results.get(part3.SIMPLE_AS_GOOD.chapter)
         )
         if parse is None or part not in toy:
             raise ParameterError("results", f"{claim.id} {part}: the chapters' leads are missing")

@@ -90,14 +90,15 @@ CLAIMS: tuple[Claim, ...] = tuple(c for module in CLAIM_MODULES for c in module.
 CLAIMS_BY_ID = {c.id: c for c in CLAIMS}
 
 
-def _measured(claim: Claim, intervals: Any) -> str:
-    """The estimate and interval in words; for parts, each measured part's.
+def _measured(claim: Claim, intervals: Any) -> tuple[str, str]:
+    """The estimate and interval in words, as (summary, parts).
 
-    A claim of parts says how many of its declared parts the run measured, and names those it
-    did not (a run on another model or sample may measure other parts, or fewer).
+    For a single interval the summary is it and parts is empty. For a claim of parts the summary
+    says how many of its declared parts the run measured and names those it did not (a run on
+    another model or sample may measure other parts, or fewer); parts gives each measured part's.
     """
     if not claim.parts:
-        return format_interval(intervals, claim.rule)
+        return format_interval(intervals, claim.rule), ""
     measured = "; ".join(
         f"{claim.label(p)}: {format_interval(iv, claim.rule)}" for p, iv in intervals.items()
     )
@@ -105,14 +106,15 @@ def _measured(claim: Claim, intervals: Any) -> str:
     head = f"{len(intervals)} part{'s' if len(intervals) != 1 else ''} measured"
     if missing:
         head += f", not measured: {', '.join(missing)}"
-    return f"{head}. {measured}"
+    return head, measured
 
 
 def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
     """Judge every claim on the saved ``results`` (by chapter slug): one row per claim.
 
     Columns: id, part, paper, section, chapter, anchor, claim, rule (in words), consistency
-    (why it is a consistency check; empty for a claim of its paper), measured, verdict, note,
+    (why it is a consistency check; empty for a claim of its paper), measured (in words),
+    measured_parts (a claim of parts: each part's interval, the tail of measured), verdict, note,
     power (the design's at the SESOI), p (the deciding one-sided p-value), p_holm
     (Holm-adjusted over the tested claims, consistency checks left out), holm_ok (the verdict
     survives family-wise control, for a "reproduced" verdict), chapter_verdict (what the
@@ -131,13 +133,16 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
         except KeyError as exc:
             row |= {
                 "measured": f"– (chapter {c.chapter} saved no {exc.args[0]})",
+                "measured_parts": "",
                 "verdict": NOT_TESTED, "note": "", "power": math.nan, "p": math.nan,
                 "chapter_verdict": values.get(f"{c.key}_verdict", NOT_TESTED),
             }  # fmt: skip
         else:
             judged = c.judge(intervals)
+            summary, parts = _measured(c, intervals)
             row |= {
-                "measured": _measured(c, intervals), "verdict": judged.verdict,
+                "measured": f"{summary}. {parts}" if parts else summary,
+                "measured_parts": parts, "verdict": judged.verdict,
                 "note": judged.note, "power": judged.power, "p": judged.p_value,
                 "chapter_verdict": values.get(f"{c.key}_verdict", NOT_TESTED),
             }  # fmt: skip
@@ -269,11 +274,11 @@ def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> 
             note += "<br><small>not significant after Holm's correction</small>"
         power = "–" if math.isnan(r.power) else f"{r.power:.2f}"
         measured = html.escape(r.measured)
-        if CLAIMS_BY_ID[r.id].parts and " measured" in r.measured.split(". ", 1)[0]:
-            summary, parts = r.measured.split(". ", 1)
+        if r.measured_parts:
+            summary = r.measured[: -len(r.measured_parts) - 2]
             measured = (
                 f"<details><summary>{html.escape(summary)}</summary>"
-                f"<small>{html.escape(parts)}</small></details>"
+                f"<small>{html.escape(r.measured_parts)}</small></details>"
             )
         out.append(
             "<tr>"

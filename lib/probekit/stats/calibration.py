@@ -224,15 +224,24 @@ def match_design(
         raise ParameterError("se", f"components must be >= 0, got {se_sentences}, {se_seeds}")
     d = design if se_seeds > 0 else replace(design, sd_seed=0.0, sd_seed_sentence=0.0)
     for k in range(rounds):
-        got_sent, got_seed = components(d, method, n_pilot, seed + 31 * k)
-        ratio = float(np.clip(se_sentences / max(got_sent, 1e-12), 0.25, 4))
-        seed_ratio = float(np.clip(se_seeds / got_seed, 0.25, 4)) if got_seed > 0 else 0.0
-        d = replace(d, sd_sentence=d.sd_sentence * ratio,
-                    sd_probe_sentence=d.sd_probe_sentence * ratio,
-                    sd_seed=d.sd_seed * seed_ratio,
-                    sd_seed_sentence=d.sd_seed_sentence * seed_ratio)  # fmt: skip
+        d = rescaled(d, (se_sentences, se_seeds), components(d, method, n_pilot, seed + 31 * k))
     got_sent, got_seed = components(d, method, n_pilot, seed + 31 * rounds)
     return d, got_sent, got_seed
+
+
+def rescaled(design: Design, target: tuple[float, float], simulated: tuple[float, float]) -> Design:
+    """One step of :func:`match_design`: the SDs scaled by target over simulated component.
+
+    ``target`` and ``simulated`` are (sentence part, seed part) standard errors. Both sentence
+    SDs scale with the sentence ratio, both seed SDs with the seed ratio (to 0 where nothing was
+    simulated), each ratio clipped to [0.25, 4] so that one noisy pilot cannot overshoot.
+    """
+    ratio = float(np.clip(target[0] / max(simulated[0], 1e-12), 0.25, 4))
+    seed_ratio = float(np.clip(target[1] / simulated[1], 0.25, 4)) if simulated[1] > 0 else 0.0
+    return replace(design, sd_sentence=design.sd_sentence * ratio,
+                   sd_probe_sentence=design.sd_probe_sentence * ratio,
+                   sd_seed=design.sd_seed * seed_ratio,
+                   sd_seed_sentence=design.sd_seed_sentence * seed_ratio)  # fmt: skip
 
 
 def with_seeds(design: Design, k_a: int, k_b: int) -> Design:

@@ -60,7 +60,7 @@ class Interval:
 
     def _half_se(self, half: float) -> float:
         """The standard error that one half-width of the interval implies at its level."""
-        return half / _quantile(self.level, self.df)
+        return half / t_quantile(self.level, self.df)
 
     def p_greater(self, value: float = 0.0) -> float:
         """One-sided p-value of H0: theta <= ``value``, from the interval's lower half.
@@ -171,7 +171,7 @@ class Term:
     probes: str
 
 
-def _quantile(level: float, df: float) -> float:
+def t_quantile(level: float, df: float) -> float:
     """The two-sided t (normal for infinite ``df``) quantile of coverage ``level``."""
     if math.isfinite(df):
         return float(stats.t.ppf(0.5 + level / 2.0, df))
@@ -246,7 +246,7 @@ def components_interval(
     parts = [(var_sent, n - 1), *seed_terms]
     denom = sum(v**2 / k for v, k in parts if v > 0)
     df = var**2 / denom if denom > 0 else math.inf
-    q = _quantile(level, df)
+    q = t_quantile(level, df)
     method = "variance components over sentences and seeds" if seed_terms else "cluster-robust"
     return Interval(
         theta,
@@ -319,7 +319,7 @@ def crossed_interval(
         p = theta + reference
         if not 0 < p < 1:
             raise ParameterError("logit", f"needs an accuracy strictly inside (0, 1), got {p:g}")
-        half = _quantile(level, out.df) * se / (p * (1 - p))
+        half = t_quantile(level, out.df) * se / (p * (1 - p))
         centre = math.log(p / (1 - p))
         low = 1 / (1 + math.exp(-(centre - half))) - reference
         high = 1 / (1 + math.exp(-(centre + half))) - reference
@@ -366,7 +366,7 @@ def seed_interval(per_seed_a: np.ndarray, per_seed_b: np.ndarray | None, level: 
     denom = sum(v**2 / k for v, k in terms if v > 0)
     df = var**2 / denom if denom > 0 else math.inf
     se = math.sqrt(var)
-    q = stats.t.ppf(0.5 + level / 2.0, df) if math.isfinite(df) else stats.norm.ppf(0.5 + level / 2)
+    q = t_quantile(level, df)
     return Interval(theta, theta - q * se, theta + q * se, float(level), se, float(df), 0.0, se,
                     0, (len(a), k_b), "Welch over seeds")  # fmt: skip
 

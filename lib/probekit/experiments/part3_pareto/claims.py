@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim, format_interval
@@ -61,7 +60,7 @@ from probekit.experiments.part3_pareto.resampling import (
     seeded_bootstrap,
 )
 from probekit.experiments.part3_pareto.runs import ParetoRun
-from probekit.stats.intervals import Interval, crossed_interval
+from probekit.stats.intervals import Interval, crossed_interval, t_quantile
 from probekit.stats.verdicts import Rule
 
 PAPER_KEY = "pimentel2020pareto"
@@ -483,8 +482,7 @@ def separation_intervals(
         seed_parts = [(iv.se_seeds**2, iv.n_seeds[0] - 1) for iv in (parse, other)]
         denom = sum(v**2 / k for v, k in seed_parts if v > 0 and k > 0)
         df = se**4 / denom if denom > 0 else math.inf
-        tail = 0.5 + SEPARATION_RULE.level / 2
-        q = float(stats.t.ppf(tail, df) if math.isfinite(df) else stats.norm.ppf(tail))
+        q = t_quantile(SEPARATION_RULE.level, df)
         out[task] = Interval(theta, theta - q * se, theta + q * se, SEPARATION_RULE.level, se,
                              df, math.hypot(parse.se_sentences, other.se_sentences),
                              math.hypot(parse.se_seeds, other.se_seeds), parse.n_sentences,

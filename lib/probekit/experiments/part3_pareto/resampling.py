@@ -25,12 +25,11 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from probekit.errors import ParameterError
 from probekit.experiments.part3_pareto.frontiers import complexity_halves
 from probekit.methods.pareto.frontier import hypervolume_many
-from probekit.stats.intervals import Interval, cluster_bootstrap
+from probekit.stats.intervals import Interval, cluster_bootstrap, t_quantile
 
 WeightStatistic = Callable[[np.ndarray], np.ndarray]
 
@@ -143,8 +142,7 @@ def seeded_interval(
     var_seed = float(np.var(per_seed, ddof=1)) / k
     var = var_sent + var_seed
     df = var**2 / (var_seed**2 / (k - 1)) if var_seed > 0 else math.inf
-    tail = 0.5 + level / 2
-    q = float(stats.t.ppf(tail, df) if math.isfinite(df) else stats.norm.ppf(tail))
+    q = t_quantile(level, df)
     theta, se = float(per_seed.mean()), math.sqrt(var)
     return Interval(theta, theta - q * se, theta + q * se, float(level), se, float(df),
                     math.sqrt(var_sent), math.sqrt(var_seed), int(n_sentences), (k, k),
