@@ -162,6 +162,29 @@ def test_tables_agree_with_the_probes(pos_run):
     assert row["standard"] == pytest.approx(mean)
 
 
+def test_each_epoch_is_chosen_on_the_other_fold_of_sentences(pos_run, sample, tmp_path):
+    """By default a probe is read, on each fold of evaluation sentences, at the epoch that is
+    best on the other fold, which never beats its best epoch on the scored items (the paper's
+    choice, ``same_set_best``); with one fold it is that best epoch."""
+    run, points, evaluation = pos_run
+    table = tables.probe_table(run)
+    assert (table["accuracy"] <= table["same_set_best"] + 1e-9).all()
+    assert set(np.unique(runs.sentence_folds(evaluation.sent))) == {0, 1}
+    train, _ = task_examples("pos", sample)
+    Xt, Xe = layer_inputs(sample, train, evaluation, [0, 1])
+    ts, es = part4_scoring.static_scores("sentence_length", train, evaluation)
+    splits = {"short": extrapolation_splits.setups(ts, es, points["short"], seed=0,
+                                                   names=SPLIT_SETUPS)}  # fmt: skip
+    shared = runs.shared_probes(
+        sample, "pos", [0, 1], [1, 2], 2, None, size_seed=0, cache=Cache(tmp_path)
+    )
+    one = runs.run_splits(
+        Xt, Xe, train, evaluation, splits, [0, 1], [1, 2], shared, epochs=2, epoch_folds=1
+    )
+    same = tables.probe_table(one)
+    np.testing.assert_allclose(same["accuracy"], same["same_set_best"])
+
+
 def test_hard_correctness_reproduces_the_control_accuracy(pos_run):
     """The control probe's accuracy is its accuracy on exactly the hard set."""
     run, points, evaluation = pos_run
@@ -387,7 +410,7 @@ def test_gap_intervals_compare_each_split_that_ran(pos_run, sample):
     run, points, _ = pos_run
     train, evaluation = task_examples("pos", sample)
     config = CriteriaConfig.from_parameters(
-        CONFIG | {"seeds": [2, 1], "size_seed": 0, "compare_layer": 1}
+        CONFIG | {"seeds": [2, 1], "size_seed": 0, "compare_layer": 1, "epoch_folds": 2}
     )
     tasks = {"pos": runs.TaskRun("pos", train, evaluation, points, {}, run)}
     chapter = ChapterRun(config, sample, [0, 1], 1, tasks, None, None)
@@ -417,7 +440,7 @@ def test_run_criteria_resolves_layers_and_skips_empty_splits(sample, monkeypatch
 
     monkeypatch.setattr(criteria, "load_sample", fake_load)
     config = CriteriaConfig.from_parameters(
-        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": -1}
+        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": -1, "epoch_folds": 2}
     )
     splits = {"pos": ["sentence_length_linguistic", "sentence_length_pos"]}
     chapter = criteria.run_criteria(config, splits)
@@ -445,7 +468,13 @@ def test_run_criteria_scores_learning_splits_with_the_ensemble(
     config = LearningCriteriaConfig.from_parameters(
         CONFIG
         | ENSEMBLE
-        | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1, "ensemble_seeds": [3, 4]}
+        | {
+            "seeds": [1, 2],
+            "size_seed": 0,
+            "compare_layer": 1,
+            "epoch_folds": 2,
+            "ensemble_seeds": [3, 4],
+        }
     )
     controls = {"pos": ["sentence_length_pos", "sample_loss"]}
     chapter = criteria.run_criteria(config, {"pos": ["sample_loss"]}, controls)
@@ -469,7 +498,7 @@ def test_run_criteria_scores_learning_splits_with_the_ensemble(
     # Another chapter on the same task reads the shared probes back: it trains only its own
     # extrapolation probes, and its standard and size-control results are the same.
     length = CriteriaConfig.from_parameters(
-        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1}
+        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1, "epoch_folds": 2}
     )
     other = criteria.run_criteria(length, {"pos": ["sentence_length_pos"]})
     assert other.tasks["pos"].run.result.n_trained == 2 * 2
@@ -487,7 +516,7 @@ def test_compared_splits_train_extrapolation_probes_at_the_compared_layer_only(
     monkeypatch.setattr(criteria, "load_sample", lambda *args: sample)
     monkeypatch.setenv("PROBEKIT_CACHE", str(tmp_path))  # nothing trained yet
     config = CriteriaConfig.from_parameters(
-        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1}
+        CONFIG | {"seeds": [1, 2], "size_seed": 0, "compare_layer": 1, "epoch_folds": 2}
     )
     # a split among both the reference controls and the compared splits, as in chapter 44
     split = "arc_length_modified"

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from probekit.book import glue, ledger, runner
@@ -103,13 +104,15 @@ def test_holm_flags_only_reproduced_verdicts_that_fail_family_wise_control():
     table = ledger.evaluate(saved)
     assert (table["verdict"] == REPRODUCED).all()
     claims, checks = ledger.claims_of_papers(table), ledger.consistency_checks(table)
-    assert len(claims) + len(checks) == len(table) and len(checks) > 0
+    found = ledger.findings(table)
+    assert len(claims) + len(checks) + len(found) == len(table) and len(checks) and len(found)
     assert claims["p_holm"].between(0, 1).all()
     assert (claims["holm_ok"] == (claims["p_holm"] <= claims["alpha"])).all()
-    # A consistency check is outside Holm's family and the expected count of false verdicts.
-    assert checks["p_holm"].isna().all() and checks["holm_ok"].all()
+    # A consistency check or finding is outside Holm's family and the expected false count.
+    outside = pd.concat([checks, found])
+    assert outside["p_holm"].isna().all() and outside["holm_ok"].all()
     # Holm's adjustment over the claims alone, as if the checks were not there.
-    alone = ledger.evaluate(saved, tuple(c for c in ledger.CLAIMS if not c.consistency))
+    alone = ledger.evaluate(saved, tuple(c for c in ledger.CLAIMS if c.counted))
     assert np.allclose(alone["p_holm"].to_numpy(), claims["p_holm"].to_numpy())
 
 
@@ -123,14 +126,30 @@ def test_consistency_checks_say_why_and_stay_out_of_every_tally():
     for paper in ledger.PAPERS:
         page = ledger.overview_markdown(table, paper.key)
         rows = table[table["paper"] == paper.key]
-        n_claims = int((rows["consistency"] == "").sum())
-        assert f"Of the paper's {n_claims} headline claims" in page
+        n_claims = int(((rows["consistency"] == "") & (rows["finding"] == "")).sum())
+        head = f"Of the paper's {n_claims} headline claims" if n_claims else "None of the paper's"
+        assert page.startswith(head)
         for r in rows[rows["consistency"] != ""].itertuples():
             assert r.consistency in page
     html = ledger.html_table(ledger.consistency_checks(table), lambda s, a: f"{s}#{a}")
     assert html.count("consistency check:") == len(checks)
     claim = next(c for c in ledger.CLAIMS if c.consistency)
     assert claim.role.startswith("a consistency check") and claim.consistency in claim.role
+
+
+def test_findings_of_the_book_say_why_and_stay_out_of_every_tally():
+    found = [c for c in ledger.CLAIMS if c.finding]
+    assert [c.id for c in found] == ["V.6"] and not any(c.consistency for c in found)
+    saved: dict = {}
+    for c in ledger.CLAIMS:
+        saved.setdefault(c.chapter, {}).update(_saved(c, REPRODUCED))
+    table = ledger.evaluate(saved)
+    assert "V.6" not in set(ledger.claims_of_papers(table)["id"])
+    page = ledger.overview_markdown(table, found[0].paper)
+    assert found[0].finding in page and "finding of this book" in page
+    html = ledger.html_table(ledger.findings(table), lambda s, a: f"{s}#{a}")
+    assert html.count("finding of this book:") == 1
+    assert found[0].role.startswith("a finding of this book") and not found[0].counted
 
 
 def test_the_ledger_reads_the_files_the_chapters_saved(tmp_path):

@@ -323,6 +323,27 @@ def test_recorded_epochs_score_any_subset_like_a_probe_trained_for_it(task):
         epoch_results(recorded.epoch_pred[0], recorded.epoch_loss[0], ye, None)
 
 
+def test_cross_fitted_epoch_is_chosen_on_the_other_fold():
+    """With folds, each fold is scored at the epoch that is best on the other fold, never at
+    its own best; a subset inside one fold keeps its own best epoch."""
+    y = np.zeros(4, dtype=np.int16)
+    # Rows 0-1 (fold 0) are right only at epoch 0, rows 2-3 (fold 1) only at epoch 1.
+    right = np.array([[1, 1, 0, 0], [0, 0, 1, 1]], dtype=bool)
+    epoch_pred = np.where(right, 0, 1).astype(np.int16)[None]  # (1, 2, 4)
+    epoch_loss = np.zeros(epoch_pred.shape, np.float32)
+    folds = np.array([0, 0, 1, 1])
+    acc, same, _ = epoch_results(epoch_pred, epoch_loss, y, None)
+    np.testing.assert_array_equal(same[0], [0, 0, 1, 1])  # its own best: epoch 0
+    _, held, _ = epoch_results(epoch_pred, epoch_loss, y, None, folds)
+    # Fold 0 read at epoch 1 (fold 1's best) and fold 1 at epoch 0: every row wrong.
+    np.testing.assert_array_equal(held[0], [1, 1, 1, 1])
+    assert (held[0] == y).mean() == 0.0 and acc.max() == 0.5
+    _, inside, _ = epoch_results(epoch_pred, epoch_loss, y, np.array([2, 3]), folds)
+    np.testing.assert_array_equal(inside[0], [-1, -1, 0, 0])
+    with pytest.raises(ParameterError, match="folds"):
+        epoch_results(epoch_pred, epoch_loss, y, None, folds[:3])
+
+
 def test_recording_only_the_scored_rows_matches_recording_everything(task):
     """record_train=False scores each probe on its own evaluation rows only, with the same
     values there as a full record, and zeros elsewhere."""

@@ -51,6 +51,7 @@ CONFIG = LearningCriteriaConfig.from_parameters(
         "seeds": list(SEEDS),
         "size_seed": 0,
         "compare_layer": -1,
+        "epoch_folds": 2,
         "ensemble_seeds": [11, 12, 13],
         "ensemble_folds": 2,
         "fold_seed": 0,

@@ -36,7 +36,7 @@ SAMPLE = {
     "epochs": 3,
     "widen_top_ties": True,
 }
-CRITERIA = SAMPLE | {"seeds": [1, 2], "size_seed": 0, "compare_layer": -1}
+CRITERIA = SAMPLE | {"seeds": [1, 2], "size_seed": 0, "compare_layer": -1, "epoch_folds": 2}
 ENSEMBLE = {"ensemble_seeds": [11, 12], "ensemble_folds": 2, "fold_seed": 0}
 
 

@@ -240,8 +240,10 @@ def test_quick_book_renders_every_chapter(quick_book, ewt):
     assert set(verdicts) <= set(ledger.VERDICTS)
     saved = saved_results.load_results(quick_book / "build" / "results")
     table = ledger.evaluate(saved)
-    # Two tables on the page: the papers' claims, then the consistency checks.
-    shown = pd.concat([ledger.claims_of_papers(table), ledger.consistency_checks(table)])
+    # Three tables on the page: the papers' claims, the consistency checks, the findings.
+    shown = pd.concat(
+        [ledger.claims_of_papers(table), ledger.consistency_checks(table), ledger.findings(table)]
+    )
     assert verdicts == list(shown["verdict"])
     # Every key the ledger reads was glued by its chapter: no claim is left untested.
     assert (table["verdict"] != ledger.NOT_TESTED).all(), table.to_string()

@@ -13,6 +13,7 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from probekit.errors import ParameterError
+from probekit.stats import intervals
 from probekit.stats.calibration import (
     Design,
     beta_for,
@@ -147,7 +148,8 @@ def test_design_power_matches_a_monte_carlo_of_the_rule():
 # Intervals
 
 
-def test_crossed_interval_by_hand():
+def test_crossed_interval_by_hand(monkeypatch):
+    monkeypatch.setattr(intervals, "SMALL_SAMPLE_SENTENCES", 0)  # the symmetric interval
     units = np.array([2.0, 3.0, 5.0])
     a = np.array([[2.0, 2.0, 4.0], [1.0, 3.0, 5.0]])  # 8/10 and 9/10
     b = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 4.0]])  # 6/10 and 6/10
@@ -222,8 +224,9 @@ def test_crossed_interval_is_the_contrast_of_two_terms(case):
     assert replace(contrast, n_seeds=out.n_seeds) == out
 
 
-def test_crossed_contrast_of_four_terms_by_hand():
+def test_crossed_contrast_of_four_terms_by_hand(monkeypatch):
     """(A1 - B1) - (A2 - B2) with A1, A2 one probe per seed on two unit sets (paired)."""
+    monkeypatch.setattr(intervals, "SMALL_SAMPLE_SENTENCES", 0)  # the symmetric interval
     units_1, units_2 = np.array([2.0, 3.0, 5.0]), np.array([1.0, 4.0, 5.0])
     a1 = np.array([[2.0, 2.0, 4.0], [1.0, 3.0, 5.0]])  # 8/10, 9/10
     b1 = np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 4.0]])  # 6/10, 6/10
@@ -258,6 +261,33 @@ def test_crossed_contrast_of_four_terms_by_hand():
         crossed_contrast([Term(1.0, a1, units_1, "A"), Term(-1.0, b2, units_2, "A")])
     with pytest.raises(ParameterError, match="terms"):
         crossed_contrast([])
+
+
+def test_few_sentences_take_the_quantiles_of_a_bootstrap_t(monkeypatch):
+    """At an equivalence margin over 52 sentences whose paired differences grow more variable
+    with the gap (two probes mostly right on the same units), the symmetric interval says
+    "reproduced" more often than alpha; the bootstrap-t's quantiles keep the rate near it, and
+    from SMALL_SAMPLE_SENTENCES sentences on the interval is the symmetric one."""
+    design = Design(
+        n_sentences=52, k_a=10, k_b=10, shared_units=True, sd_sentence=0.1,
+        sd_probe_sentence=0.05, sd_seed=0.013, sd_seed_sentence=0.017,
+    )  # fmt: skip
+    rule = Rule("equivalence", "A - B", "sentences", 0.03, "test", "test", scale=100)
+
+    def method(a, b, m):
+        return crossed_interval(a, b, m, rule.level)
+
+    a, b, m = simulate_scores(design, 0.0, 1, seed=3)
+    one = method(a[0], b[0], m)
+    assert "bootstrap-t" in one.method and one.low < one.estimate < one.high
+    assert one.high - one.estimate != pytest.approx(one.estimate - one.low, rel=1e-6)
+    boot = calibrate(rule, method, design, [0.03, -0.03], 1000, seed=11)
+    monkeypatch.setattr(intervals, "SMALL_SAMPLE_SENTENCES", 0)
+    symmetric = calibrate(rule, method, design, [0.03, -0.03], 1000, seed=11)
+    assert boot[REPRODUCED].max() <= 0.065 < symmetric[REPRODUCED].max()
+    monkeypatch.undo()
+    wide = simulate_scores(replace(design, n_sentences=intervals.SMALL_SAMPLE_SENTENCES), 0, 1, 3)
+    assert "bootstrap" not in method(wide[0][0], wide[1][0], wide[2]).method
 
 
 def test_a_contrast_of_two_gaps_covers_its_true_value():

@@ -296,11 +296,11 @@ def claim_calibration(
     ``deciding part``, ``false reproduced`` (the largest part's rate; its Monte Carlo SE is
     ``mc_se``), ``se sentences`` and ``se seeds`` (the saved components of the deciding part, in
     the claim's units), ``simulated se`` (the simulated components, "sentences / seeds") and
-    ``within`` (rate <= :data:`TOLERANCE`). Consistency checks and claims the build did not
-    measure are left out.
+    ``within`` (rate <= :data:`TOLERANCE`). Consistency checks, findings and claims the build
+    did not measure are left out.
     """
     rows = []
-    todo = [c for c in claims if not c.consistency]
+    todo = [c for c in claims if c.counted]
     for i, claim in enumerate(tqdm(todo, desc="calibration", disable=not progress)):
         try:
             intervals = claim.read(results.get(claim.chapter, {}))

@@ -113,10 +113,11 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
     """Judge every claim on the saved ``results`` (by chapter slug): one row per claim.
 
     Columns: id, part, paper, section, chapter, anchor, claim, rule (in words), consistency
-    (why it is a consistency check; empty for a claim of its paper), measured (in words),
+    (why it is a consistency check; empty for a claim of its paper), finding (why it is a
+    finding of this book rather than a test of its paper; empty otherwise), measured (in words),
     measured_parts (a claim of parts: each part's interval, the tail of measured), verdict, note,
     power (the design's at the SESOI), p (the deciding one-sided p-value), p_holm
-    (Holm-adjusted over the tested claims, consistency checks left out), holm_ok (the verdict
+    (Holm-adjusted over the tested claims, consistency checks and findings left out), holm_ok (the verdict
     survives family-wise control, for a "reproduced" verdict), chapter_verdict (what the
     chapter saved) and agrees.
     """
@@ -126,6 +127,7 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
             "id": c.id, "part": PAPERS_BY_KEY[c.paper].part, "paper": c.paper,
             "section": c.section, "chapter": c.chapter, "anchor": c.anchor, "claim": c.text,
             "rule": c.describe(), "alpha": c.rule.alpha, "consistency": c.consistency,
+            "finding": c.finding,
         }  # fmt: skip
         values = results.get(c.chapter, {})
         try:
@@ -148,8 +150,8 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
             }  # fmt: skip
         rows.append(row)
     table = pd.DataFrame(rows)
-    # Holm's family is the claims of the papers; a consistency check is no test of them.
-    family = table["consistency"] == "" if len(table) else pd.Series(dtype=bool)
+    # Holm's family is the claims of the papers; a check or a finding is no test of them.
+    family = _counted(table)
     table["p_holm"] = math.nan
     if family.any():
         table.loc[family, "p_holm"] = holm(table.loc[family, "p"].tolist())
@@ -160,9 +162,20 @@ def evaluate(results: Results, claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFra
     return table
 
 
+def _counted(table: pd.DataFrame) -> pd.Series:
+    if not len(table):
+        return pd.Series(dtype=bool)
+    return (table["consistency"] == "") & (table["finding"] == "")
+
+
 def claims_of_papers(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of an :func:`evaluate` table that are claims of their papers (no checks)."""
-    return table[table["consistency"] == ""]
+    """The rows of an :func:`evaluate` table that are claims of their papers, in the tally."""
+    return table[_counted(table)]
+
+
+def findings(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an :func:`evaluate` table that are findings of this book."""
+    return table[table["finding"] != ""]
 
 
 def consistency_checks(table: pd.DataFrame) -> pd.DataFrame:
@@ -270,6 +283,8 @@ def html_table(table: pd.DataFrame, chapter_href: Callable[[str, str], str]) -> 
         note = f"<br><small>{html.escape(r.note)}</small>" if r.note else ""
         if r.consistency:
             note += f"<br><small>consistency check: {html.escape(r.consistency)}</small>"
+        if r.finding:
+            note += f"<br><small>finding of this book: {html.escape(r.finding)}</small>"
         if not r.holm_ok:
             note += "<br><small>not significant after Holm's correction</small>"
         power = "–" if math.isnan(r.power) else f"{r.power:.2f}"
@@ -305,20 +320,37 @@ def overview_markdown(table: pd.DataFrame, paper: str) -> str:
     if paper not in PAPERS_BY_KEY:
         raise ParameterError("paper", f"'{paper}' is not one of {sorted(PAPERS_BY_KEY)}")
     rows = table[table["paper"] == paper]
-    claims, checks = claims_of_papers(rows), consistency_checks(rows)
-    lines = [
-        f"Of the paper's {len(claims)} headline claims, this build finds **{tally(claims)}**. "
-        "Each claim links to the chapter that measures it.",
-        "",
-        *_overview_rows(claims),
-    ]
+    claims, checks, found = claims_of_papers(rows), consistency_checks(rows), findings(rows)
+    lines = (
+        [
+            f"Of the paper's {len(claims)} headline claims, this build finds "
+            f"**{tally(claims)}**. Each claim links to the chapter that measures it.",
+            "",
+            *_overview_rows(claims),
+        ]
+        if len(claims)
+        else [
+            "None of the paper's statements that this book judges is a test of one of its "
+            "headline claims as the paper makes it, so the part adds nothing to the ledger's "
+            "tally; each statement below links to the chapter that measures it and says why."
+        ]
+    )
     if len(checks):
         lines += [
             "",
-            f"{len(checks)} more are consistency checks, judged the same way but kept out of the "
+            f"{len(checks)} {'more ' if len(claims) else ''}are consistency checks, judged the same way but kept out of the "
             "tally, because they could not have come out otherwise:",
             "",
             *_overview_rows(checks),
+        ]
+    if len(found):
+        lines += [
+            "",
+            f"{len(found)} {'more ' if len(claims) or len(checks) else ''}"
+            f"{'are findings' if len(found) > 1 else 'is a finding'} of this "
+            "book, measured where the paper does not make its claim, and kept out of the tally:",
+            "",
+            *_overview_rows(found),
         ]
     return "\n".join(lines) + "\n"
 
@@ -328,7 +360,8 @@ def _overview_rows(rows: pd.DataFrame) -> list[str]:
     for r in rows.itertuples():
         claim = r.claim.replace("|", "\\|")
         measured = r.measured.replace("|", "\\|")
-        why = f"<br><small>{r.consistency}</small>" if r.consistency else ""
+        reason = r.consistency or r.finding
+        why = f"<br><small>{reason}</small>" if reason else ""
         lines.append(
             f"| **{r.id}** {claim} ({r.section}; {{ref}}`chapter {r.chapter[:2]} <{r.anchor}>`)"
             f"{why} | {measured} | **{r.verdict}** |"

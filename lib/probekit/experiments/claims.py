@@ -70,7 +70,9 @@ class Claim:
     claim is a *consistency check* rather than evidence about its paper (it checks a theorem,
     holds by construction, or could not come out otherwise on this design): it is judged and
     shown like a claim, but outside the ledger's tally, Holm's family and its expected count of
-    false "reproduced" verdicts.
+    false "reproduced" verdicts. ``finding``, when set, says why the claim as the book measures
+    it is a *finding of this book* rather than a test of its paper (it is measured where the
+    paper does not make it): it is kept out of the same three.
     """
 
     id: str
@@ -84,13 +86,21 @@ class Claim:
     parts: tuple[str, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     consistency: str = field(default="", compare=False)
+    finding: str = field(default="", compare=False)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the claim is a test of its paper, counted in the ledger's tally."""
+        return not (self.consistency or self.finding)
 
     @property
     def role(self) -> str:
         """How the ledger counts the claim, in words, for the chapter's prose."""
-        if not self.consistency:
-            return "a claim of its paper, counted in the ledger's tally"
-        return f"a consistency check, kept out of the ledger's tally: {self.consistency}"
+        if self.consistency:
+            return f"a consistency check, kept out of the ledger's tally: {self.consistency}"
+        if self.finding:
+            return f"a finding of this book, kept out of the ledger's tally: {self.finding}"
+        return "a claim of its paper, counted in the ledger's tally"
 
     def _prefixed(self, intervals: Intervals) -> dict[str, Interval]:
         """The intervals by saved-key prefix: ``key`` alone, or ``<key>_<part>`` per part."""

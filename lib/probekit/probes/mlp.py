@@ -140,16 +140,28 @@ def loss_still_falling(eval_loss: np.ndarray) -> np.ndarray:
 
 
 def epoch_results(
-    epoch_pred: np.ndarray, epoch_loss: np.ndarray, y: np.ndarray, rows: np.ndarray | None
+    epoch_pred: np.ndarray,
+    epoch_loss: np.ndarray,
+    y: np.ndarray,
+    rows: np.ndarray | None,
+    folds: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-epoch accuracy and loss, and best-epoch predictions, of recorded probes on a subset.
+    """Per-epoch accuracy and loss, and chosen-epoch predictions, of recorded probes on a subset.
 
     ``epoch_pred`` (K, epochs, M) and ``epoch_loss`` (K, epochs, M) as recorded with
     ``record_epochs``; ``y`` (M,) gold labels; ``rows`` the evaluation subset (bool mask (M,),
-    index array, or None for all). Returns ``acc`` (K, epochs), ``pred_best`` (K, M) int16 (the
-    first best epoch's predictions on ``rows``, -1 elsewhere) and ``eval_loss`` (K, epochs),
-    exactly what the trainers give a probe trained with ``eval=rows`` (Kunz & Kuhlmann 2021,
-    §3.6: the best of the epochs, per evaluation set).
+    index array, or None for all). Returns ``acc`` (K, epochs) and ``eval_loss`` (K, epochs) on
+    ``rows``, and ``pred_best`` (K, M) int16, the predictions on ``rows`` at the chosen epoch,
+    -1 elsewhere.
+
+    Without ``folds`` the chosen epoch is the first best on ``rows`` themselves, exactly what the
+    trainers give a probe trained with ``eval=rows`` (Kunz & Kuhlmann 2021, §3.6: the best of
+    the epochs, per evaluation set). That choice is scored on the items it was made on, which
+    flatters every probe by its luckiest epoch. ``folds`` (M,) int, a fold per evaluation row
+    (e.g. per sentence), cross-fits the choice instead: the rows of each fold get the
+    predictions of the epoch that is best on the subset's rows of the other folds, so that no
+    item helps choose the epoch it is scored at. A fold with no other fold in the subset keeps
+    its own best epoch.
     """
     epoch_pred, epoch_loss = np.asarray(epoch_pred), np.asarray(epoch_loss)
     if epoch_pred.ndim != 3 or epoch_loss.shape != epoch_pred.shape:
@@ -160,10 +172,23 @@ def epoch_results(
     K, _, M = epoch_pred.shape
     picked = selected_rows(rows, M, "rows")
     pred = epoch_pred[:, :, picked]
-    acc = (pred == np.asarray(y)[picked]).mean(axis=2)
+    right = pred == np.asarray(y)[picked]  # (K, epochs, |rows|)
+    acc = right.mean(axis=2)
     loss = epoch_loss[:, :, picked].astype(np.float64).mean(axis=2)
     pred_best = np.full((K, M), -1, dtype=np.int16)
-    pred_best[:, picked] = pred[np.arange(K), acc.argmax(axis=1)]
+    if folds is None:
+        pred_best[:, picked] = pred[np.arange(K), acc.argmax(axis=1)]
+        return acc, pred_best, loss
+    fold = np.asarray(folds)
+    if fold.shape != (M,):
+        raise ParameterError("folds", f"must have shape ({M},), got {fold.shape}")
+    fold = fold[picked]
+    for f in np.unique(fold):
+        mine = fold == f
+        others = ~mine if (~mine).any() else mine
+        epoch = right[:, :, others].mean(axis=2).argmax(axis=1)  # (K,)
+        at = np.flatnonzero(mine)
+        pred_best[:, picked[at]] = pred[np.arange(K)[:, None], epoch[:, None], at]
     return acc, pred_best, loss
 
 

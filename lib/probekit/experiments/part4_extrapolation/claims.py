@@ -55,12 +55,16 @@ from probekit.experiments.part4_extrapolation.paper import (
     mft_gap_sesoi,
 )
 from probekit.experiments.part4_extrapolation.sample import TASK_LABEL
-from probekit.stats.intervals import Interval
+from probekit.stats.intervals import SMALL_SAMPLE_SENTENCES, Interval
 from probekit.stats.verdicts import Kind, Rule, judge
 
 PAPER_KEY = "kunz2021test"
 UNIT = "evaluation sentences (their hard items together) and probe seeds"
-TEST = "variance components over sentences and seeds, Welch-Satterthwaite degrees of freedom"
+TEST = (
+    "variance components over sentences and seeds, Welch-Satterthwaite degrees of freedom; "
+    f"over fewer than {SMALL_SAMPLE_SENTENCES} sentences (a small hard set) the quantiles of a "
+    "bootstrap-t over sentences"
+)
 # The layers the book's default model (all-MiniLM-L6-v2) has: the embeddings and 6 layers.
 DEFAULT_LAYERS: tuple[int, ...] = tuple(range(7))
 # The layers IV.1's parts have readable names for: the embeddings and up to 48 layers (a deeper

@@ -98,16 +98,21 @@ class CriteriaConfig(ExtrapolationSampleConfig):
 
     The chapters' claims compare trained probes with seeds in their intervals, so ``seeds``
     needs at least :data:`MIN_PROBE_SEEDS` distinct seeds. ``size_seed`` draws the random half
-    of the training examples that the size control (§3.5) trains on.
+    of the training examples that the size control (§3.5) trains on. ``epoch_folds`` 1 reads
+    each probe at its best epoch on the items it is scored on, as the paper does; 2 or more
+    choose the epoch on the other folds of evaluation sentences
+    (:func:`~probekit.experiments.part4_extrapolation.runs.sentence_folds`).
     """
 
     seeds: list[int]
     size_seed: int
     compare_layer: int
+    epoch_folds: int
 
     def __post_init__(self) -> None:
         """Check the values the types do not (``ParameterError`` naming the parameter)."""
         super().__post_init__()
+        _at_least("epoch_folds", self.epoch_folds, 1)
         _not_empty("seeds", self.seeds)
         if len(set(self.seeds)) < MIN_PROBE_SEEDS:
             raise ParameterError(

@@ -92,6 +92,7 @@ def run_criteria(
             sample, task, names, layer_list, config.seeds, config.epochs, config.order, learned,
             (controls or {}).get(task, ()), config.size_seed, config.widen_top_ties,
             device=config.device, compared=(compared or {}).get(task, ()), compare_layer=compare,
+            epoch_folds=config.epoch_folds,
         )  # fmt: skip
     probes, gaps = combined_tables(list(runs.values()))
     return ChapterRun(config, sample, layer_list, compare, runs, probes, gaps, ensembles)

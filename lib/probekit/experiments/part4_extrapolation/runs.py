@@ -44,6 +44,9 @@ SHARED_SETUPS: dict[str, tuple[str, str]] = {
     "size_control": ("half", "every"),
     "size_control_hard": ("half", "hard"),
 }
+# Each probe's epoch is chosen on the other fold of evaluation sentences than the one it is
+# scored on (:func:`~probekit.probes.mlp.epoch_results`); sentences alternate between folds.
+EPOCH_FOLDS = 2
 # Bump when the shared probes' training changes, so that cached probes are retrained.
 _SHARED_VERSION = 1
 
@@ -149,6 +152,17 @@ class SplitRun:
     sent_eval: np.ndarray
 
 
+def sentence_folds(sent: np.ndarray, folds: int = EPOCH_FOLDS) -> np.ndarray:
+    """The fold (M,) int of each evaluation example: its sentence's index modulo ``folds``.
+
+    Kunz & Kuhlmann 2021, §3.6 report each probe's best epoch on the items it is scored on; a
+    chapter here chooses it on the other fold's hard items instead (cross-fitting), so that the
+    gaps are not compressed by each probe's luckiest epoch. Folds are whole sentences, the unit
+    every interval resamples.
+    """
+    return np.asarray(sent, dtype=np.int64) % EPOCH_FOLDS
+
+
 def _per_layer(setups_: SplitSetups, n_layers: int) -> list:
     """One setups dict per layer, whether a split has one for all layers or one per layer."""
     return [setups_] * n_layers if isinstance(setups_, Mapping) else list(setups_)
@@ -166,6 +180,8 @@ def run_splits(
     epochs: int = 5,
     order_seed: int | None = None,
     device: str = "cpu",
+    *,
+    epoch_folds: int = EPOCH_FOLDS,
 ) -> SplitRun:
     """Every setup of every split, layer and seed: extrapolation probes trained, the rest read.
 
@@ -176,7 +192,9 @@ def run_splits(
     "control" only (a reference control) just that. ``X_train`` (L, N, d) and ``X_eval``
     (L, M, d), view i being ``layers[i]``, are needed only when a split trains extrapolation
     probes, which all train in one batched pass; ``shared`` (:func:`shared_probes`) gives the
-    other setups, scored on each split's hard set.
+    other setups, scored on each split's hard set. Every probe's epoch is chosen on the other
+    ``epoch_folds`` - 1 folds of evaluation sentences than the one it is scored on
+    (:func:`sentence_folds`); 1 chooses it on the scored items themselves, as the paper does.
     """
     if not splits:
         raise ParameterError("splits", "is empty: give at least one split")
@@ -199,8 +217,10 @@ def run_splits(
         if X_train is None or X_eval is None:
             raise ParameterError("X_train", "is needed to train the extrapolation probes")
         trained = train_batched(
-            X_train, train.y, X_eval, y, len(train.labels), specs, epochs=epochs, device=device
-        )
+            X_train, train.y, X_eval, y, len(train.labels), specs, epochs=epochs,
+            record_epochs=True, device=device,
+        )  # fmt: skip
+    folds = sentence_folds(eval_.sent, epoch_folds) if epoch_folds > 1 else None
     # Scores of the shared probes on every evaluation set in use: (layer, kind, set) -> arrays.
     scored: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     acc, loss, pred, n_upd, n_tr, n_ev = [], [], [], [], [], []
@@ -210,9 +230,12 @@ def run_splits(
         if setup == "extrapolation":
             k = k_extra
             k_extra += 1
-            acc.append(trained.acc[k])
-            loss.append(trained.eval_loss[k])
-            pred.append(trained.pred_best[k])
+            a, p, lo = epoch_results(
+                trained.epoch_pred[k : k + 1], trained.epoch_loss[k : k + 1], y, hard, folds
+            )
+            acc.append(a[0])
+            loss.append(lo[0])
+            pred.append(p[0])
             n_upd.append(trained.n_updates[k])
             n_tr.append(int(specs[k].train.sum()))
             n_ev.append(int(hard.sum()))
@@ -223,7 +246,7 @@ def run_splits(
         if cache_key not in scored:
             i = SHARED_KINDS.index(kind)
             scored[cache_key] = epoch_results(
-                shared.epoch_pred[view, :, i], shared.epoch_loss[view, :, i], y, where
+                shared.epoch_pred[view, :, i], shared.epoch_loss[view, :, i], y, where, folds
             )
         a, p, lo = scored[cache_key]
         s = list(seeds).index(seed)
@@ -286,6 +309,7 @@ def run_task(
     device: str = "cpu",
     compared: Sequence[str] = (),
     compare_layer: int | None = None,
+    epoch_folds: int = EPOCH_FOLDS,
 ) -> TaskRun:
     """Examples, splits and every setup of every split ``names`` of ``task`` (§3.3-3.6).
 
@@ -306,6 +330,7 @@ def run_task(
     the control alone, so they cost one layer's extrapolation probes. A split skipped there is
     reported in ``skipped`` too. Every probe trains on ``device``; the cached probe records do
     not depend on it (the same draws on every device, up to floating-point rounding).
+    ``epoch_folds``: how each probe's epoch is chosen (:func:`run_splits`).
     """
     train, eval_ = task_examples(task, sample)
     splits, points, skipped = build_splits(
@@ -346,5 +371,8 @@ def run_task(
     if splits or gap_splits:
         Xt, Xe = layer_inputs(sample, train, eval_, layers)
     every = splits | control_splits | gap_splits
-    run = run_splits(Xt, Xe, train, eval_, every, layers, seeds, shared, epochs, order_seed, device)
+    run = run_splits(
+        Xt, Xe, train, eval_, every, layers, seeds, shared, epochs, order_seed, device,
+        epoch_folds=epoch_folds,
+    )  # fmt: skip
     return TaskRun(task, train, eval_, points, skipped, run, control_points, shared.half)

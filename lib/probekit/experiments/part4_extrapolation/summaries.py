@@ -46,19 +46,25 @@ def _setup_values(chapter: ChapterRun, skipped: dict[str, str]) -> dict[str, obj
     """Sample sizes, seeds, layers, epochs and compared layer of a run, and its skipped splits.
 
     Also the size control's half (``size_half_pct``, % of the T1 or else T2 training examples;
-    NaN when no task ran) and the convergence values of :func:`convergence_values`.
+    NaN when no task ran), the convergence values of :func:`convergence_values` and the epoch
+    choice's of :func:`epoch_choice_values`.
     """
     halves = [t.half for t in chapter.tasks.values() if t.half is not None]
-    return {
-        "n_train_sentences": len(chapter.sample.train),
-        "n_eval_sentences": len(chapter.sample.eval),
-        "n_seeds": len(chapter.config.seeds),
-        "n_layers": len(chapter.layers),
-        "epochs": chapter.config.epochs,
-        "compare_layer": int(chapter.compare_layer),
-        "skipped": "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "none",
-        "size_half_pct": 100 * float(halves[0].mean()) if halves else NAN,
-    } | convergence_values(chapter.probes)
+    return (
+        {
+            "n_train_sentences": len(chapter.sample.train),
+            "n_eval_sentences": len(chapter.sample.eval),
+            "n_seeds": len(chapter.config.seeds),
+            "n_layers": len(chapter.layers),
+            "epochs": chapter.config.epochs,
+            "epoch_folds": int(chapter.config.epoch_folds),
+            "compare_layer": int(chapter.compare_layer),
+            "skipped": "; ".join(f"{k}: {v}" for k, v in skipped.items()) or "none",
+            "size_half_pct": 100 * float(halves[0].mean()) if halves else NAN,
+        }
+        | convergence_values(chapter.probes)
+        | epoch_choice_values(chapter.gaps)
+    )
 
 
 # The setups in the convergence table and their glue-key suffixes.
@@ -114,6 +120,39 @@ def convergence_table(probes: pd.DataFrame) -> pd.DataFrame:
         index=pd.MultiIndex.from_tuples([("all", "all")], names=["split", "setup"]),
     )
     return pd.concat([table, total])
+
+
+def epoch_choice_table(chapter: ChapterRun) -> pd.DataFrame:
+    """Control - extrapolation gaps (points) at the compared layer, by how the epoch is chosen.
+
+    Kunz & Kuhlmann 2021, §3.6 report each probe's best epoch on the items it is scored on;
+    the book chooses it on the other fold of evaluation sentences
+    (:func:`~probekit.experiments.part4_extrapolation.runs.sentence_folds`). One row per split:
+    ``own items`` (the paper's choice), ``other fold`` (the book's) and ``change``.
+    """
+    gaps = chapter.gaps[chapter.gaps["layer"] == chapter.compare_layer]
+    table = pd.DataFrame({
+        "split": gaps["split"],
+        "own items": gaps["same_set_gap"],
+        "other fold": gaps["extrapolation_gap"],
+    })  # fmt: skip
+    return table.assign(change=table["other fold"] - table["own items"]).set_index("split")
+
+
+def epoch_choice_values(gaps: pd.DataFrame) -> dict[str, object]:
+    """How choosing the epoch on the other fold moves the extrapolation gaps (points).
+
+    Over every split and layer of a chapter's gap table: ``epoch_change_mean``,
+    ``epoch_change_min`` and ``epoch_change_max`` (NaN without gaps).
+    """
+    change = (gaps["extrapolation_gap"] - gaps["same_set_gap"]).dropna() if len(gaps) else []
+    if not len(change):
+        return {"epoch_change_mean": NAN, "epoch_change_min": NAN, "epoch_change_max": NAN}
+    return {
+        "epoch_change_mean": float(np.mean(change)),
+        "epoch_change_min": float(np.min(change)),
+        "epoch_change_max": float(np.max(change)),
+    }
 
 
 def size_values(chapter: ChapterRun, keys: dict[str, str]) -> dict[str, object]:
