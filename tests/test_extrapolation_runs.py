@@ -170,6 +170,10 @@ def test_each_epoch_is_chosen_on_the_other_fold_of_sentences(pos_run, sample, tm
     table = tables.probe_table(run)
     assert (table["accuracy"] <= table["same_set_best"] + 1e-9).all()
     assert set(np.unique(runs.sentence_folds(evaluation.sent))) == {0, 1}
+    np.testing.assert_array_equal(runs.sentence_folds(np.array([0, 0, 1, 2, 3, 4]), 3),
+                                  [0, 0, 1, 2, 0, 1])  # fmt: skip
+    with pytest.raises(ParameterError, match="folds"):
+        runs.sentence_folds(evaluation.sent, 0)
     train, _ = task_examples("pos", sample)
     Xt, Xe = layer_inputs(sample, train, evaluation, [0, 1])
     ts, es = part4_scoring.static_scores("sentence_length", train, evaluation)

@@ -160,7 +160,9 @@ def sentence_folds(sent: np.ndarray, folds: int = EPOCH_FOLDS) -> np.ndarray:
     gaps are not compressed by each probe's luckiest epoch. Folds are whole sentences, the unit
     every interval resamples.
     """
-    return np.asarray(sent, dtype=np.int64) % EPOCH_FOLDS
+    if folds < 1:
+        raise ParameterError("folds", f"must be >= 1, got {folds}")
+    return np.asarray(sent, dtype=np.int64) % folds
 
 
 def _per_layer(setups_: SplitSetups, n_layers: int) -> list:

@@ -62,7 +62,7 @@ def setup_summary(run: SplitRun, accuracy: str = "accuracy") -> pd.DataFrame:
         .groupby(["split", "layer", "setup"], sort=False)
         .agg(
             accuracy=(accuracy, "mean"),
-            sd=("accuracy", "std"),
+            sd=(accuracy, "std"),
             n_train=("n_train", "first"),
             n_eval=("n_eval", "first"),
         )
