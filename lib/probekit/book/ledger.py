@@ -330,9 +330,10 @@ def overview_markdown(table: pd.DataFrame, paper: str) -> str:
         ]
         if len(claims)
         else [
-            "None of the paper's statements that this book judges is a test of one of its "
-            "headline claims as the paper makes it, so the part adds nothing to the ledger's "
-            "tally; each statement below links to the chapter that measures it and says why."
+            f"This build counts **{tally(claims)}** of the paper's: none of the statements that "
+            "it judges tests one of the paper's headline claims as the paper makes it, so the "
+            "part adds nothing to the ledger's tally. Each statement below links to the chapter "
+            "that measures it and says why."
         ]
     )
     if len(checks):
