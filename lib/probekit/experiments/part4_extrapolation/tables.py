@@ -51,18 +51,17 @@ def probe_table(run: SplitRun) -> pd.DataFrame:
     )
 
 
-def setup_summary(run: SplitRun, accuracy: str = "accuracy") -> pd.DataFrame:
+def setup_summary(run: SplitRun) -> pd.DataFrame:
     """Mean and SD over seeds of accuracy (%) per split, layer and setup (§3.6).
 
-    Kunz & Kuhlmann 2021, §3.6 ("the mean over 10 random seeds of the best accuracy");
-    ``accuracy`` names the column of :func:`probe_table` to average.
+    Kunz & Kuhlmann 2021, §3.6 ("the mean over 10 random seeds of the best accuracy").
     """
     return (
         probe_table(run)
         .groupby(["split", "layer", "setup"], sort=False)
         .agg(
-            accuracy=(accuracy, "mean"),
-            sd=(accuracy, "std"),
+            accuracy=("accuracy", "mean"),
+            sd=("accuracy", "std"),
             n_train=("n_train", "first"),
             n_eval=("n_eval", "first"),
         )
@@ -83,10 +82,11 @@ def gap_table(run: SplitRun) -> pd.DataFrame:
     ``same_set_gap`` is the extrapolation gap with each probe's best epoch on its own
     evaluation items instead, as the paper chooses it.
     """
+    probes = probe_table(run)
 
     def means(accuracy: str) -> pd.DataFrame:
-        table = setup_summary(run, accuracy).pivot_table(
-            index=["split", "layer"], columns="setup", values="accuracy", sort=False
+        table = probes.pivot_table(
+            index=["split", "layer"], columns="setup", values=accuracy, aggfunc="mean", sort=False
         )
         return table.reindex(columns=list(EXPERIMENT_SETUPS))
 
