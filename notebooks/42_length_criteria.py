@@ -253,7 +253,7 @@ display(chapter.gaps.set_index(["split", "layer"]).round(1))
 # %% tags=["remove-cell"]
 measured = claims.length_claims(chapter)
 size_readings, size_glue = claims.size_control_readings(chapter, measured)
-g.claims(measured, size_glue)
+g.claims(measured, {**size_glue, **claims.discordance_values(chapter, measured)})
 
 # %% tags=["hide-input"]
 display(claims.claim_parts_table(measured[0]).round(2))

@@ -228,7 +228,7 @@ display(chapter.gaps.set_index(["split", "layer"]).round(1))
 # %% tags=["remove-cell"]
 measured = claims.tag_claims(chapter)
 size_readings, size_glue = claims.size_control_readings(chapter, measured)
-g.claims(measured, size_glue)
+g.claims(measured, {**size_glue, **claims.discordance_values(chapter, measured)})
 
 # %% [markdown]
 # **Training only on words with their most frequent tag makes the other words clearly harder:

@@ -189,10 +189,16 @@ display(HTML(ledger.html_table(found, lambda slug, anchor: f"{slug}.html#{anchor
 # its SESOI, with the sentence and seed parts of the variance set to those of the interval this
 # build measured (`se sentences` and `se seeds` in points or the claim's units; `simulated se`
 # shows what the simulation reached).
+# Where a chapter measured how often the two compared probes disagree item by item (Part IV's
+# gaps), the simulated probes disagree as often, both ways, and their sentences have as many
+# items; elsewhere all probes share one random draw per unit, so that two probes' disagreements
+# within a sentence all go one way.
 # Each claim is simulated where it is false but only just: an effect of 0 for a directional
 # claim, of plus and minus its SESOI for an equivalence claim.
 # A claim of several parts that must all hold is false when one part is, so its row shows the
-# part with the highest rate.
+# part with the highest rate (`deciding part`; that rate is `screening`).
+# The highest of several noisy rates overstates the worst part's, the more so the more parts, so
+# the row's rate is that part's on a second simulation, with draws that did not choose it.
 # Over {glue:text}`ch61_n_sim:,d` simulated data sets per claim and part, the table gives the
 # share that read "reproduced" (`false reproduced`, with its Monte Carlo standard error); the
 # simulator is in `probekit.book.calibration`.

@@ -4,6 +4,7 @@ saved (sentences, seeds, pairing, variance components, statistic), at its least 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,16 @@ from probekit.errors import ParameterError
 from probekit.experiments.part1_probe_parser import claims as part1
 from probekit.experiments.part2_jabberwocky import claims as part2
 from probekit.experiments.part3_pareto import claims as part3
-from probekit.stats.calibration import Design, coupled_counts, match_design
+from probekit.experiments.part4_extrapolation import claims as part4
+from probekit.stats.calibration import (
+    Design,
+    coupled_counts,
+    discordance,
+    match_design,
+    match_discordance,
+    simulated_discordance,
+    unit_outcomes,
+)
 from probekit.stats.intervals import Interval, crossed_interval
 
 CROSSED = "variance components over sentences and seeds"
@@ -114,6 +124,30 @@ def test_the_table_has_a_row_per_measured_claim_and_sums_its_rates():
     assert calibration.over_text(table.assign(within=True)) == "None exceeds it."
 
 
+def test_a_claim_of_parts_is_rated_on_draws_that_did_not_choose_its_worst_part(monkeypatch):
+    """The largest of several noisy rates overstates the worst part's: the deciding part's rate
+    comes from a second simulation with its own seed, and the screening maximum is kept beside it."""
+    claim = part4.T1_LENGTH
+    parts = {"dist_L3": _iv(claim.rule, 0.005, 0.002, 60, (3, 3)),
+             "ling_L3": _iv(claim.rule, 0.006, 0.002, 90, (3, 3))}  # fmt: skip
+    calls = []
+
+    def fake(claim_, part, iv, results, *, n_sim, seed):
+        calls.append((part, seed))
+        rate = {"dist_L3": 0.02, "ling_L3": 0.09}[part] if seed < 997 else 0.05
+        return {"design": f"{iv.n_sentences} sentences", "rate": rate,
+                "se_sentences": iv.se_sentences, "se_seeds": iv.se_seeds}  # fmt: skip
+
+    monkeypatch.setattr(calibration, "part_rate", fake)
+    saved = {claim.chapter: claim.saved_values(parts)}
+    table = calibration.claim_calibration(saved, n_sim=10, claims=(claim,), progress=False)
+    row = table.iloc[0]
+    assert row["deciding part"] == claim.label("ling_L3")
+    assert row["screening"] == 0.09 and row["false reproduced"] == 0.05
+    assert calls[-1] == ("ling_L3", calibration.REESTIMATE)
+    assert len({seed for _, seed in calls}) == 3  # three independent simulations
+
+
 def test_coupled_counts_are_binomial_and_agree_where_the_chances_agree():
     rng = np.random.default_rng(0)
     units = np.array([1, 5, 20, 3])
@@ -124,6 +158,48 @@ def test_coupled_counts_are_binomial_and_agree_where_the_chances_agree():
     assert draws.var(0)[2] == pytest.approx((units * p * (1 - p))[2], rel=0.1)
     # A higher chance never gets fewer units right: the counts are nested.
     assert (draws[:, 2, 2] >= draws[:, 0, 2]).all()
+
+
+def test_a_copula_lets_probes_disagree_both_ways_and_keeps_each_count_binomial():
+    rng = np.random.default_rng(1)
+    units = np.array([4, 0, 9, 2])
+    p = np.array([[0.3, 0.5, 0.8, 0.6], [0.3, 0.5, 0.8, 0.6], [0.3, 0.5, 0.8, 0.6]])
+    draws = np.stack([coupled_counts(units, p, rng, k_a=2, corr_sides=0.3, corr_seeds=0.9)
+                      for _ in range(4000)])  # fmt: skip
+    assert draws.mean(0) == pytest.approx(units * p, abs=0.1)
+    assert draws.var(0)[:, 2] == pytest.approx((units * p * (1 - p))[:, 2], rel=0.1)
+    # with equal chances, seeds of one side agree more often than the two sides do
+    right = unit_outcomes(np.full(200, 20), np.full((4, 200), 0.7), rng, 2, 0.3, 0.9)
+    across, within = discordance(right[:2], right[2:])
+    assert 0 < within < across
+    # the two sides disagree both ways, which one uniform per unit cannot do
+    assert (right[0] & ~right[2]).any() and (~right[0] & right[2]).any()
+    with pytest.raises(ParameterError, match="corr_sides"):
+        Design(corr_sides=0.9, corr_seeds=0.5)
+
+
+def test_the_copula_is_matched_to_a_measured_discordance():
+    design = Design(n_sentences=60, k_a=4, k_b=4, mean_units=30, shared_units=True)
+    truth = replace(design, corr_sides=0.6, corr_seeds=0.85)
+    target = simulated_discordance(truth, 0.3, 40, seed=5)
+    fitted = match_discordance(design, target, 0.3, n_pilot=40, seed=6)
+    assert fitted.corr_seeds == pytest.approx(0.85, abs=0.06)
+    assert fitted.corr_sides == pytest.approx(0.6, abs=0.08)
+    # full coupling already disagrees more than asked: the correlations stay at the top
+    assert match_discordance(design, (0.0, 0.0), 0.3, n_pilot=10).corr_seeds == 1.0
+
+
+def test_a_gap_with_a_saved_discordance_is_simulated_with_it():
+    claim = part4.T1_LENGTH
+    iv = _iv(claim.rule, 0.006, 0.002, 50, (4, 4), estimate=0.02)
+    saved = {claim.chapter: {**claim.saved_values({"dist_L3": iv}),
+                             "claim_t1_length_dist_L3_discordance": [0.08, 0.04],
+                             "claim_t1_length_dist_L3_units": 1500}}  # fmt: skip
+    out = calibration.part_rate(claim, "dist_L3", iv, saved, n_sim=60, seed=2)
+    assert out["design"] == (
+        "50 sentences, seeds 4 and 4, units disagree 8.0 % across and 4.0 % within sides"
+    )
+    assert out["se_sentences"] == pytest.approx(0.006, rel=0.25)
 
 
 def test_iii4_compares_halves_because_best_of_all_loses_its_seed_variance():

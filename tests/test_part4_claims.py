@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from pathlib import Path
 
 import jupytext
@@ -169,6 +170,12 @@ def test_hard_counts_count_correct_hard_items_per_seed_and_sentence():
     )
     with pytest.raises(ParameterError):
         comparisons.hard_counts(run, "s", 3, "extrapolation", n_sentences=4)
+    # the hard items' outcomes are kept; the two seeds disagree on 3 of the 5
+    np.testing.assert_array_equal(counts.right, [[1, 0, 1, 1, 0], [1, 1, 0, 1, 1]])
+    across, within = comparisons.unit_discordance(counts, counts)
+    assert within == pytest.approx(3 / 5) and across == pytest.approx((0 + 3 / 5 + 3 / 5 + 0) / 4)
+    kept_none = dataclasses.replace(counts, right=None)
+    assert comparisons.unit_discordance(counts, kept_none) is None
 
 
 def test_hard_difference_drops_empty_sentences_and_keeps_every_seed():
@@ -481,6 +488,18 @@ def test_run_dependent_parts_are_saved_and_read_back():
     assert read["dist_L3"].estimate == pytest.approx(measured.intervals["dist_L3"].estimate)
 
 
+def test_gap_claims_save_how_often_their_probes_disagree_item_by_item():
+    chapter = fake_chapter({"pos": ("sentence_length_pos",)}, layers=(0, 3))
+    measured = claims.length_claims(chapter)
+    values = claims.discordance_values(chapter, measured)
+    assert set(values) == {f"claim_t1_length_dist_L{k}_{field}" for k in (0, 3)
+                           for field in ("discordance", "units")}  # fmt: skip
+    across, within = values["claim_t1_length_dist_L3_discordance"]
+    assert 0 <= within <= 1 and 0 < across <= 1
+    hard = measured[0].intervals["dist_L3"]
+    assert values["claim_t1_length_dist_L3_units"] >= hard.n_sentences
+
+
 def test_the_claims_are_declared_once_with_their_rules():
     ids = [c.id for c in claims.CLAIMS]
     assert ids == ["IV.1", "IV.2", "IV.3", "IV.4", "IV.5", "IV.6"]
@@ -703,7 +722,10 @@ def test_every_claim_is_judged_and_shown_in_its_chapter(claim):
     nb = jupytext.read(NOTEBOOKS / f"{claim.chapter}.py")
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert "g.claims(measured, size_glue)" in code
+    assert re.search(
+        r"g\.claims\(measured, (size_glue|\{\*\*size_glue, \*\*claims\.discordance_values\(chapter, measured\)\})\)",
+        code,
+    )
     verdicts = " ".join(prose.split("## Verdicts")[-1].split())
     prefix = f"ch{claim.chapter[:2]}_{claim.key}"
     assert f"**{claim.text}: {{glue:text}}`{prefix}_verdict`.**" in verdicts

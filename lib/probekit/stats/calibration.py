@@ -14,13 +14,15 @@ the true difference of corpus accuracies, and
 effects and tabulates how often each verdict comes out, so that a rule can be shown to say
 "reproduced" under a null about alpha of the time, and "not reproduced" at twice its SESOI
 rarely. :func:`match_design` sets a design's nuisance SDs so that an interval method sees the
-sentence and seed components of a measured interval: the claims ledger simulates each claim in
-its own design with it (:mod:`probekit.book.calibration`); :func:`claim_types` are the generic
+sentence and seed components of a measured interval, and :func:`match_discordance` its copula
+so that the simulated probes disagree unit by unit as often as measured ones: the claims ledger
+simulates each claim in its own design with them (:mod:`probekit.book.calibration`); :func:`claim_types` are the generic
 kinds of claim the library's tests calibrate.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -51,7 +53,11 @@ class Design:
     ``shared_units``: every probe and seed sees the same uniform per unit
     (:func:`coupled_counts`), as two probes, or one retrained, mostly get the same words right;
     independent draws otherwise, which put a floor of binomial noise under both variance
-    components.
+    components. ``corr_sides`` and ``corr_seeds`` (with ``shared_units``) loosen that coupling:
+    each probe's draw for a unit is a normal correlated ``corr_sides`` with the other side's and
+    ``corr_seeds`` with another seed of its own side (a Gaussian copula, :func:`unit_outcomes`),
+    so that two probes with the same chance on a sentence can each get units right that the other
+    gets wrong, as measured probes do; 1 and 1 is one uniform per unit for all.
     """
 
     n_sentences: int = 500
@@ -67,6 +73,16 @@ class Design:
     sd_seed_sentence: float = 0.2
     paired_seeds: bool = False
     shared_units: bool = False
+    corr_sides: float = 1.0
+    corr_seeds: float = 1.0
+
+    def __post_init__(self) -> None:
+        """Check that the copula's correlations are a valid nested structure."""
+        if not 0 <= self.corr_sides <= self.corr_seeds <= 1:
+            raise ParameterError(
+                "corr_sides/corr_seeds",
+                f"need 0 <= corr_sides <= corr_seeds <= 1, got {self.corr_sides}, {self.corr_seeds}",
+            )
 
     def units(self, seed: int = 0) -> np.ndarray:
         """Units per sentence, (n_sentences,) int, fixed by ``seed``."""
@@ -84,8 +100,25 @@ def simulate_scores(
     Returns correct units per sentence, A (R, k_a, n) and B (R, k_b, n), and the units (n,).
     """
     m = design.units(0) if units is None else np.asarray(units, dtype=np.int64)
-    n, rng = len(m), np.random.default_rng(seed)
-    R = n_datasets
+    rng = np.random.default_rng(seed)
+    p_a, p_b = _chances(design, beta, n_datasets, len(m), rng)
+    if design.shared_units:
+        both = np.stack([coupled_counts(m, np.concatenate([pa, pb]), rng, **_copula(design))
+                         for pa, pb in zip(p_a, p_b, strict=True)])  # fmt: skip
+        return both[:, : design.k_a], both[:, design.k_a :], m.astype(np.float64)
+    a = rng.binomial(np.broadcast_to(m, p_a.shape), p_a).astype(np.float64)
+    b = rng.binomial(np.broadcast_to(m, p_b.shape), p_b).astype(np.float64)
+    return a, b, m.astype(np.float64)
+
+
+def _copula(design: Design) -> dict:
+    return {"k_a": design.k_a, "corr_sides": design.corr_sides, "corr_seeds": design.corr_seeds}
+
+
+def _chances(
+    design: Design, beta: float, R: int, n: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each probe's chance on each sentence, A (R, k_a, n) and B (R, k_b, n), from the logit."""
     u = rng.normal(0.0, design.sd_sentence, (R, 1, n))
     if design.paired_seeds and design.k_a != design.k_b:
         raise ParameterError("paired_seeds", f"needs k_a == k_b, got {design.k_a}, {design.k_b}")
@@ -103,30 +136,147 @@ def simulate_scores(
         )
         return special.expit(eta)
 
-    p_a, p_b = side(design.k_a, beta), side(design.k_b, 0.0)
-    if design.shared_units:
-        both = np.stack([coupled_counts(m, np.concatenate([pa, pb]), rng)
-                         for pa, pb in zip(p_a, p_b, strict=True)])  # fmt: skip
-        return both[:, : design.k_a], both[:, design.k_a :], m.astype(np.float64)
-    a = rng.binomial(np.broadcast_to(m, p_a.shape), p_a).astype(np.float64)
-    b = rng.binomial(np.broadcast_to(m, p_b.shape), p_b).astype(np.float64)
-    return a, b, m.astype(np.float64)
+    return side(design.k_a, beta), side(design.k_b, 0.0)
 
 
-def coupled_counts(units: np.ndarray, p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def coupled_counts(
+    units: np.ndarray,
+    p: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    k_a: int = 0,
+    corr_sides: float = 1.0,
+    corr_seeds: float = 1.0,
+) -> np.ndarray:
     """Correct units per sentence of several probes that see the same units, (..., n) -> (..., n).
 
     ``units`` (n,) the units of each sentence, ``p`` (..., n) each probe's chance on each
     sentence. Every unit draws one uniform for all probes, and a probe gets it right when the
     uniform is below its chance: each count is binomial(units, p), and two probes (or seeds)
-    with the same chance on a sentence get the same units right, as retrained probes mostly do.
+    with the same chance on a sentence get the same units right. With correlations below 1, ``p``
+    is (K, n), its first ``k_a`` rows side A, and each probe draws its own correlated uniform
+    (:func:`unit_outcomes`).
     """
     m = np.asarray(units, dtype=np.int64)
     n = len(m)
+    if corr_sides < 1 or corr_seeds < 1:
+        right = unit_outcomes(m, p, rng, k_a, corr_sides, corr_seeds)
+        running = np.zeros((right.shape[0], right.shape[1] + 1), dtype=np.int64)
+        np.cumsum(right, axis=1, out=running[:, 1:])
+        return np.diff(running[:, np.concatenate([[0], np.cumsum(m)])], axis=1).astype(np.float64)
     # Sentence i's uniforms lie in [i, i + 1), so one sorted array answers every query.
     keys = np.sort(np.repeat(np.arange(n), m) + rng.random(int(m.sum())))
     start = np.concatenate([[0], np.cumsum(m)[:-1]])
     return (np.searchsorted(keys, np.arange(n) + np.asarray(p)) - start).astype(np.float64)
+
+
+def unit_outcomes(
+    units: np.ndarray,
+    p: np.ndarray,
+    rng: np.random.Generator,
+    k_a: int,
+    corr_sides: float,
+    corr_seeds: float,
+) -> np.ndarray:
+    """Which units each probe gets right, (K, n) chances -> (K, sum(units)) bool.
+
+    Probe k's draw for a unit is z = sqrt(corr_sides) z_unit + sqrt(corr_seeds - corr_sides)
+    z_side + sqrt(1 - corr_seeds) z_probe, a standard normal correlated ``corr_sides`` across the
+    two sides (rows ``:k_a`` and ``k_a:``) and ``corr_seeds`` within one; the probe gets the unit
+    right when Phi(z) is below its chance on the unit's sentence, so each count stays
+    binomial(units, p).
+    """
+    m = np.asarray(units, dtype=np.int64)
+    # Phi(z) < p is z < Phi^-1(p): one quantile per probe and sentence, not one per unit.
+    threshold = special.ndtri(np.asarray(p, dtype=np.float64)).astype(np.float32)
+    threshold = threshold[:, np.repeat(np.arange(len(m)), m)]
+    K, M = threshold.shape
+    side = (np.arange(K) >= k_a).astype(np.int64)
+
+    def normal(shape: tuple[int, ...], scale: float) -> np.ndarray:
+        return np.float32(math.sqrt(scale)) * rng.standard_normal(shape, dtype=np.float32)
+
+    z = (normal((M,), corr_sides) + normal((2, M), corr_seeds - corr_sides)[side]
+         + normal((K, M), 1.0 - corr_seeds))  # fmt: skip
+    return z < threshold
+
+
+def discordance(right_a: np.ndarray, right_b: np.ndarray) -> tuple[float, float]:
+    """How often two probes disagree on a unit: (across the sides, within a side).
+
+    ``right_a`` (k_a, M) and ``right_b`` (k_b, M) bool, which of the same M units each seed of
+    A and of B gets right. Across: the mean over every pair of an A seed and a B seed of the
+    share of units exactly one of them gets right. Within: the same over pairs of two seeds of
+    one side, both sides pooled (NaN with one seed a side).
+    """
+    a = np.asarray(right_a, dtype=np.float64)
+    b = np.asarray(right_b, dtype=np.float64)
+    M = a.shape[1]
+
+    def disagree(x: np.ndarray, y: np.ndarray) -> np.ndarray:  # (k_x, k_y) shares
+        return (x.sum(1)[:, None] + y.sum(1)[None, :] - 2 * x @ y.T) / M
+
+    across = float(disagree(a, b).mean())
+    pairs = [d[np.triu_indices(len(d), 1)] for d in (disagree(a, a), disagree(b, b))]
+    within = np.concatenate(pairs)
+    return across, float(within.mean()) if len(within) else math.nan
+
+
+def simulated_discordance(
+    design: Design, beta: float, n_datasets: int, seed: int
+) -> tuple[float, float]:
+    """Mean :func:`discordance` of ``n_datasets`` simulated comparisons at logit effect ``beta``."""
+    m = design.units(0)
+    rng = np.random.default_rng(seed)
+    p_a, p_b = _chances(design, beta, n_datasets, len(m), rng)
+    out = []
+    for pa, pb in zip(p_a, p_b, strict=True):
+        right = unit_outcomes(m, np.concatenate([pa, pb]), rng, **_copula(design))
+        out.append(discordance(right[: design.k_a], right[design.k_a :]))
+    across, within = np.mean(out, axis=0)
+    return float(across), float(within)
+
+
+def match_discordance(
+    design: Design,
+    target: tuple[float, float],
+    beta: float,
+    *,
+    n_pilot: int = 20,
+    steps: int = 12,
+    seed: int = 0,
+) -> Design:
+    """``design`` with ``corr_seeds`` and ``corr_sides`` set to give the measured discordance.
+
+    ``target`` (across, within) is :func:`discordance` of the measured probes at their measured
+    effect ``beta`` (logit scale). Disagreement falls as a correlation rises, so each is found
+    by bisection on pilot simulations that share their draws (``n_pilot`` data sets,
+    ``steps`` halvings): first ``corr_seeds`` for the within-side share (which ``corr_sides``
+    does not move), then ``corr_sides`` in [0, corr_seeds] for the share across. A target below
+    what full coupling gives (the sentences' chances alone make probes disagree) leaves the
+    correlation at its top.
+    """
+    across, within = target
+
+    def solve(name: str, top: float, index: int, goal: float, d: Design) -> Design:
+        low, high = 0.0, top
+        for _ in range(steps):
+            mid = (low + high) / 2
+            if simulated_discordance(nested(d, name, mid), beta, n_pilot, seed)[index] > goal:
+                low = mid
+            else:
+                high = mid
+        return nested(d, name, high)
+
+    def nested(d: Design, name: str, value: float) -> Design:
+        if name == "corr_seeds":
+            return replace(d, corr_seeds=value, corr_sides=min(d.corr_sides, value))
+        return replace(d, corr_sides=value)
+
+    d = design
+    if math.isfinite(within):
+        d = solve("corr_seeds", 1.0, 1, within, d)
+    return solve("corr_sides", d.corr_seeds, 0, across, d)
 
 
 def accuracy_of(design: Design, beta: float) -> float:

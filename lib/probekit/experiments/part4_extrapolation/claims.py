@@ -47,6 +47,7 @@ from probekit.experiments.part4_extrapolation.comparisons import (
     hard_counts,
     hard_difference,
     has_probes,
+    unit_discordance,
 )
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.paper import (
@@ -281,41 +282,59 @@ CLAIMS: tuple[Claim, ...] = (T1_LENGTH, ARC, MFT, MFT_LAYERS, SPEED, LOSS_CONTRO
 # --------------------------------------------------------------------------------------------
 
 
-def _gap(chapter: ChapterRun, task: str, split: str, layer: int) -> Interval | None:
-    """Control - extrapolation on a split's hard items at ``layer``; None if it was skipped."""
+Pair = tuple[HardCounts, HardCounts]
+
+
+def _gap_pair(chapter: ChapterRun, task: str, split: str, layer: int) -> Pair | None:
+    """(control, extrapolation) counts on a split's hard items at ``layer``; None if skipped."""
     task_run = chapter.tasks.get(task)
     if task_run is None or split not in task_run.points:
         return None
     n = len(chapter.sample.eval)
-    return hard_difference(
+    return (
         hard_counts(task_run.run, split, layer, "control", n),
         hard_counts(task_run.run, split, layer, "extrapolation", n),
     )
 
 
-def t1_length_intervals(chapter: ChapterRun) -> dict[str, Interval]:
-    """IV.1: T1 control - extrapolation per sentence-length split and probed layer (§4.1).
+def _length_pairs(chapter: ChapterRun) -> dict[str, Pair]:
+    """IV.1's counts by part, ``<split>_L<layer>``.
 
-    Parts ``<split>_L<layer>`` for the linguistic (``ling``) and distributional (``dist``)
-    splits; a skipped split has no parts.
+    The linguistic (``ling``) and distributional (``dist``) splits at every probed layer; a
+    skipped split has no parts.
     """
-    out = {}
+    pairs = {}
     for short, split in LENGTH_PARTS.items():
         for layer in chapter.layers:
-            interval = _gap(chapter, "pos", split, layer)
-            if interval is not None:
-                out[f"{short}_L{layer}"] = interval
-    return out
+            pair = _gap_pair(chapter, "pos", split, layer)
+            if pair is not None:
+                pairs[f"{short}_L{layer}"] = pair
+    return pairs
+
+
+def _arc_pair(chapter: ChapterRun) -> Pair | None:
+    return _gap_pair(chapter, "deprel", "arc_length", chapter.compare_layer)
+
+
+def _mft_pair(chapter: ChapterRun) -> Pair | None:
+    return _gap_pair(chapter, "pos", "most_frequent_tag", chapter.compare_layer)
+
+
+def t1_length_intervals(chapter: ChapterRun) -> dict[str, Interval]:
+    """IV.1: T1 control - extrapolation per sentence-length split and probed layer (§4.1)."""
+    return {part: hard_difference(*pair) for part, pair in _length_pairs(chapter).items()}
 
 
 def arc_gap_interval(chapter: ChapterRun) -> Interval | None:
     """IV.2: T2 control - extrapolation on the hard arcs of the arc-length split (§4.2)."""
-    return _gap(chapter, "deprel", "arc_length", chapter.compare_layer)
+    pair = _arc_pair(chapter)
+    return None if pair is None else hard_difference(*pair)
 
 
 def mft_gap_interval(chapter: ChapterRun) -> Interval | None:
     """IV.3: T1 control - extrapolation on the words without their most frequent tag (§4.3)."""
-    return _gap(chapter, "pos", "most_frequent_tag", chapter.compare_layer)
+    pair = _mft_pair(chapter)
+    return None if pair is None else hard_difference(*pair)
 
 
 def mft_layers_interval(chapter: ChapterRun) -> Interval | None:
@@ -503,6 +522,33 @@ def size_control_readings(
     values["size_survives"] = ", ".join(same) or "none"
     values["size_changes"] = ", ".join(changed) or "none"
     return pd.DataFrame(rows, columns=columns), values
+
+
+def discordance_values(chapter: ChapterRun, measured: Iterable[MeasuredClaim]) -> dict[str, list]:
+    """How often the compared probes disagree item by item, for each measured gap claim's parts.
+
+    For IV.1, IV.2 and IV.3 (control against extrapolation on the same hard items):
+    :func:`~probekit.experiments.part4_extrapolation.comparisons.unit_discordance` under
+    ``<key>[_<part>]_discordance`` as [across setups, within a setup], and the number of hard
+    items under ``<key>[_<part>]_units``, which the claims ledger's calibration matches
+    (:mod:`probekit.book.calibration`).
+    """
+    pairs_of = {
+        T1_LENGTH.key: lambda: _length_pairs(chapter),
+        ARC.key: lambda: {"": _arc_pair(chapter)},
+        MFT.key: lambda: {"": _mft_pair(chapter)},
+    }
+    values: dict[str, list] = {}
+    for item in measured:
+        if item.intervals is None or item.claim.key not in pairs_of:
+            continue
+        for part, pair in pairs_of[item.claim.key]().items():
+            shares = None if pair is None else unit_discordance(*pair)
+            if shares is not None:
+                key = f"{item.claim.key}_{part}" if part else item.claim.key
+                values[f"{key}_discordance"] = [float(x) for x in shares]
+                values[f"{key}_units"] = int(pair[0].units.sum())
+    return values
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from probekit.errors import ParameterError
 from probekit.experiments.part4_extrapolation.criteria import ChapterRun
 from probekit.experiments.part4_extrapolation.runs import SplitRun
 from probekit.experiments.part4_extrapolation.sample import TASK_LABEL
+from probekit.stats.calibration import discordance
 from probekit.stats.intervals import Interval, Term, crossed_contrast, crossed_interval
 
 LEVEL = 0.90  # the interval every Part IV rule reads: one-sided alpha = 0.05
@@ -43,12 +44,14 @@ class HardCounts:
     ``correct`` (k, n): hard items probe seed s got right in sentence i; ``units`` (n,): the
     hard items of sentence i (0 for a sentence without any); ``seeds`` the k seeds, in the
     order of the rows. The setup's corpus accuracy under seed s is
-    ``correct[s].sum() / units.sum()``.
+    ``correct[s].sum() / units.sum()``. ``right`` (k, M), when kept: which of the M hard items
+    each seed got right, in evaluation order (:func:`unit_discordance` reads it).
     """
 
     correct: np.ndarray
     units: np.ndarray
     seeds: tuple[int, ...]
+    right: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         """Check the shapes: (k, n) correct counts, (n,) units, k seeds, counts <= units."""
@@ -62,6 +65,10 @@ class HardCounts:
             raise ParameterError("seeds", f"{len(self.seeds)} seeds for {correct.shape[0]} rows")
         if np.any(correct < 0) or np.any(correct > units):
             raise ParameterError("correct", "counts must lie between 0 and the sentence's units")
+        if self.right is not None and np.shape(self.right) != (len(self.seeds), units.sum()):
+            raise ParameterError(
+                "right", f"must be (seeds, hard items), got {np.shape(self.right)}"
+            )
 
     @property
     def accuracy(self) -> float:
@@ -109,17 +116,21 @@ def hard_counts(run: SplitRun, split: str, layer: int, setup: str, n_sentences: 
     hard = run.eval_masks[(split, int(layer))]
     sent = np.asarray(run.sent_eval)[hard]
     units = np.bincount(sent, minlength=n_sentences).astype(np.float64)
-    correct = np.stack(
-        [
-            np.bincount(
-                sent,
-                weights=(run.result.pred_best[i][hard] == run.y_eval[hard]).astype(np.float64),
-                minlength=n_sentences,
-            )
-            for i in rows.index
-        ]
-    )
-    return HardCounts(correct, units, tuple(int(s) for s in rows["seed"]))
+    right = np.stack([run.result.pred_best[i][hard] == run.y_eval[hard] for i in rows.index])
+    correct = np.stack([np.bincount(sent, weights=r, minlength=n_sentences) for r in right])
+    return HardCounts(correct, units, tuple(int(s) for s in rows["seed"]), right)
+
+
+def unit_discordance(a: HardCounts, b: HardCounts) -> tuple[float, float] | None:
+    """How often two setups' probes disagree on a hard item: (across setups, within a setup).
+
+    :func:`~probekit.stats.calibration.discordance` of the per-item outcomes, when both sides
+    kept them for the same hard items (None otherwise). The claims ledger's simulation of a
+    claim matches it, so that its probes disagree unit by unit as the measured ones do.
+    """
+    if a.right is None or b.right is None or not np.array_equal(a.units, b.units):
+        return None
+    return discordance(a.right, b.right)
 
 
 def hard_difference(
