@@ -194,7 +194,8 @@ def test_a_gap_with_a_saved_discordance_is_simulated_with_it():
     iv = _iv(claim.rule, 0.006, 0.002, 50, (4, 4), estimate=0.02)
     saved = {claim.chapter: {**claim.saved_values({"dist_L3": iv}),
                              "claim_t1_length_dist_L3_discordance": [0.08, 0.04],
-                             "claim_t1_length_dist_L3_units": 1500}}  # fmt: skip
+                             "claim_t1_length_dist_L3_units": 1500,
+                             "claim_t1_length_dist_L3_accuracy": 0.85}}  # fmt: skip
     out = calibration.part_rate(claim, "dist_L3", iv, saved, n_sim=60, seed=2)
     assert out["design"] == (
         "50 sentences, seeds 4 and 4, units disagree 8.0 % across and 4.0 % within sides"

@@ -493,7 +493,7 @@ def test_gap_claims_save_how_often_their_probes_disagree_item_by_item():
     measured = claims.length_claims(chapter)
     values = claims.discordance_values(chapter, measured)
     assert set(values) == {f"claim_t1_length_dist_L{k}_{field}" for k in (0, 3)
-                           for field in ("discordance", "units")}  # fmt: skip
+                           for field in ("discordance", "units", "accuracy")}  # fmt: skip
     across, within = values["claim_t1_length_dist_L3_discordance"]
     assert 0 <= within <= 1 and 0 < across <= 1
     hard = measured[0].intervals["dist_L3"]

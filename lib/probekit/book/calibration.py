@@ -117,6 +117,7 @@ def crossed_rate(
     seed: int,
     discordance: tuple[float, float] | None = None,
     units: int | None = None,
+    accuracy: float | None = None,
 ) -> Simulated:
     """False "reproduced" rate of a difference of corpus accuracies in ``iv``'s design.
 
@@ -124,13 +125,15 @@ def crossed_rate(
     on average; EWT's sentence length otherwise). ``discordance`` (across the sides, within a
     side), when the chapter measured it: how often the compared probes disagree unit by unit
     (:func:`~probekit.stats.calibration.discordance`). The design's copula is then matched to
-    it at the measured effect, alternating with the variance components (:data:`MATCH_ROUNDS`
-    times); without it every probe sees one uniform per unit, which makes two probes'
-    disagreements within a sentence all one way.
+    it at the measured effect and B's measured ``accuracy``, alternating with the variance
+    components (:data:`MATCH_ROUNDS` times); without it every probe sees one uniform per unit,
+    which makes two probes' disagreements within a sentence all one way.
     """
     design = _design(iv)
     if units is not None:
         design = replace(design, mean_units=units / design.n_sentences)
+    if discordance is not None and accuracy is None:
+        raise ParameterError("accuracy", "matching a discordance needs B's measured accuracy")
     paired = paired and design.k_a == design.k_b and design.k_a > 1
 
     def method(a, b, m):
@@ -139,6 +142,7 @@ def crossed_rate(
     words = f"{design.n_sentences:,} sentences, seeds {design.k_a} and {design.k_b}"
     for k in range(MATCH_ROUNDS if discordance is not None else 1):
         if discordance is not None:
+            design = _with_accuracy(design, accuracy)
             beta = beta_for(design, iv.estimate)
             design = match_discordance(design, discordance, beta, seed=seed + 2 + k)
         design, sent, seeds = match_design(
@@ -312,7 +316,8 @@ def part_rate(
         units = values.get(f"{prefix}_units")
         return crossed_rate(claim.rule, iv, paired=_paired(claim), n_sim=n_sim, seed=seed,
                             discordance=None if saved is None else tuple(saved),
-                            units=None if units is None else int(units))  # fmt: skip
+                            units=None if units is None else int(units),
+                            accuracy=values.get(f"{prefix}_accuracy"))  # fmt: skip
     if claim is part3.SIMPLE_AS_GOOD:
         n_probes = int(results.get(claim.chapter, {}).get("n_configs", 0))
         return half_gap_rate(claim.rule, iv, n_probes=n_probes, n_sim=n_sim, seed=seed)

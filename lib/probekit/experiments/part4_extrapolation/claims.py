@@ -529,8 +529,9 @@ def discordance_values(chapter: ChapterRun, measured: Iterable[MeasuredClaim]) -
 
     For IV.1, IV.2 and IV.3 (control against extrapolation on the same hard items):
     :func:`~probekit.experiments.part4_extrapolation.comparisons.unit_discordance` under
-    ``<key>[_<part>]_discordance`` as [across setups, within a setup], and the number of hard
-    items under ``<key>[_<part>]_units``, which the claims ledger's calibration matches
+    ``<key>[_<part>]_discordance`` as [across setups, within a setup], the number of hard
+    items under ``<key>[_<part>]_units`` and the extrapolation probes' accuracy on them under
+    ``<key>[_<part>]_accuracy``, which the claims ledger's calibration matches
     (:mod:`probekit.book.calibration`).
     """
     pairs_of = {
@@ -548,6 +549,7 @@ def discordance_values(chapter: ChapterRun, measured: Iterable[MeasuredClaim]) -
                 key = f"{item.claim.key}_{part}" if part else item.claim.key
                 values[f"{key}_discordance"] = [float(x) for x in shares]
                 values[f"{key}_units"] = int(pair[0].units.sum())
+                values[f"{key}_accuracy"] = pair[1].accuracy
     return values
 
 
