@@ -205,9 +205,16 @@ display(HTML(ledger.html_table(found, lambda slug, anchor: f"{slug}.html#{anchor
 
 # %% tags=["hide-input"]
 display(
-    simulated.style.format(precision=3, na_rep="")
-    .format({"se sentences": "{:.3g}", "se seeds": "{:.3g}"})
-    .hide(axis="index")
+    simulated.style.format(
+        {
+            "screening": "{:.3f}",
+            "false reproduced": "{:.3f}",
+            "mc_se": "{:.3f}",
+            "se sentences": "{:.3g}",
+            "se seeds": "{:.3g}",
+        },
+        na_rep="",
+    ).hide(axis="index")
 )
 
 # %% tags=["remove-cell"]
