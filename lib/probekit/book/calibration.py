@@ -344,9 +344,10 @@ def claim_calibration(
     Columns: ``id``, ``design`` (of the part that decides, in words), ``parts`` (simulated),
     ``deciding part`` (the part with the largest rate), ``screening`` (that largest rate, for
     a claim of several parts), ``false reproduced`` (the deciding part's rate on independent
-    draws, or the one part's; its Monte Carlo SE is ``mc_se``), ``se sentences`` and ``se seeds`` (the saved components of the deciding part, in
-    the claim's units), ``simulated se`` (the simulated components, "sentences / seeds") and
-    ``within`` (rate <= :data:`TOLERANCE`). Consistency checks, findings and claims the build
+    draws, or the one part's; its Monte Carlo SE is ``mc_se``), ``se sentences`` and
+    ``se seeds`` (the saved components of the deciding part, in the claim's units),
+    ``simulated se`` (the simulated components, "sentences / seeds") and ``within`` (rate <=
+    :data:`TOLERANCE`). Consistency checks, findings and claims the build
     did not measure are left out.
     """
     rows = []
