@@ -310,7 +310,7 @@ def part_rate(
     if method.startswith(("variance components", "cluster-robust")):
         if len(iv.n_seeds) < 2 or iv.n_seeds[1] == 0:
             raise ParameterError("claim", f"{claim.id}: a one-sample interval needs a reference")
-        prefix = f"{claim.key}_{part}" if part else claim.key  # as Claim.saved_values saves
+        prefix = claim.prefix(part)
         values = results.get(claim.chapter, {})
         saved = values.get(f"{prefix}_discordance")
         units = values.get(f"{prefix}_units")

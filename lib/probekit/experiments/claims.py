@@ -102,6 +102,10 @@ class Claim:
             return f"a finding of this book, kept out of the ledger's tally: {self.finding}"
         return "a claim of its paper, counted in the ledger's tally"
 
+    def prefix(self, part: str = "") -> str:
+        """The saved-key prefix of ``part``: ``<key>_<part>``, or ``key`` for the claim itself."""
+        return f"{self.key}_{part}" if part else self.key
+
     def _prefixed(self, intervals: Intervals) -> dict[str, Interval]:
         """The intervals by saved-key prefix: ``key`` alone, or ``<key>_<part>`` per part."""
         if isinstance(intervals, Interval):
@@ -114,7 +118,7 @@ class Claim:
             raise ParameterError(
                 "intervals", f"claim {self.id} needs one interval per measured part"
             )
-        return {f"{self.key}_{p}": iv for p, iv in intervals.items()}
+        return {self.prefix(p): iv for p, iv in intervals.items()}
 
     def judge(self, intervals: Intervals) -> Judgement:
         """The rule's verdict on the claim's interval, or on every measured part's (all must hold)."""
@@ -143,9 +147,9 @@ class Claim:
             names = values.get(f"{self.key}_parts")
             if names is None:
                 raise KeyError(f"{self.key}_parts")
-            prefixes = {p: f"{self.key}_{p}" for p in str(names).split(",")}
+            prefixes = {p: self.prefix(p) for p in str(names).split(",")}
         else:
-            prefixes = {"": self.key}
+            prefixes = {"": self.prefix()}
         read = {}
         for part, prefix in prefixes.items():
             fields = {}

@@ -546,7 +546,7 @@ def discordance_values(chapter: ChapterRun, measured: Iterable[MeasuredClaim]) -
         for part, pair in pairs_of[item.claim.key]().items():
             shares = None if pair is None else unit_discordance(*pair)
             if shares is not None:
-                key = f"{item.claim.key}_{part}" if part else item.claim.key
+                key = item.claim.prefix(part)
                 values[f"{key}_discordance"] = [float(x) for x in shares]
                 values[f"{key}_units"] = int(pair[0].units.sum())
                 values[f"{key}_accuracy"] = pair[1].accuracy
