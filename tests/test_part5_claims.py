@@ -216,7 +216,7 @@ def test_subsets_interval_on_one_shared_test_set_is_the_crossed_interval(paired)
     """When every seed is scored on the same items, it is crossed_interval on the per-sentence
     counts (words of one sentence grouped, as for part of speech)."""
     rng = np.random.default_rng(3)
-    sentence_of = np.repeat(np.arange(250), rng.integers(1, 5, 250))  # no bootstrap-t
+    sentence_of = np.repeat(np.arange(250), rng.integers(1, 5, 250))  # the symmetric interval
     items = np.arange(len(sentence_of))
     ca = rng.random((3, len(items))) < 0.8
     cb = rng.random((3, len(items))) < 0.7

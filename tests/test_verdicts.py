@@ -263,15 +263,21 @@ def test_crossed_contrast_of_four_terms_by_hand(monkeypatch):
         crossed_contrast([])
 
 
-def test_few_sentences_take_the_quantiles_of_a_bootstrap_t(monkeypatch):
+@pytest.mark.parametrize("coupling", ["one uniform per unit", "as measured"])
+def test_few_sentences_invert_a_score_test(monkeypatch, coupling):
     """At an equivalence margin over 52 sentences whose paired differences grow more variable
-    with the gap (two probes mostly right on the same units), the symmetric interval says
-    "reproduced" more often than alpha; the bootstrap-t's quantiles keep the rate near it, and
-    from SMALL_SAMPLE_SENTENCES sentences on the interval is the symmetric one."""
+    with the gap, the score interval says "reproduced" at most about alpha of the time, whether
+    the two probes' disagreements within a sentence all go one way (one uniform per unit; there
+    the symmetric interval says it more often) or both ways, as chapter 42's probes' do (its
+    distributional split at layer 3: 41 words a sentence, the copula matched to them). From
+    SMALL_SAMPLE_SENTENCES sentences on the interval is the symmetric one."""
     design = Design(
         n_sentences=52, k_a=10, k_b=10, shared_units=True, sd_sentence=0.1,
         sd_probe_sentence=0.05, sd_seed=0.013, sd_seed_sentence=0.017,
     )  # fmt: skip
+    if coupling == "as measured":
+        design = replace(design, mean_units=41, mu=2.55, sd_sentence=0.133, sd_probe_sentence=0.067,
+                         sd_seed=0.034, sd_seed_sentence=0.045, corr_sides=0.94, corr_seeds=0.987)  # fmt: skip
     rule = Rule("equivalence", "A - B", "sentences", 0.03, "test", "test", scale=100)
 
     def method(a, b, m):
@@ -279,15 +285,59 @@ def test_few_sentences_take_the_quantiles_of_a_bootstrap_t(monkeypatch):
 
     a, b, m = simulate_scores(design, 0.0, 1, seed=3)
     one = method(a[0], b[0], m)
-    assert "bootstrap-t" in one.method and one.low < one.estimate < one.high
+    assert "score interval" in one.method and one.low < one.estimate < one.high
     assert one.high - one.estimate != pytest.approx(one.estimate - one.low, rel=1e-6)
-    boot = calibrate(rule, method, design, [0.03, -0.03], 1000, seed=11)
-    monkeypatch.setattr(intervals, "SMALL_SAMPLE_SENTENCES", 0)
-    symmetric = calibrate(rule, method, design, [0.03, -0.03], 1000, seed=11)
-    assert boot[REPRODUCED].max() <= 0.065 < symmetric[REPRODUCED].max()
-    monkeypatch.undo()
+    score = calibrate(rule, method, design, [0.03, -0.03], 1000, seed=11)
+    assert score[REPRODUCED].max() <= 0.065
+    if coupling == "one uniform per unit":
+        monkeypatch.setattr(intervals, "SMALL_SAMPLE_SENTENCES", 0)
+        symmetric = calibrate(rule, method, design, [0.03, -0.03], 1000, seed=11)
+        assert symmetric[REPRODUCED].max() > 0.065
+        monkeypatch.undo()
     wide = simulate_scores(replace(design, n_sentences=intervals.SMALL_SAMPLE_SENTENCES), 0, 1, 3)
-    assert "bootstrap" not in method(wide[0][0], wide[1][0], wide[2]).method
+    assert "score" not in method(wide[0][0], wide[1][0], wide[2]).method
+
+
+@pytest.mark.parametrize("case", ["same units", "other units", "one sample"])
+def test_the_score_interval_ends_where_its_test_rejects(monkeypatch, case):
+    """At each end theta_0 of the score interval, (estimate - theta_0) / se(theta_0) is the t
+    quantile, se(theta_0) computed by hand from residuals centred at theta_0: A - B moves
+    A down and B up by half of the distance, each sentence's residual by its share of units.
+    With the bootstrap's quantiles the interval can only be wider."""
+    monkeypatch.setattr(intervals, "_score_bootstrap", lambda *args: None)
+    rng = np.random.default_rng(5)
+    n = 40
+    m_a, m_b = rng.integers(1, 30, n).astype(float), rng.integers(1, 30, n).astype(float)
+    if case != "other units":
+        m_b = m_a
+    a = rng.binomial(m_a.astype(int), 0.9, (4, n)).astype(float)
+    b = rng.binomial(m_b.astype(int), 0.8, (3, n)).astype(float)
+    if case == "one sample":
+        out = crossed_interval(a, None, m_a, 0.90, reference=0.85)
+    else:
+        out = crossed_interval(a, b, m_a, 0.90, units_b=m_b)
+    assert "score interval" in out.method and out.low < out.estimate < out.high
+    q = stats.t.ppf(0.95, out.df)
+    for end in (out.low, out.high):
+        d = out.estimate - end
+        ra, rb = a.mean(0).sum() / m_a.sum(), b.mean(0).sum() / m_b.sum()
+        if case == "one sample":
+            z = (a.mean(0) - (ra - d) * m_a) / m_a.sum()
+        else:
+            z = (a.mean(0) - (ra - d / 2) * m_a) / m_a.sum() - (
+                b.mean(0) - (rb + d / 2) * m_b
+            ) / m_b.sum()
+        var = n / (n - 1) * np.sum(z**2) + out.se_seeds**2
+        assert abs(d) / math.sqrt(var) == pytest.approx(q, rel=1e-9)
+    assert out.p_greater(out.low) == pytest.approx(0.05)
+    assert out.p_less(out.high) == pytest.approx(0.05)
+    monkeypatch.undo()
+    both = (
+        crossed_interval(a, None, m_a, 0.90, reference=0.85)
+        if case == "one sample"
+        else crossed_interval(a, b, m_a, 0.90, units_b=m_b)
+    )
+    assert both.low <= out.low and both.high >= out.high and both.estimate == out.estimate
 
 
 def test_a_contrast_of_two_gaps_covers_its_true_value():

@@ -16,12 +16,19 @@ Welch-Satterthwaite degrees of freedom. The seed-by-sentence noise enters both p
 interval errs on the wide side; the calibration tests show how much.
 
 Over few sentences the linearised ratio is skewed and its standard error moves with the
-estimate, so a symmetric t interval undercovers on one side. Below
-:data:`SMALL_SAMPLE_SENTENCES` sentences the interval takes its two quantiles from a
-studentised (bootstrap-t) resampling of the sentences instead (Efron & Tibshirani 1993,
-ch. 12), with the seed part held at its estimate and the quantiles widened for the seeds'
-degrees of freedom; its standard error and degrees of freedom stay those of the variance
-components.
+estimate (two probes mostly right on the same units disagree more the larger their gap), so a
+symmetric t interval undercovers on one side. Below :data:`SMALL_SAMPLE_SENTENCES` sentences
+the interval is instead the set of values that a robust score test does not reject (Boos 1992;
+as Wilson's interval inverts the binomial score test): the test of theta = theta_0 takes its
+sentence part from residuals centred at theta_0 rather than at the estimate, so a data set
+whose estimate lies far from theta_0 is judged with the variance theta_0 would give. Its
+critical values are the t quantiles or, where wider, a bootstrap's quantiles of the same score
+statistic over sentences (Efron & Tibshirani 1993, ch. 12), the seed part held at its estimate:
+the interval is the union of the two score intervals. In simulation at an equivalence margin
+over 52 sentences, the t quantiles alone undercover where the probes' disagreements within a
+sentence all go one way, the bootstrap's alone where they go both ways as measured probes'
+do; the union keeps the one-sided error near alpha in both. The bounds solve a quadratic; the
+standard error and degrees of freedom stay those of the variance components.
 
 With one seed per side it is the cluster-robust interval of a difference of corpus metrics,
 which for binary token outcomes is the clustered McNemar comparison (Obuchowski 1998):
@@ -44,15 +51,15 @@ from scipy import stats
 
 from probekit.errors import ParameterError
 
-# Below this many sentences an interval's quantiles come from a bootstrap-t over sentences: at
-# 52 to 88 sentences (chapter 42's hard sets) the symmetric interval's one-sided error was
-# 0.07-0.09 at an equivalence margin in simulation, the bootstrap-t's 0.05-0.06; from about
-# 200 sentences on the two agree, and the resampling is not worth its cost.
+# Below this many sentences an interval inverts a score test over sentences: at 52 to 88
+# sentences (chapter 42's hard sets) the symmetric interval's one-sided error was 0.06-0.09 at
+# an equivalence margin in simulation, the score interval's 0.04-0.055; from about 200
+# sentences on they agree, and the resampling is not worth its cost.
 SMALL_SAMPLE_SENTENCES = 200
-# Resamples of the bootstrap-t, drawn from this fixed seed, so that an interval is a function
-# of its data alone.
-BOOTSTRAP_T_RESAMPLES = 999
-BOOTSTRAP_T_SEED = 0
+# Resamples of the bootstrap that calibrates the score test, drawn from this fixed seed, so that
+# an interval is a function of its data alone.
+SCORE_RESAMPLES = 999
+SCORE_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,7 @@ def crossed_contrast(
     n = len(_units("terms[0].units", terms[0].units, None))
     theta = -float(reference)
     z = np.zeros(n)
+    share = np.zeros(n)  # sum_j weight_j^2 m_j[i] / sum_i m_j[i]
     per_probes: dict[str, np.ndarray] = {}
     for j, term in enumerate(terms):
         m = _units(f"terms[{j}].units", term.units, n)
@@ -228,6 +236,7 @@ def crossed_contrast(
         weight = float(term.weight)
         theta += weight * ratio
         z += weight * ((mean - ratio * m) / total)
+        share += weight**2 * m / total
         per_seed = weight * (c.sum(axis=1) / total)  # (k,)
         if term.probes in per_probes:
             if len(per_probes[term.probes]) != len(per_seed):
@@ -239,11 +248,13 @@ def crossed_contrast(
             per_probes[term.probes] = per_seed
     var_sent = n / (n - 1) * float(np.sum(z**2))
     seeds = list(per_probes.values())
-    quantiles = None
+    score = quantiles = None
     if n < SMALL_SAMPLE_SENTENCES:
+        g = share / share.sum()
+        score = (n / (n - 1) * float(z @ g), n / (n - 1) * float(g @ g))
         var_seed = sum(v for v, _ in _seed_terms(seeds))
-        quantiles = _bootstrap_t(terms, theta, reference, var_seed, level)
-    return components_interval(theta, var_sent, n, seeds, level, t_quantiles=quantiles)
+        quantiles = _score_bootstrap(terms, theta, reference, var_seed, level)
+    return components_interval(theta, var_sent, n, seeds, level, score=score, t_quantiles=quantiles)
 
 
 def _seed_terms(per_seed: Sequence[np.ndarray]) -> list[tuple[float, int]]:
@@ -253,48 +264,73 @@ def _seed_terms(per_seed: Sequence[np.ndarray]) -> list[tuple[float, int]]:
 
 @lru_cache(maxsize=16)
 def _resample_counts(n: int) -> np.ndarray:
-    """How often each of n sentences is drawn in each bootstrap-t resample, (B, n), read-only.
+    """How often each of n sentences is drawn in each resample, (B, n), read-only.
 
     A function of n alone (the seed is fixed), so it is drawn once per sample size.
     """
-    rng = np.random.default_rng(BOOTSTRAP_T_SEED)
-    draws = rng.integers(0, n, (BOOTSTRAP_T_RESAMPLES, n))
-    rows = np.arange(BOOTSTRAP_T_RESAMPLES)[:, None] * n
-    counts = np.bincount((draws + rows).ravel(), minlength=BOOTSTRAP_T_RESAMPLES * n)
-    counts = counts.reshape(BOOTSTRAP_T_RESAMPLES, n).astype(np.float64)
+    rng = np.random.default_rng(SCORE_SEED)
+    draws = rng.integers(0, n, (SCORE_RESAMPLES, n))
+    rows = np.arange(SCORE_RESAMPLES)[:, None] * n
+    counts = np.bincount((draws + rows).ravel(), minlength=SCORE_RESAMPLES * n)
+    counts = counts.reshape(SCORE_RESAMPLES, n).astype(np.float64)
     counts.flags.writeable = False
     return counts
 
 
-def _bootstrap_t(
+def _score_bootstrap(
     terms: Sequence[Term], theta: float, reference: float, var_seed: float, level: float
 ) -> tuple[float, float] | None:
-    """The (lower, upper) quantiles at ``level`` of the studentised contrast, over sentences.
+    """The (lower, upper) quantiles at ``level`` of the score statistic, over sentences.
 
-    The statistic is (theta_b - theta) / se_b on each resample of the sentences, with
-    ``var_seed`` held fixed in se_b and the sentence part the linearised variance of
-    :func:`crossed_contrast` on that resample. Resamples in which a term has no units are left
-    out; None if fewer than half remain (then the symmetric interval is used).
+    On each resample of the sentences the statistic is (theta_b - theta) / se_b(theta): the
+    resampled world's true value is ``theta``, so its sentence part is centred there, as the
+    test of theta_0 centres its own at theta_0; ``var_seed`` is held fixed. Resamples in which a
+    term has no units are left out; None if fewer than half remain.
     """
     n = len(terms[0].units)
     W = _resample_counts(n)
     theta_b = np.full(len(W), -float(reference))
     z = np.zeros(W.shape)
+    share = np.zeros(W.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         for term in terms:
+            w = float(term.weight)
             m = np.asarray(term.units, dtype=np.float64)
             mean = np.atleast_2d(np.asarray(term.scores, dtype=np.float64)).mean(axis=0)
-            total = W @ m  # (B,)
-            ratio = (W @ mean) / total
-            theta_b += float(term.weight) * ratio
-            z += float(term.weight) * (mean[None, :] - ratio[:, None] * m[None, :]) / total[:, None]
-        var_b = n / (n - 1) * np.sum(W * z**2, axis=1)
+            total = (W @ m)[:, None]  # (B, 1)
+            ratio = (W @ mean)[:, None] / total
+            theta_b += w * ratio[:, 0]
+            z += w * (mean[None, :] - ratio * m[None, :]) / total
+            share += w**2 * m[None, :] / total
+        g = share / np.sum(W * share, axis=1, keepdims=True)
+        centred = z + (theta_b - theta)[:, None] * g
+        var_b = n / (n - 1) * np.sum(W * centred**2, axis=1)
         t = (theta_b - theta) / np.sqrt(var_b + var_seed)
     t = t[np.isfinite(t)]
     if len(t) < len(W) / 2:
         return None
     low, high = np.quantile(t, [0.5 - level / 2, 0.5 + level / 2])
     return float(low), float(high)
+
+
+def _score_bounds(
+    theta: float, var: float, score: tuple[float, float], q_low: float, q_high: float
+) -> tuple[float, float] | None:
+    """The values theta_0 with q_low <= (theta - theta_0) / se(theta_0) <= q_high, (low, high).
+
+    se(theta_0)^2 = var + 2 b d + a d^2 with d = theta - theta_0 and ``score`` = (b, a);
+    ``q_low`` < 0 < ``q_high``. None when the set is not bounded (too few sentences).
+    """
+    b, a = score
+
+    def end(q: float, sign: float) -> float | None:
+        lead = 1.0 - q**2 * a
+        if lead <= 0:
+            return None
+        return theta - (q**2 * b + sign * math.sqrt((q**2 * b) ** 2 + lead * q**2 * var)) / lead
+
+    low, high = end(q_high, 1.0), end(q_low, -1.0)
+    return None if low is None or high is None else (low, high)
 
 
 def components_interval(
@@ -305,6 +341,7 @@ def components_interval(
     level: float,
     *,
     design: str = "",
+    score: tuple[float, float] | None = None,
     t_quantiles: tuple[float, float] | None = None,
 ) -> Interval:
     """The variance-components interval of the module docstring, from its parts.
@@ -314,10 +351,14 @@ def components_interval(
     contribution to ``theta`` (its metric, or the paired difference). Each set with k > 1 adds
     var(ddof=1) / k with k - 1 degrees of freedom; Welch-Satterthwaite combines the parts.
     ``design`` is appended to the method's name (e.g. ", one subset per seed").
-    ``t_quantiles`` (lower, upper), when given, are a bootstrap-t's quantiles over sentences:
-    the interval is theta - upper * se to theta - lower * se, both quantiles widened by the
-    ratio of the t quantile at the Welch-Satterthwaite df to the normal one, which the
-    sentence resampling cannot see (the uncertainty of a seed part from few seeds).
+    ``score`` (b, a), when given, says how the sentence part moves when its residuals are
+    centred at a tested value theta_0 instead of the estimate: var_sent + 2 b d + a d^2 with
+    d = theta - theta_0. The interval is then the set of theta_0 whose t test with that variance
+    (plus the seed part) does not reject, the score interval of the module docstring. Its
+    critical values are the t quantiles -q and q or, each where wider, ``t_quantiles`` (lower,
+    upper): a bootstrap's quantiles of the score statistic over sentences, widened by the ratio
+    of the t quantile at the Welch-Satterthwaite df to the normal one, which the sentence
+    resampling cannot see (the uncertainty of a seed part from few seeds).
     """
     seed_terms = _seed_terms(per_seed)
     var_seed = sum(v for v, _ in seed_terms)
@@ -327,18 +368,22 @@ def components_interval(
     denom = sum(v**2 / k for v, k in parts if v > 0)
     df = var**2 / denom if denom > 0 else math.inf
     q = t_quantile(level, df)
-    if t_quantiles is None:
-        q_low, q_high = -q, q
-    else:  # the seeds' share of the t quantile's width, which the resampling cannot see
-        widen = q / t_quantile(level, math.inf)
-        q_low, q_high = t_quantiles[0] * widen, t_quantiles[1] * widen
     method = "variance components over sentences and seeds" if seed_terms else "cluster-robust"
+    q_low, q_high = -q, q
     if t_quantiles is not None:
-        method += ", bootstrap-t over sentences"
+        widen = q / t_quantile(level, math.inf)
+        q_low, q_high = min(-q, t_quantiles[0] * widen), max(q, t_quantiles[1] * widen)
+    bounds = None
+    if score is not None and se > 0:
+        bounds = _score_bounds(theta, var, score, q_low, q_high)
+    if bounds is None:
+        bounds = (theta - q * se, theta + q * se)
+    else:
+        method += ", score interval over sentences"
     return Interval(
         theta,
-        theta - q_high * se,
-        theta - q_low * se,
+        bounds[0],
+        bounds[1],
         float(level),
         se,
         float(df),

@@ -63,8 +63,8 @@ PAPER_KEY = "kunz2021test"
 UNIT = "evaluation sentences (their hard items together) and probe seeds"
 TEST = (
     "variance components over sentences and seeds, Welch-Satterthwaite degrees of freedom; "
-    f"over fewer than {SMALL_SAMPLE_SENTENCES} sentences (a small hard set) the quantiles of a "
-    "bootstrap-t over sentences"
+    f"over fewer than {SMALL_SAMPLE_SENTENCES} sentences (a small hard set) the interval inverts a "
+    "robust score test, its sentence part centred at each tested value"
 )
 # The layers the book's default model (all-MiniLM-L6-v2) has: the embeddings and 6 layers.
 DEFAULT_LAYERS: tuple[int, ...] = tuple(range(7))

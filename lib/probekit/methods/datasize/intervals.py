@@ -14,7 +14,7 @@ items, so this sentence variation enters both parts and the interval errs on the
 ``crossed_interval``'s does for seed-by-sentence noise (Reimers & Gurevych 2017; Owen 2007).
 When every seed is scored on the same items it equals ``crossed_interval`` from
 :data:`~probekit.stats.intervals.SMALL_SAMPLE_SENTENCES` sentences on; below, where
-``crossed_interval`` takes its quantiles from a bootstrap-t, this one keeps the symmetric t
+``crossed_interval`` inverts a score test over sentences, this one keeps the symmetric t
 quantiles (the paper's test sets, and the book's, have thousands of sentences).
 """
 
