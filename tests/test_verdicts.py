@@ -340,6 +340,17 @@ def test_the_score_interval_ends_where_its_test_rejects(monkeypatch, case):
     assert both.low <= out.low and both.high >= out.high and both.estimate == out.estimate
 
 
+def test_a_score_interval_that_is_not_bounded_gives_way_to_the_symmetric_one():
+    """One sentence holding nearly all units: no finite set of values passes the score test
+    (its variance grows as fast as the distance), so the interval is the symmetric t one."""
+    units = np.array([1.0, 1.0, 100.0])
+    a = np.array([[1.0, 0.0, 90.0], [1.0, 1.0, 95.0]])
+    b = np.array([[0.0, 1.0, 80.0], [1.0, 0.0, 85.0]])
+    out = crossed_interval(a, b, units, 0.90)
+    assert "score" not in out.method
+    assert out.high - out.estimate == pytest.approx(out.estimate - out.low)
+
+
 def test_a_contrast_of_two_gaps_covers_its_true_value():
     """Simulated (A1 - B1) - (A2 - B2), A1 and A2 one probe per seed: the 90 % interval covers
     the true contrast at least 90 % of the time (the seed-by-sentence noise counts in both

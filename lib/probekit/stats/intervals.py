@@ -374,8 +374,10 @@ def components_interval(
         widen = q / t_quantile(level, math.inf)
         q_low, q_high = min(-q, t_quantiles[0] * widen), max(q, t_quantiles[1] * widen)
     bounds = None
-    if score is not None and se > 0:
-        bounds = _score_bounds(theta, var, score, q_low, q_high)
+    if score is not None and se > 0:  # the t quantiles' score interval where the wider is unbounded
+        bounds = _score_bounds(theta, var, score, q_low, q_high) or _score_bounds(
+            theta, var, score, -q, q
+        )
     if bounds is None:
         bounds = (theta - q * se, theta + q * se)
     else:
