@@ -70,11 +70,11 @@ from probekit.experiments.part1_probe_parser import (
     dev_layers,
     figures,
     protocol,
-    samples,
-    training,
+    tuning,
 )
 from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
 from probekit.experiments.part1_probe_parser.paper import PAPER
+from probekit.experiments.tree_probing import samples, training
 from probekit.io import embeddings
 from probekit.representations.layers import resolve_layers
 from probekit.trees import evaluation
@@ -241,32 +241,32 @@ g("n_settings", len(deviations))
 # on their losses, as in the paper.
 
 # %% tags=["hide-input"]
-tuning = training.tune(config, features, layer_list, n_layers)
-print(training.describe_space(tuning.space))
-display(training.chosen_table(tuning).style.format({"lr": "{:.2e}", "dropout": "{:.2f}"}))
+searches = tuning.tune(config, features, layer_list, n_layers)
+print(tuning.describe_space(searches.space))
+display(tuning.chosen_table(searches).style.format({"lr": "{:.2e}", "dropout": "{:.2f}"}))
 
 # %% tags=["hide-input", "hide-output"]
 display(
-    training.trials_table(tuning.trials).style.format(
+    tuning.trials_table(searches.trials).style.format(
         {"lr": "{:.2e}", "dropout": "{:.2f}", "dev_loss": "{:.4f}", "dev_score": "{:.4f}"}
     )
 )
 
 # %% tags=["remove-cell"]
-g("searched_layers", ", ".join(map(str, tuning.searched)))
+g("searched_layers", ", ".join(map(str, searches.searched)))
 g("search_every", config.search_every)
 g("n_trials", config.n_trials)
 g("max_epochs", config.max_epochs)
 g("patience", config.patience)
 for kind, name in training.LABELS.items():
-    g(f"{name}_selection", training.selection_phrase(tuning.selections[kind]))
-    g(f"{name}_selection_rule", tuning.selections[kind])
-    for layer, chosen in tuning.configs[kind].items():
+    g(f"{name}_selection", training.selection_phrase(searches.selections[kind]))
+    g(f"{name}_selection_rule", searches.selections[kind])
+    for layer, chosen in searches.configs[kind].items():
         for key in training.HYPERPARAMETERS:
             g(f"{name}_L{layer}_{key}", chosen[key])
-search_caps = training.cap_shares(tuning.trials)
+search_caps = training.cap_shares(searches.trials)
 g("search_cap_share", 100 * search_caps["all"])
-g("n_search_runs", len(tuning.trials))
+g("n_search_runs", len(searches.trials))
 
 # %% [markdown]
 # The first table gives each model's chosen configuration per searched layer; the second, folded
@@ -286,10 +286,10 @@ scores, probes = training.train_layers(
     data.gold["train"].heads,
     embs["dev"],
     data.gold["dev"],
-    tuning.layer_configs(),
+    searches.layer_configs(),
     layer_list,
     config.seeds,
-    selections=tuning.selections,
+    selections=searches.selections,
     features=features,
     progress=True,
     max_epochs=config.max_epochs,
@@ -306,7 +306,7 @@ g.figure("fig_pfw", figures.pfw_figure(scores, dev_chain))
 g("parser_capped", by_layer.parser_capped)
 g("probe_capped", by_layer.probe_capped)
 g("cap_share", 100 * train_caps["all"])
-g("cap_reading", dev_layers.cap_reading(train_caps["all"]))
+g("cap_reading", training.cap_reading(train_caps["all"]))
 g("n_runs", len(scores))
 g("parser_best_uuas_layer", by_layer.parser_best_uuas_layer)
 g("probe_best_uuas_layer", by_layer.probe_best_uuas_layer)

@@ -70,9 +70,6 @@ from IPython.display import display
 from probekit.book.glue import Glue
 from probekit.experiments import plots
 from probekit.experiments.deviations import deviation_table
-from probekit.experiments.part1_probe_parser.dev_layers import cap_reading
-from probekit.experiments.part1_probe_parser.samples import punct_rule
-from probekit.experiments.part1_probe_parser.training import selection_phrase, selection_rules
 from probekit.experiments.part2_jabberwocky import (
     claims,
     layer_choice,
@@ -85,6 +82,12 @@ from probekit.experiments.part2_jabberwocky import (
 )
 from probekit.experiments.part2_jabberwocky.config import JabberwockyProbesConfig
 from probekit.experiments.part2_jabberwocky.corpus import output_sha
+from probekit.experiments.tree_probing.samples import punct_rule
+from probekit.experiments.tree_probing.training import (
+    cap_reading,
+    selection_phrase,
+    selection_rules,
+)
 
 plots.use_style()
 g = Glue("ch22")

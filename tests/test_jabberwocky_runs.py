@@ -19,9 +19,7 @@ from hypothesis import strategies as st
 from conftest import random_heads
 from probekit.cli import main
 from probekit.errors import ParameterError, ProbekitError
-from probekit.experiments.part1_probe_parser.comparison import tree_metric_interval
 from probekit.experiments.part1_probe_parser.syntactic_distance import tree_path
-from probekit.experiments.part1_probe_parser.training import KINDS
 from probekit.experiments.part2_jabberwocky import probe_runs
 from probekit.experiments.part2_jabberwocky.baselines import (
     BASELINES,
@@ -75,6 +73,8 @@ from probekit.experiments.part2_jabberwocky.results import (
     scores_table,
 )
 from probekit.experiments.part2_jabberwocky.test_sets import load_test_sets
+from probekit.experiments.tree_probing.intervals import tree_metric_interval
+from probekit.experiments.tree_probing.training import KINDS
 from probekit.io.treebanks import load_treebank, read_conllu
 from probekit.representations.positions import sinusoidal_positions, with_positions
 from probekit.stats.verdicts import VERDICTS

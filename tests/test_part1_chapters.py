@@ -1,6 +1,7 @@
 """Tests of Part I's chapter entry points: the typed configurations, the shared sentence samples,
 chapter 11's example tree and Prop. 1 check, chapter 12's search helpers and layer summary
-(probekit.experiments.part1_probe_parser). The claims are tested in ``test_part1_claims.py``."""
+(probekit.experiments.part1_probe_parser, and the samples and search helpers it shares with
+Part II in probekit.experiments.tree_probing). The claims are tested in ``test_part1_claims.py``."""
 
 from __future__ import annotations
 
@@ -14,31 +15,31 @@ import pytest
 from conftest import random_heads
 from probekit.errors import ParameterError
 from probekit.experiments.deviations import deviation_table
-from probekit.experiments.part1_probe_parser import samples as samples_module
 from probekit.experiments.part1_probe_parser.comparison import comparison_layer_rule
 from probekit.experiments.part1_probe_parser.config import (
     ProbeParserConfig,
-    SampleConfig,
     SyntacticDistanceConfig,
 )
-from probekit.experiments.part1_probe_parser.dev_layers import cap_reading, summarise_layers
+from probekit.experiments.part1_probe_parser.dev_layers import summarise_layers
 from probekit.experiments.part1_probe_parser.protocol import PROTOCOL_12
-from probekit.experiments.part1_probe_parser.samples import (
-    embed_samples,
-    load_samples,
-    punct_rule,
-)
 from probekit.experiments.part1_probe_parser.syntactic_distance import (
     Proposition1Check,
     check_proposition1,
     example_tree,
 )
-from probekit.experiments.part1_probe_parser.training import (
+from probekit.experiments.part1_probe_parser.tuning import describe_space, trials_table
+from probekit.experiments.tree_probing import samples as samples_module
+from probekit.experiments.tree_probing.config import SampleConfig
+from probekit.experiments.tree_probing.samples import (
+    embed_samples,
+    load_samples,
+    punct_rule,
+)
+from probekit.experiments.tree_probing.training import (
+    cap_reading,
     cap_shares,
-    describe_space,
     search_groups,
     selection_rules,
-    trials_table,
 )
 from probekit.probes.structural import SearchSpace
 

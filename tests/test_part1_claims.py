@@ -15,22 +15,18 @@ from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
 from probekit.experiments.part1_probe_parser.claims import (
     CLAIMS,
-    DSPR_COHEN_Q,
     DSPR_GAP,
-    DSPR_LEVEL,
-    DSPR_MARGIN,
     PFW_SAME,
     UUAS_GAP,
     probe_parser_interval,
     probe_parser_intervals,
     probe_parser_overall,
 )
-from probekit.experiments.part1_probe_parser.comparison import (
-    interval_seed_share,
-    tree_metric_arrays,
-)
+from probekit.experiments.part1_probe_parser.comparison import interval_seed_share
 from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
 from probekit.experiments.part1_probe_parser.paper import PAPER
+from probekit.experiments.tree_probing.intervals import tree_metric_arrays
+from probekit.experiments.tree_probing.rules import DSPR_COHEN_Q, DSPR_LEVEL, DSPR_MARGIN
 from probekit.stats.intervals import crossed_interval
 from probekit.stats.verdicts import (
     INCONCLUSIVE,

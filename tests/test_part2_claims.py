@@ -13,7 +13,6 @@ import pytest
 from conftest import markdown, missing_verdict_glue, typed_verdict_words
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
-from probekit.experiments.part1_probe_parser.claims import DSPR_MARGIN
 from probekit.experiments.part2_jabberwocky.claims import (
     CLAIMS,
     PC_DROP,
@@ -24,6 +23,7 @@ from probekit.experiments.part2_jabberwocky.claims import (
 )
 from probekit.experiments.part2_jabberwocky.comparisons import drops_table, leads_table
 from probekit.experiments.part2_jabberwocky.config import JabberwockyProbesConfig
+from probekit.experiments.tree_probing.rules import DSPR_MARGIN
 from probekit.stats.intervals import crossed_interval
 from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Judgement
 

@@ -21,8 +21,6 @@ from probekit.experiments.part1_probe_parser.comparison import (
     held_out_scores,
     results_table,
     seed_scores,
-    tree_metric_arrays,
-    tree_metric_interval,
 )
 from probekit.experiments.part1_probe_parser.config import ProbeParserConfig
 from probekit.experiments.part1_probe_parser.distance_figures import (
@@ -38,14 +36,14 @@ from probekit.experiments.part1_probe_parser.syntactic_distance import (
     round_trip_counts,
     tree_path,
 )
-from probekit.experiments.part1_probe_parser.training import (
+from probekit.experiments.part1_probe_parser.tuning import search, tune
+from probekit.experiments.tree_probing.intervals import tree_metric_arrays, tree_metric_interval
+from probekit.experiments.tree_probing.training import (
     KINDS,
     per_sentence_scores,
     prepare_features,
-    search,
     search_space,
     train_layers,
-    tune,
 )
 from probekit.probes.threads import torch_threads
 from probekit.representations.layers import layer_vectors

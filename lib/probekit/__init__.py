@@ -7,7 +7,8 @@ Four layers; a module imports only from its own layer or the layers below it, an
   notebooks, parameters and profiles, content hashes, glue, provenance, the claims ledger,
   building the book, and the course assignments;
 - **experiments** (:mod:`probekit.experiments`): one package per part of the book, wiring a
-  paper's experiments for its chapters: runs, tables, figures;
+  paper's experiments for its chapters: runs, tables, figures; what two parts share lives
+  beside them (no part imports another);
 - **methods** (:mod:`probekit.methods`): one package per paper's method (Jabberwocky corpora,
   Pareto probing, extrapolation splits, data-size pools and subsets);
 - **core**: paper-agnostic machinery. :mod:`probekit.probes`, :mod:`probekit.stats`,

@@ -35,6 +35,7 @@ from probekit.experiments.part2_jabberwocky import claims as part2
 from probekit.experiments.part3_pareto import claims as part3
 from probekit.experiments.part4_extrapolation import claims as part4
 from probekit.experiments.part5_datasize import claims as part5
+from probekit.experiments.tree_probing import rules as tree_rules
 from probekit.stats import verdicts as verdict_rules
 from probekit.stats.verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, holm
 
@@ -187,11 +188,13 @@ def _rule_sources() -> list[Path]:
     """The sources of the claims' rules, sorted.
 
     Every part's ``claims`` module, the ``paper`` module beside it where there is one (the
-    paper's numbers that SESOIs are derived from), and :mod:`probekit.stats.verdicts`.
+    paper's numbers that SESOIs are derived from), the rules Parts I and II share
+    (:mod:`probekit.experiments.tree_probing.rules`) and :mod:`probekit.stats.verdicts`.
     """
     claims = [Path(m.__file__) for m in CLAIM_MODULES]
     papers = [p.with_name("paper.py") for p in claims if p.with_name("paper.py").is_file()]
-    return sorted({*claims, *papers, Path(verdict_rules.__file__)})
+    shared = [Path(tree_rules.__file__), Path(verdict_rules.__file__)]
+    return sorted({*claims, *papers, *shared})
 
 
 def rules_digest() -> str:

@@ -2,23 +2,22 @@
 
 The experiments of chapters 11 and 12, wired from trees, representations and probes. The trees
 and metrics themselves live in :mod:`probekit.trees`, the probes in
-:mod:`probekit.probes.structural`.
+:mod:`probekit.probes.structural`; the sentence samples, the training of both models and the
+intervals of their differences, which chapter 22 shares, in
+:mod:`probekit.experiments.tree_probing`.
 
 One module per job, in the paper's order:
 
-- :mod:`.config`: the typed configurations of the chapters, one shared with chapter 22;
+- :mod:`.config`: the typed configurations of the chapters;
 - :mod:`.paper`: the paper's numbers the chapters set ours beside;
 - :mod:`.syntactic_distance`: an example tree, Prop. 1 over a corpus, and syntactic against
   linear distance (§2);
 - :mod:`.distance_figures`: the tree drawn as arcs beside its distance matrix (Fig. 1);
-- :mod:`.samples`: the sentence samples, gold trees and embeddings chapters 12 and 22 share
-  (§4.1);
-- :mod:`.training`: the random search (App. A) and training the probe and the parser on every
-  layer and seed (§3-4);
+- :mod:`.tuning`: the random searches of chapter 12 and their tables (App. A);
 - :mod:`.dev_layers`: the layer-by-layer dev scores in numbers (§5, Figs. 2 and 3);
 - :mod:`.figures`: the per-layer figures (Figs. 2 and 3);
-- :mod:`.comparison`: the test scores and the per-sentence, per-seed arrays behind the
-  intervals of differences (§5);
+- :mod:`.comparison`: the compared layer, the test scores and the seeds' share of an interval
+  (§5);
 - :mod:`.claims`: the paper's claims I.2 to I.4 with their rules and intervals (§5).
 
 Sentences are :class:`probekit.io.treebanks.Sentence`; embeddings are anything with ``offsets``

@@ -7,7 +7,8 @@ it in the chapter and in the claims ledger:
   English effect);
 - I.3, the probe beats the parser on DSpr (directional; SESOI the margin of I.4);
 - I.4, after Prim and Floyd–Warshall the two hardly differ on DSpr (equivalence; margin
-  Cohen's small difference between two correlations, :data:`DSPR_MARGIN`).
+  Cohen's small difference between two correlations,
+  :data:`~probekit.experiments.tree_probing.rules.DSPR_MARGIN`).
 
 Proposition 1 (§2) is a theorem, not an empirical claim: chapter 11 checks our implementation
 against it, and it is not judged here.
@@ -28,29 +29,18 @@ import pandas as pd
 from probekit.errors import ParameterError
 from probekit.experiments.claims import Claim
 from probekit.experiments.config import require_seeds
-from probekit.experiments.part1_probe_parser.comparison import tree_metric_interval
 from probekit.experiments.part1_probe_parser.paper import PAPER
+from probekit.experiments.tree_probing.intervals import tree_metric_interval
+from probekit.experiments.tree_probing.rules import (
+    CROSSED_TEST,
+    DSPR_COHEN_Q,
+    DSPR_LEVEL,
+    DSPR_MARGIN,
+)
 from probekit.stats.intervals import Interval
-from probekit.stats.verdicts import REPRODUCED, Judgement, Rule, correlation_difference
+from probekit.stats.verdicts import REPRODUCED, Judgement, Rule
 
 CHAPTER, ANCHOR, PAPER_KEY = "12_probe_vs_parser", "sec-ch12-verdicts", "hallmaudslay2020tale"
-# The test every rule of Parts I and II names: the interval of a difference of two corpus
-# metrics, each a ratio of per-sentence sums.
-CROSSED_TEST = (
-    "variance-components interval of a difference of ratio estimators over sentences and "
-    "seeds (Welch–Satterthwaite degrees of freedom)"
-)
-# "Hardly differ" on DSpr, a mean of Spearman correlations. The paper's only number for it, the
-# mean parser - probe difference of 0.0006 (§5), averages nine signed per-language differences
-# that can cancel, and its text reports none of them (Figure 3 only), so it bounds no single
-# language. The margin is a stated smallest effect of interest instead: the smallest difference
-# between two correlations that Cohen's (1988, ch. 4) conventions name, q = 0.1 in Fisher's z
-# ("small"), in correlation units at a DSpr of 0.9 (0.019). That level lies above the 0.85 that
-# Hewitt & Manning (2019) report for BERT base, where q = 0.1 is 0.028: the same q is wider in
-# correlation units at a lower DSpr, so at any DSpr up to 0.9 the margin is at most "small".
-DSPR_COHEN_Q = 0.1
-DSPR_LEVEL = 0.9
-DSPR_MARGIN = round(correlation_difference(DSPR_COHEN_Q, DSPR_LEVEL), 3)
 
 UUAS_GAP = Claim(
     id="I.2",
@@ -142,9 +132,10 @@ def probe_parser_interval(claim: Claim, per_sentence: pd.DataFrame) -> Interval:
     """The interval ``claim``'s rule reads, from both models' per-sentence test scores.
 
     ``per_sentence``: rows of
-    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` at the
+    :func:`~probekit.experiments.tree_probing.training.per_sentence_scores` at the
     compared layer, every seed of both kinds. The difference of :data:`COMPARED` in the claimed
-    direction, over sentences and seeds (:func:`~.comparison.tree_metric_interval`) at the
+    direction, over sentences and seeds
+    (:func:`~probekit.experiments.tree_probing.intervals.tree_metric_interval`) at the
     rule's level; fractions for UUAS (the rule shows points), correlation units for DSpr. Each
     kind needs at least two distinct seeds (``ParameterError`` naming ``seeds``).
     """

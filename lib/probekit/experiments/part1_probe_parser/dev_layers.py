@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.deviations import MAX_CAP_SHARE
 from probekit.trees.evaluation import METRICS
 
 
@@ -39,7 +38,7 @@ class LayerSummary:
 def summarise_layers(scores: pd.DataFrame) -> LayerSummary:
     """The :class:`LayerSummary` of the dev ``scores``: both kinds, means over seeds.
 
-    ``scores``: those of :func:`~probekit.experiments.part1_probe_parser.training.train_layers`.
+    ``scores``: those of :func:`~probekit.experiments.tree_probing.training.train_layers`.
     Ties of a peak: the lowest layer. A run is capped when the epoch cap, not early stopping,
     ended it (``stopped_at_cap``).
     """
@@ -59,21 +58,4 @@ def summarise_layers(scores: pd.DataFrame) -> LayerSummary:
         uuas_parser_layers=int((parser["uuas"] > probe["uuas"]).sum()),
         dspr_probe_layers=int((probe["dspr"] > parser["dspr"]).sum()),
         pfw_parser_layers=int((parser["dspr_pfw"] > probe["dspr_pfw"]).sum()),
-    )
-
-
-def cap_reading(share: float) -> str:
-    """What a share of runs ended at the epoch cap means for the comparison, for the prose.
-
-    ``share`` in [0, 1] (:func:`~probekit.experiments.deviations.cap_share`); compared with
-    :data:`~probekit.experiments.deviations.MAX_CAP_SHARE`.
-    """
-    if not 0.0 <= share <= 1.0:
-        raise ParameterError("share", f"must lie in [0, 1], got {share}")
-    limit = f"{100 * MAX_CAP_SHARE:.0f} %"
-    if share < MAX_CAP_SHARE:
-        return f"below the {limit} above which the book would call the comparison unconverged"
-    return (
-        f"at or above the {limit} at which the book calls the comparison unconverged, so part "
-        "of either model's score may be left on the table"
     )

@@ -14,7 +14,7 @@ import seaborn as sns
 from matplotlib.lines import Line2D
 
 from probekit.experiments import plots
-from probekit.experiments.part1_probe_parser.training import LABELS
+from probekit.experiments.tree_probing.training import LABELS
 
 
 def layer_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
@@ -22,7 +22,7 @@ def layer_figure(scores: pd.DataFrame, baseline: Mapping[str, float]):
 
     Cf. Hall Maudslay et al. 2020, Fig. 2a and 2b, with the linear-chain baseline dotted.
     ``scores``: the table of
-    :func:`~probekit.experiments.part1_probe_parser.training.train_layers`; ``baseline``:
+    :func:`~probekit.experiments.tree_probing.training.train_layers`; ``baseline``:
     :func:`probekit.trees.evaluation.linear_baselines` on the same split.
     """
     plots.use_style()

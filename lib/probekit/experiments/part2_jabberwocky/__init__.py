@@ -1,8 +1,9 @@
 """Part II, "Do syntactic probes probe syntax?" (Hall Maudslay & Cotterell 2021).
 
 The experiments of chapters 21 and 22. The corpus itself is built by
-:mod:`probekit.methods.jabberwocky`; trees, metrics and probes live in :mod:`probekit.trees`,
-:mod:`probekit.experiments.part1_probe_parser` and :mod:`probekit.probes.structural`.
+:mod:`probekit.methods.jabberwocky`; trees, metrics and probes live in :mod:`probekit.trees`
+and :mod:`probekit.probes.structural`; the samples, training and intervals chapter 22 shares
+with chapter 12 in :mod:`probekit.experiments.tree_probing`.
 
 One module per job, in the paper's order:
 

@@ -26,7 +26,6 @@ import pandas as pd
 
 from probekit.experiments.claims import Claim
 from probekit.experiments.config import require_seeds
-from probekit.experiments.part1_probe_parser.claims import CROSSED_TEST, DSPR_MARGIN
 from probekit.experiments.part2_jabberwocky.baselines import best_baseline
 from probekit.experiments.part2_jabberwocky.comparisons import (
     baseline_lead_interval,
@@ -34,6 +33,7 @@ from probekit.experiments.part2_jabberwocky.comparisons import (
     probe_rows,
 )
 from probekit.experiments.part2_jabberwocky.probes import BEST, METRIC, variant_label
+from probekit.experiments.tree_probing.rules import CROSSED_TEST, DSPR_MARGIN
 from probekit.stats.intervals import Interval
 from probekit.stats.verdicts import (
     INCONCLUSIVE,

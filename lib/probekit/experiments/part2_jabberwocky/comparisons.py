@@ -2,7 +2,7 @@
 
 The drop of each probe from normal to Jabberwocky sentences and its lead over the better
 word-blind baseline, each an interval over test sentences and seeds
-(:func:`~probekit.experiments.part1_probe_parser.comparison.tree_metric_interval`). A drop pairs
+(:func:`~probekit.experiments.tree_probing.intervals.tree_metric_interval`). A drop pairs
 seeds: each trained probe is scored on both versions of the same sentences. A lead compares a
 trained probe (every seed) with a baseline that predicts from the sentence length alone: one
 "seed", without seed variance.
@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part1_probe_parser.comparison import tree_metric_interval
 from probekit.experiments.part2_jabberwocky.baselines import best_baseline
 from probekit.experiments.part2_jabberwocky.corpus import DATASETS
 from probekit.experiments.part2_jabberwocky.probes import METRIC, METRIC_LABELS, PROBE_LABELS
+from probekit.experiments.tree_probing.intervals import tree_metric_interval
 from probekit.stats.intervals import Interval
 from probekit.trees.evaluation import corpus_scores
 

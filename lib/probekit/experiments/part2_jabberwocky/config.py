@@ -3,7 +3,7 @@
 Each is built with :meth:`~probekit.experiments.config.ChapterConfig.from_parameters`.
 
 Chapter 22 shares chapter 12's sentence samples, so :class:`JabberwockyProbesConfig` extends
-:class:`~probekit.experiments.part1_probe_parser.config.SampleConfig`.
+:class:`~probekit.experiments.tree_probing.config.SampleConfig`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from probekit.experiments.config import ChapterConfig, require_seeds
-from probekit.experiments.part1_probe_parser.config import (
+from probekit.experiments.tree_probing.config import (
     SampleConfig,
     check_training_parameters,
 )

@@ -12,14 +12,6 @@ from pathlib import Path
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part1_probe_parser.samples import embed_samples
-from probekit.experiments.part1_probe_parser.training import (
-    cap_shares,
-    prepare_features,
-    search_groups,
-    search_space,
-    selection_rules,
-)
 from probekit.experiments.part2_jabberwocky.baselines import BASELINES
 from probekit.experiments.part2_jabberwocky.config import JabberwockyProbesConfig
 from probekit.experiments.part2_jabberwocky.probes import (
@@ -42,6 +34,14 @@ from probekit.experiments.part2_jabberwocky.representations import (
     short_model_name,
 )
 from probekit.experiments.part2_jabberwocky.test_sets import JabberwockyTestSets
+from probekit.experiments.tree_probing.samples import embed_samples
+from probekit.experiments.tree_probing.training import (
+    cap_shares,
+    prepare_features,
+    search_groups,
+    search_space,
+    selection_rules,
+)
 from probekit.representations.layers import resolve_layers
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part1_probe_parser.training import (
+from probekit.experiments.tree_probing.training import (
     LABELS,
     Features,
     per_sentence_scores,
@@ -123,10 +123,10 @@ def probe_settings(
     """(rank, lr, dropout) per probe and trained layer for one representation.
 
     ``groups`` maps every trained layer to its searched layer
-    (:func:`~probekit.experiments.part1_probe_parser.training.search_groups`).
+    (:func:`~probekit.experiments.tree_probing.training.search_groups`).
     ``source="chapter12"`` reuses chapter 12's searches (:func:`chapter12_configs`) when they
     fit; otherwise, and with ``source="search"``, runs
-    :func:`~probekit.experiments.part1_probe_parser.training.search_by_layer` (App. B of the
+    :func:`~probekit.experiments.tree_probing.training.search_by_layer` (App. B of the
     paper: a random search per probe, ``n_trials`` trials on each searched layer, each probe
     selected by ``selections``). ``train_kwargs`` go to the trainer.
     """
@@ -159,7 +159,7 @@ def choose_layer(scores: pd.DataFrame, kind: str, rule: str = "loss") -> int:
     """The dev-chosen layer of one probe.
 
     It is read from the scores of
-    :func:`probekit.experiments.part1_probe_parser.training.train_layers`.
+    :func:`probekit.experiments.tree_probing.training.train_layers`.
 
     ``rule="loss"``: the lowest mean dev loss (App. B of the paper: "choose the best layer
     based on loss on the development set"); ``"metric"``: the highest mean dev score on the
@@ -200,7 +200,7 @@ def variant_label(name: str, variant: str) -> str:
 class RepresentationRun:
     """What :func:`run_representation` returns for one representation (a model or fastText).
 
-    ``dev``: the :func:`probekit.experiments.part1_probe_parser.training.train_layers` table of
+    ``dev``: the :func:`probekit.experiments.tree_probing.training.train_layers` table of
     every (kind, layer, seed) trained; ``chosen``: the dev-chosen layer per kind;
     ``per_sentence``: test scores, one row per (representation, kind, dataset, seed, sentence),
     where representation is "<name> · best layer" (the chosen layer) or "<name> · layer 0"
@@ -238,7 +238,7 @@ def run_representation(
     other seeds are trained only at the chosen layer and at layer 0, the uncontextualised
     baseline. ``configs[kind]``: one {rank, lr, dropout} or a map layer -> {rank, lr, dropout}.
     Each probe is early-stopped on ``selections[kind]`` (default: dev loss). Each probe is then
-    scored (:func:`probekit.experiments.part1_probe_parser.training.per_sentence_scores`) on
+    scored (:func:`probekit.experiments.tree_probing.training.per_sentence_scores`) on
     every entry of ``test_embs`` (dataset name -> embeddings of the same sentences in the same
     order, scored against the same trees ``test``). ``features``: the prebuilt train and dev
     data of every layer; ``train_kwargs`` go to

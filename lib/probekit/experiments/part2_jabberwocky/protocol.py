@@ -9,7 +9,7 @@ ranges, seeds and punctuation rule are chapter 12's settings.
 from __future__ import annotations
 
 from probekit.experiments.deviations import Setting
-from probekit.experiments.part1_probe_parser.protocol import (
+from probekit.experiments.tree_probing.protocol import (
     DROPOUT_MAX,
     EXCLUDE_PUNCT,
     LR_MAX,

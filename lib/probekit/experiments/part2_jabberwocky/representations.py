@@ -43,8 +43,8 @@ def short_model_name(name: str) -> str:
 class VectorSet:
     """Per-sentence vectors in the shape of :class:`probekit.io.embeddings.Embeddings`, one layer.
 
-    Lets :func:`probekit.experiments.part1_probe_parser.training.train_layers` and
-    :func:`~probekit.experiments.part1_probe_parser.training.per_sentence_scores` train and
+    Lets :func:`probekit.experiments.tree_probing.training.train_layers` and
+    :func:`~probekit.experiments.tree_probing.training.per_sentence_scores` train and
     score on representations that are not a transformer's (layer 0 only). ``vectors``: one
     (n_s, d) array per sentence.
     """

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from probekit.errors import ParameterError
-from probekit.experiments.part1_probe_parser.samples import SentenceSamples, load_samples, sample
 from probekit.experiments.part2_jabberwocky.baselines import baseline_scores
 from probekit.experiments.part2_jabberwocky.config import JabberwockyProbesConfig
 from probekit.experiments.part2_jabberwocky.corpus import aligned_pairs, ensure_corpus, substituted
+from probekit.experiments.tree_probing.samples import SentenceSamples, load_samples, sample
 from probekit.io.treebanks import Sentence, load_treebank
 from probekit.trees.baselines import MajorityTree
 
@@ -24,7 +24,7 @@ class JabberwockyTestSets:
     """Chapter 22's test data: samples, Jabberwocky test sentences, pairs, report, baselines.
 
     ``data``: the train / dev / test samples and their gold trees
-    (:class:`~probekit.experiments.part1_probe_parser.samples.SentenceSamples`);
+    (:class:`~probekit.experiments.tree_probing.samples.SentenceSamples`);
     ``jabberwocky``: the Jabberwocky versions of ``data.samples["test"]``, in the same order;
     ``pairs``: both, paired; ``report``: the corpus report; ``baselines``: per-sentence scores
     of the linear chain and the majority tree on the test trees
@@ -52,7 +52,7 @@ class JabberwockyTestSets:
 def load_test_sets(config: JabberwockyProbesConfig) -> JabberwockyTestSets:
     """Chapter 22's data: the samples, the Jabberwocky test set and the word-blind baselines.
 
-    The samples of :func:`~probekit.experiments.part1_probe_parser.samples.load_samples`; the
+    The samples of :func:`~probekit.experiments.tree_probing.samples.load_samples`; the
     Jabberwocky corpus of ``config.treebank`` (built or reused with ``jabberwocky_seed``,
     ``rate`` and ``pseudowords``,
     :func:`~probekit.experiments.part2_jabberwocky.corpus.ensure_corpus`), sampled like the

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probekit.errors import ParameterError
-from probekit.experiments.part1_probe_parser.config import SampleConfig
+from probekit.experiments.tree_probing.config import SampleConfig
 from probekit.io import embeddings
 from probekit.io import treebanks as pkdata
 from probekit.trees.evaluation import DSPR_MAX_LEN, DSPR_MIN_LEN, EvalSet
