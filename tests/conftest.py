@@ -104,12 +104,14 @@ def build_quick_copy(root: Path, **book_options) -> Path:
 def quick_book(tmp_path_factory, ewt):
     """The whole book built once per session under the quick profile, in a copy of the project.
 
-    Every chapter of _toc.yml runs (the notebook smoke test) and `jb build -n -W` renders it.
+    Every chapter of _toc.yml runs (the notebook smoke test) on two Dask workers, as `make book`
+    runs them, and `jb build -n -W` renders it. That the graph path saves what the sequential
+    path saves is tested on small chapters (tests/test_book_graph.py).
     Returns the project root of the copy; the HTML is in `<root>/_build/html`. The tests that
     use it live in tests/test_quick_book.py: `make test` distributes whole files to its
     pytest-xdist workers, so one worker builds the book.
     """
-    return build_quick_copy(tmp_path_factory.mktemp("book"))
+    return build_quick_copy(tmp_path_factory.mktemp("book"), workers=2)
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from probekit.book import build, graph, layout, runner
+from probekit.book import build, graph, runner
 from probekit.errors import ParameterError, ProbekitError
 from test_book import DUMMY, _copy_library
 
@@ -221,119 +221,19 @@ def test_run_times_keep_the_threads_their_kernels_had(tmp_path):
     assert graph.save_run_times(paths)[graph.THREADS] == {"book": {"90_a": 1, "91_b": 2}}
     # A fresh clone reads them from params/run_times.yml; the threads section is no profile.
     (paths.chapters / runner.MANIFEST).unlink()
-    assert graph.recorded_threads(["90_a", "91_b"], "book", paths) == {"90_a": 1, "91_b": 2}
     assert graph.recorded_seconds(["90_a", "91_b"], "quick", paths) == {"90_a": None, "91_b": None}
     assert graph.expected_seconds(["90_a", "91_b"], "book", paths) == {"90_a": 30, "91_b": 12}
 
 
-def test_layouts_divide_the_cores():
-    assert layout.layouts(1) == [(1, 1)]
-    assert layout.layouts(2) == [(1, 2), (2, 1)]
-    assert layout.layouts(6) == [(1, 6), (2, 3), (3, 2), (6, 1)]
-
-
-BALANCED = (
-    {"a": [], "b": ["a"], "c": [], "d": []},
-    {"a": 100.0, "b": 100.0, "c": 100.0, "d": 100.0},
-)
-LONG_CHAIN = ({"a": [], "b": ["a"], "c": []}, {"a": 300.0, "b": 100.0, "c": 50.0})
-
-
-def test_a_weak_second_thread_picks_two_single_thread_workers():
-    """This machine's measured 1.42x: two chapters side by side beat one chapter on two threads
-    when the graph has parallel work (2x1: 200 s; 1x2: 400 / 1.42 = 282 s)."""
-    parents, seconds = BALANCED
-    best, projected = layout.choose_layout(layout.layouts(2), {1: 1.0, 2: 1.42}, seconds, parents)
-    assert (best.workers, best.threads) == (2, 1)
-    assert [round(p.wall) for p in projected] == [282, 200]
-
-
-def test_perfect_thread_scaling_on_a_long_critical_path_picks_one_worker_of_all_threads():
-    """A 400 s chain no second worker can shorten: 1x2 takes 450 / 2 = 225 s, 2x1 400 s."""
-    parents, seconds = LONG_CHAIN
-    best, _ = layout.choose_layout(layout.layouts(2), {1: 1.0, 2: 2.0}, seconds, parents)
-    assert (best.workers, best.threads) == (1, 2)
-    # Perfect scaling is never worse on fewer workers: a tie on the balanced graph goes to 1x2.
-    parents, seconds = BALANCED
-    best, projected = layout.choose_layout(layout.layouts(2), {1: 1.0, 2: 2.0}, seconds, parents)
-    assert (best.workers, best.threads) == (1, 2) and projected[0].wall == projected[1].wall
-    # No gain from a second thread: as many workers as cores.
-    best, _ = layout.choose_layout(layout.layouts(2), {1: 1.0, 2: 1.0}, *LONG_CHAIN[::-1])
-    assert (best.workers, best.threads) == (2, 1)
-
-
-def test_times_recorded_with_more_threads_are_scaled_to_one_thread():
-    speedup = {1: 1.0, 2: 1.5}
-    assert layout.one_thread_seconds(
-        {"a": 10.0, "b": 10.0, "c": 10.0}, {"a": 2, "b": 1}, speedup
-    ) == {
-        "a": 15.0,
-        "b": 10.0,
-        "c": 10.0,  # unknown threads count as one
-    }
-
-
-def test_calibration_measures_positive_speedups_and_caches_them(tmp_path, monkeypatch):
-    monkeypatch.setattr(layout, "busy_cores", lambda: 0.0)  # the machine to ourselves
-    speedup = layout.calibrate_threads([1, 2], tmp_path, steps=2, width=16)
-    assert set(speedup) == {1, 2} and speedup[1] == 1.0 and speedup[2] > 0
-    cached = json.loads((tmp_path / layout.CACHE).read_text())
-    assert list(cached) == [layout.machine_key()]
-
-    def no_measuring(*args, **kwargs):
-        raise AssertionError("measured again despite the cache")
-
-    monkeypatch.setattr(layout, "measure_speedups", no_measuring)
-    assert layout.calibrate_threads([2], tmp_path) == speedup
-    # A thread count the cache lacks is measured (and only then).
-    with pytest.raises(AssertionError, match="measured again"):
-        layout.calibrate_threads([3], tmp_path)
-
-
-def test_auto_layout_logs_its_choice_from_the_recorded_times(tmp_path, monkeypatch):
-    """--workers auto on a 2-core machine with a weak second thread: 2 x 1."""
-    paths = _graph_project(tmp_path, {"90_a": [], "91_b": [], "92_c": ["91_b"]})
-    paths.chapters.mkdir(parents=True)
-    for slug, seconds in (("90_a", 600.0), ("91_b", 300.0), ("92_c", 300.0)):
-        runner._record_run(paths, slug, {"seconds": seconds, "profile": "quick", "threads": 1})
-    monkeypatch.setattr(
-        layout, "calibrate_threads", lambda counts, build_dir, log: {1: 1.0, 2: 1.42}
-    )
-    lines: list[str] = []
-    chosen = layout.auto_layout(["90_a", "91_b", "92_c"], "quick", paths, lines.append, cores=2)
-    assert (chosen.workers, chosen.threads) == (2, 1) and chosen.wall == 600.0
-    assert lines == [
-        "workers auto: 2 workers x 1 threads (measured speedup 2 threads 1.42x; "
-        "projected 1x2 14.1 min, 2x1 10.0 min)"
-    ]
-
-
-def test_a_calibration_on_a_busy_machine_is_used_but_not_cached(tmp_path, monkeypatch):
-    """Threads that wait for a core another process holds measure that process, not torch."""
-    assert layout.busy_cores(0.05) >= 0  # the real probe, on Linux
-    monkeypatch.setattr(layout, "busy_cores", lambda: 1.5)
-    lines: list[str] = []
-    speedup = layout.calibrate_threads([2], tmp_path, steps=2, width=16, log=lines.append)
-    assert set(speedup) == {1, 2} and speedup[2] > 0
-    assert not (tmp_path / layout.CACHE).exists()
-    assert len(lines) == 1 and "other processes used 1.5 cores" in lines[0]
-
-
 @pytest.mark.slow
-def test_auto_builds_on_the_layout_it_chose(tmp_path, monkeypatch):
-    """`--workers auto` with a perfect second thread and one chapter: 1 worker of all threads."""
+def test_auto_builds_on_one_worker_per_core(tmp_path):
+    """`--workers auto`: one worker per core, each kernel on an equal share of the cores."""
     paths = _graph_project(tmp_path, {"90_a": []})
     cores = graph.available_cores()
-    monkeypatch.setattr(
-        layout, "calibrate_threads", lambda counts, build_dir, log: {t: float(t) for t in counts}
-    )
     lines: list[str] = []
     build.build_book("quick", paths=paths, render=False, log=lines.append, workers="auto")
-    assert any(
-        line.startswith(f"book: workers auto: 1 workers x {cores} threads") for line in lines
-    )
-    assert f"book: on a local Dask cluster of 1 workers x {cores} threads" in lines
-    assert runner.load_manifest(paths)["90_a"]["threads"] == cores
+    assert f"book: on a local Dask cluster of {cores} workers x 1 threads" in lines
+    assert runner.load_manifest(paths)["90_a"]["threads"] == 1
 
 
 def _slow_chapter(job: graph.Job) -> graph.Outcome:

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO
-from probekit.book import graph, layout, runner, sweep, sweep_report
+from probekit.book import graph, runner, sweep, sweep_report
 from probekit.errors import DataNotFoundError, ParameterError, ProbekitError
 from test_book_graph import _graph_project
 
@@ -228,7 +228,7 @@ def test_the_report_plots_intervals_and_plain_values_and_names_unknown_keys(tmp_
     assert gap["high"].tolist() == pytest.approx([30.0, 30.0])
     runs = sweep_report.report_values(s, table, s.report[1])
     assert runs["estimate"].tolist() == [4.0, 5.0] and runs["low"].isna().all()
-    bad = sweep.ReportKey(CH12, "uuass", "gap")
+    bad = sweep_report.ReportKey(CH12, "uuass", "gap")
     with pytest.raises(ProbekitError, match="'uuass'.*saved no such result") as info:
         sweep_report.report_values(s, table, bad)
     assert "did you mean uuas," in str(info.value)  # the interval's name first
@@ -382,60 +382,25 @@ def _two_cell_sweep(tmp_path: Path) -> tuple[sweep.Sweep, dict[str, runner.Paths
     return s, trees, paths
 
 
-def test_auto_workers_of_a_sweep_project_its_cells_from_their_recorded_times(
-    tmp_path, monkeypatch
-):
-    """Two cells, each a 900 s chain, on 2 cores with this machine's weak second thread (1.42x):
-    two single-thread workers (900 s) beat one of two threads (1800 / 1.42 s)."""
-    s, trees, paths = _two_cell_sweep(tmp_path)
-    monkeypatch.setattr(
-        layout, "calibrate_threads", lambda counts, build_dir, log: {1: 1.0, 2: 1.42}
-    )
-    stale = {cell: list(s.chapters) for cell in trees}
-    lines: list[str] = []
-    chosen = sweep.sweep_layout(s, stale, trees, paths, lines.append, cores=2)
-    assert (chosen.workers, chosen.threads, chosen.wall) == (2, 1, 900.0)
-    assert lines == [
-        "workers auto: 2 workers x 1 threads (measured speedup 2 threads 1.42x; "
-        "projected 1x2 21.1 min, 2x1 15.0 min)"
-    ]
-    # A cell's own last run replaces the project's time: its chain is now 60 + 300 s, and one
-    # worker of two threads (1260 / 1.42 = 887 s) beats the 900 s chain of the other cell.
-    first, second = trees
-    trees[first].chapters.mkdir(parents=True)
-    runner._record_run(trees[first], "90_a", {"seconds": 60.0, "profile": "quick", "threads": 1})
-    chosen = sweep.sweep_layout(s, stale, trees, paths, lines.append, cores=2)
-    assert (chosen.workers, chosen.threads) == (1, 2)
-    # Only stale chapters count: without the second cell's, its chain is gone.
-    chosen = sweep.sweep_layout(s, {first: list(s.chapters), second: []}, trees, paths,
-                                lines.append, cores=2)  # fmt: skip
-    assert (chosen.workers, chosen.threads) == (1, 2) and chosen.wall == pytest.approx(360 / 1.42)
-
-
-def test_run_sweep_starts_its_cluster_on_the_auto_layout(tmp_path, monkeypatch):
-    """The default, 'auto', sizes the local cluster from sweep_layout; a number is taken as is.
-    (The cluster is replaced by a stand-in that records what it was asked for.)"""
+def test_run_sweep_starts_one_worker_per_core_unless_told(tmp_path, monkeypatch):
+    """The default, 'auto', is one worker per core; a number is taken as is; a scheduler starts
+    no local cluster. (The cluster is replaced by a stand-in that records what it was asked.)"""
     s, _, paths = _two_cell_sweep(tmp_path)
-    cores = graph.available_cores()
-    monkeypatch.setattr(  # perfect scaling: one worker of every core
-        layout, "calibrate_threads", lambda counts, build_dir, log: {t: float(t) for t in counts}
-    )
     asked = []
 
     class Started(Exception):
         pass
 
-    def fake_client(workers, scheduler, log=print, threads=None):
-        asked.append((workers, scheduler, threads))
+    def fake_client(workers, scheduler, log=print):
+        asked.append((workers, scheduler))
         raise Started
 
     monkeypatch.setattr(graph, "dask_client", fake_client)
-    lines: list[str] = []
-    for workers in (None, "auto", 2):
+    for workers, scheduler in ((None, None), ("auto", None), (2, None), (None, "tcp://x:1")):
         with pytest.raises(Started):
-            sweep.run_sweep(s.source, workers=workers, paths=paths, log=lines.append)
-    assert asked == [(1, None, cores), (1, None, cores), (2, None, None)]
-    assert lines[1].startswith(f"sweep s: workers auto: 1 workers x {cores} threads")
+            sweep.run_sweep(s.source, workers=workers, scheduler=scheduler, paths=paths)
+    cores = graph.available_cores()
+    assert asked == [(cores, None), (cores, None), (2, None), (None, "tcp://x:1")]
 
 
 def test_prepare_never_overwrites_a_directory_it_did_not_make(tmp_path, ewt, monkeypatch):

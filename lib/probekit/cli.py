@@ -248,8 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers",
         metavar="N",
         help="run independent chapters side by side on a local Dask cluster of N worker "
-        "processes ('auto': the workers x threads per worker projected fastest from this "
-        "machine's measured torch thread speedup); default: one chapter at a time in this process",
+        "processes ('auto': one per core); default: one chapter at a time in this process",
     )
     where.add_argument(
         "--scheduler",
@@ -271,9 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument(
         "--workers",
         metavar="N",
-        help="worker processes of the local Dask cluster (default 'auto': the workers x threads "
-        "per worker projected fastest for the cells' chapters, from their recorded run times "
-        "and this machine's measured torch thread speedup)",
+        help="worker processes of the local Dask cluster (default 'auto': one per core)",
     )
     where.add_argument(
         "--scheduler",

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from probekit.book import cost, graph, layout, ledger, sweep_report
+from probekit.book import graph, ledger, sweep_report, timing
 from probekit.book.params import effective_parameters, read_parameters
 from probekit.book.provenance import code_cell, text_cell
 from probekit.book.runner import (
@@ -127,15 +127,12 @@ def workers_projection(paths: Paths) -> str:
 
 
 def full_profile_section(paths: Paths) -> str:
-    """Markdown: a heading and the ``full`` profile's CPU-hours per chapter, or why none.
-
-    The estimate is :mod:`probekit.book.cost`'s.
-    """
-    head = "### The `full` profile's cost\n\n"
+    """Markdown: a heading and the chapters' measured times per profile (:mod:`.timing`)."""
+    head = "### Run times by profile\n\n"
     missing = [p for p in ("quick", "book", "full") if not (paths.profiles / f"{p}.yml").is_file()]
     if missing:
-        return head + f"No estimate: no profile {', '.join(missing)} in this project.\n"
-    return head + cost.full_cost_page(paths)
+        return head + f"No table: no profile {', '.join(missing)} in this project.\n"
+    return head + timing.timing_section(paths)
 
 
 def ledger_pages(paths: Paths) -> dict[str, str]:
@@ -237,8 +234,8 @@ def build_book(
     sum of the last build's run times of the chapters still to run; ``progress`` adds
     papermill's progress bar (cells done, elapsed time) on stderr for each chapter that runs.
 
-    ``workers`` (a number, or "auto": the workers x threads layout projected fastest from this
-    machine's measured thread speedup, :mod:`probekit.book.layout`) runs the chapters as a task
+    ``workers`` (a number, or "auto": one worker per core, each kernel on an equal share of the
+    cores) runs the chapters as a task
     graph on a local Dask cluster, ``scheduler`` (an address such as ``tcp://host:8786``) on an
     existing one (:mod:`probekit.book.graph`); without either, chapters run one after another in
     this process. On Dask a failed chapter does not stop the chapters that do not read it; the build
@@ -257,15 +254,9 @@ def build_book(
         f"book: {len(stale)} of {len(slugs)} chapters to run"
         + (f", {estimate.removesuffix(' left')} by the last build's times" if estimate else "")
     )
-    threads = None
-    if workers == "auto" and stale:
-        chosen = layout.auto_layout(stale, profile, paths, log=lambda m: log(f"book: {m}"))
-        n_workers, threads = chosen.workers, chosen.threads
     start = time.perf_counter()
     if n_workers is not None or scheduler is not None:
-        results = _run_on_dask(
-            stale, slugs, profile, force, paths, n_workers, scheduler, log, threads
-        )
+        results = _run_on_dask(stale, slugs, profile, force, paths, n_workers, scheduler, log)
     else:
         results = _run_in_order(stale, slugs, last, profile, force, paths, log, progress)
     ran = [r for r in results if r.status == "ran"]
@@ -314,16 +305,14 @@ def _run_on_dask(
     workers: int | None,
     scheduler: str | None,
     log: Any,
-    threads: int | None = None,
 ) -> list[RunResult]:
     """The task-graph path (:mod:`probekit.book.graph`).
 
-    ``threads``: torch threads per worker of a local cluster (default: an equal share of the
-    cores). Raises after the graph when a chapter failed, once every chapter that could run has
+    Raises after the graph when a chapter failed, once every chapter that could run has
     been promoted.
     """
     say = lambda message: log(f"book: {message}")  # noqa: E731
-    with graph.dask_client(workers, scheduler, log=say, threads=threads) as c:
+    with graph.dask_client(workers, scheduler, log=say) as c:
         outcomes = graph.run_graph(stale, slugs, profile, c, force, paths, log)
     bad = {o.chapter: o for o in outcomes.values() if o.status in ("failed", "not run")}
     if bad:

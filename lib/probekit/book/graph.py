@@ -157,26 +157,6 @@ def recorded_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, 
     return out
 
 
-def recorded_threads(slugs: list[str], profile: str, paths: Paths) -> dict[str, int | None]:
-    """The threads each chapter's kernel had in the run :func:`recorded_seconds` returns.
-
-    From the same source as its time (the manifest entry, else the :data:`THREADS` section of
-    :data:`RUN_TIMES`); None where that source does not say.
-    """
-    last = load_manifest(paths)
-    threads = (_recorded_run_times(paths).get(THREADS) or {}).get(profile)
-    out: dict[str, int | None] = {}
-    for slug in slugs:
-        entry = last.get(slug, {})
-        if entry.get("profile") == profile and "seconds" in entry:
-            out[slug] = entry.get("threads")
-        elif isinstance(threads, dict):
-            out[slug] = threads.get(slug)
-        else:
-            out[slug] = threads
-    return out
-
-
 def expected_seconds(slugs: list[str], profile: str, paths: Paths) -> dict[str, float]:
     """Each chapter's expected run time under ``profile``.
 
@@ -302,14 +282,14 @@ def _run_job(job: Job) -> Outcome:
     return Outcome(job.slug, result.status, result, log=tuple(lines))
 
 
-def local_cluster(workers: int, threads: int | None = None) -> Any:
+def local_cluster(workers: int) -> Any:
     """A ``distributed.LocalCluster`` of ``workers`` processes (a context manager).
 
-    One task slot per worker (a chapter is one task); ``threads`` torch/BLAS threads per worker,
-    by default an equal share of the cores. Everything listens on 127.0.0.1 only, the
+    One task slot per worker (a chapter is one task) and an equal share of the cores as its
+    torch/BLAS threads. Everything listens on 127.0.0.1 only, the
     scheduler's HTTP endpoint on a free port (a fixed 8787 would clash with a second build).
     """
-    threads = threads or max(1, available_cores() // workers)
+    threads = max(1, available_cores() // workers)
     env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     return LocalCluster(
         n_workers=workers,
@@ -322,13 +302,10 @@ def local_cluster(workers: int, threads: int | None = None) -> Any:
 
 
 @contextmanager
-def dask_client(
-    workers: int | None, scheduler: str | None, log: Any = print, threads: int | None = None
-) -> Iterator[Any]:
+def dask_client(workers: int | None, scheduler: str | None, log: Any = print) -> Iterator[Any]:
     """A client of the Dask scheduler at ``scheduler``, or of a new local cluster of ``workers``.
 
-    ``threads``: torch/BLAS threads per worker of the local cluster (default: an equal share of
-    the cores). The local cluster is shut down on leaving the block.
+    The local cluster (:func:`local_cluster`) is shut down on leaving the block.
     """
     if scheduler is not None:
         log(f"on the Dask scheduler at {scheduler}")
@@ -336,9 +313,10 @@ def dask_client(
             yield client
         return
     workers = workers or available_cores()
-    shown = f" x {threads} threads" if threads else ""
-    log(f"on a local Dask cluster of {workers} workers{shown}")
-    with local_cluster(workers, threads) as cluster, Client(cluster) as client:
+    log(
+        f"on a local Dask cluster of {workers} workers x {max(1, available_cores() // workers)} threads"
+    )
+    with local_cluster(workers) as cluster, Client(cluster) as client:
         yield client
 
 

@@ -51,7 +51,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from probekit.book import graph, layout, sweep_report
+from probekit.book import graph, sweep_report
 from probekit.book.build import stale_chapters
 from probekit.book.params import (
     check_config,
@@ -60,6 +60,7 @@ from probekit.book.params import (
     read_parameters,
 )
 from probekit.book.runner import LOCK_FILE, Paths, chapter_path, declared_reads, toc_chapters
+from probekit.book.sweep_report import ReportKey
 from probekit.errors import ParameterError, ProbekitError
 from probekit.io.project import project_root
 from probekit.io.results import load_results
@@ -110,22 +111,6 @@ class Jabberwocky:
     name: str
     split: str = "test"
     rate: float = 1.0
-
-
-@dataclass(frozen=True)
-class ReportKey:
-    """A saved result the report plots across the grid.
-
-    ``key`` is a key of the chapter's saved results, or the prefix of an interval saved as
-    ``<key>_estimate``, ``<key>_low`` and ``<key>_high``; values are multiplied by ``scale``.
-    ``x`` is the grid parameter on the horizontal axis (default: the first).
-    """
-
-    chapter: str
-    key: str
-    label: str
-    scale: float = 1.0
-    x: str | None = None
 
 
 @dataclass(frozen=True)
@@ -513,37 +498,6 @@ def _cell_value(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, list | dict) else value
 
 
-def sweep_layout(
-    sweep: Sweep,
-    stale: dict[str, list[str]],
-    trees: dict[str, Paths],
-    paths: Paths,
-    log: Any = print,
-    cores: int | None = None,
-) -> layout.Layout:
-    """``--workers auto`` for a sweep: the measured-fastest workers x threads for its stale runs.
-
-    The task graph is every cell's stale chapters (``stale``: cell id -> slugs), each cell a copy
-    of the chapter graph. A chapter's expected time in a cell is its last run there under the
-    sweep's profile, else the project's recorded time for it
-    (:func:`probekit.book.graph.expected_seconds` on the cell's tree in ``trees``);
-    :func:`probekit.book.layout.fastest_layout` chooses, with the calibration cached in the
-    project's ``build/``.
-    """
-    seconds: dict[str, float] = {}
-    threads: dict[str, int | None] = {}
-    parents: dict[str, list[str]] = {}
-    for cell_name, slugs in stale.items():
-        tree = trees[cell_name]
-        times = graph.expected_seconds(slugs, sweep.profile, tree)
-        counts = graph.recorded_threads(slugs, sweep.profile, tree)
-        for slug, reads in graph.chapter_graph(slugs, tree).items():
-            key = f"{cell_name}/{slug}"
-            seconds[key], threads[key] = times[slug], counts[slug]
-            parents[key] = [f"{cell_name}/{r}" for r in reads]
-    return layout.fastest_layout(seconds, threads, parents, paths.root / "build", log, cores)
-
-
 def run_sweep(
     path: str | Path,
     workers: int | str | None = None,
@@ -554,9 +508,8 @@ def run_sweep(
 ) -> SweepRun:
     """Run a sweep file (module docstring) and write its results table; returns what happened.
 
-    ``workers`` sizes the local Dask cluster: a number of workers, or "auto" (the default): the
-    workers x threads per worker projected fastest from the recorded run times of the stale
-    chapters and this machine's measured thread speedup (:func:`sweep_layout`). ``scheduler``
+    ``workers`` sizes the local Dask cluster: a number of workers, or "auto" (the default): one
+    worker per core, each kernel on an equal share of the cores. ``scheduler``
     submits to an existing cluster instead. ``report`` writes the report page and adds
     it to the book; a sweep reported once is re-reported on every later run. After the table is
     written, raises naming the chapters that failed or did not run (re-running resumes).
@@ -564,8 +517,7 @@ def run_sweep(
     paths = paths or Paths()
     if workers is not None and scheduler is not None:
         raise ProbekitError("give --workers or --scheduler, not both")
-    auto = workers is None or workers == "auto"
-    n_workers = None if auto or scheduler else graph.resolve_workers(workers)
+    n_workers = None if scheduler else graph.resolve_workers(workers or "auto")
     sweep = load_sweep(path, paths)
     prepare(sweep, log)
     cells = sweep.cells()
@@ -590,11 +542,7 @@ def run_sweep(
         def say(message: str) -> None:
             log(f"sweep {sweep.name}: {message}")
 
-        threads = None
-        if auto and not scheduler:
-            chosen = sweep_layout(sweep, stale, trees, paths, log=say)
-            n_workers, threads = chosen.workers, chosen.threads
-        with graph.dask_client(n_workers, scheduler, log=say, threads=threads) as client:
+        with graph.dask_client(n_workers, scheduler, log=say) as client:
             jobs = {}
             for cell in cells:
                 jobs |= graph.plan_chapters(

@@ -14,8 +14,9 @@ import difflib
 import json
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -26,7 +27,36 @@ from probekit.experiments import plots
 
 if TYPE_CHECKING:
     from probekit.book.runner import Paths
-    from probekit.book.sweep import ReportKey, Sweep
+
+
+class ReportedSweep(Protocol):
+    """What a report reads of a sweep (:class:`probekit.book.sweep.Sweep`)."""
+
+    name: str
+    profile: str
+    chapters: list[str]
+    grid: dict[str, list[Any]]
+    prepare: list[Any]
+
+    def cells(self) -> list[Any]:
+        """The grid's points, each with its ``id`` and ``values``."""
+
+
+@dataclass(frozen=True)
+class ReportKey:
+    """A saved result the report plots across the grid.
+
+    ``key`` is a key of the chapter's saved results, or the prefix of an interval saved as
+    ``<key>_estimate``, ``<key>_low`` and ``<key>_high``; values are multiplied by ``scale``.
+    ``x`` is the grid parameter on the horizontal axis (default: the first).
+    """
+
+    chapter: str
+    key: str
+    label: str
+    scale: float = 1.0
+    x: str | None = None
+
 
 REPORT = "report.md"
 FIGURE = "report.png"
@@ -46,7 +76,7 @@ def shown(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def report_values(sweep: Sweep, table: pd.DataFrame, entry: ReportKey) -> pd.DataFrame:
+def report_values(sweep: ReportedSweep, table: pd.DataFrame, entry: ReportKey) -> pd.DataFrame:
     """One row per cell (grid order): the grid values shown, ``estimate``, ``low``, ``high``.
 
     From the results table of :func:`probekit.book.sweep.collate`. The values are the saved
@@ -97,7 +127,7 @@ def _level(table: pd.DataFrame, entry: ReportKey) -> str:
     return f"{100 * values.pop():.0f} % interval" if len(values) == 1 else "interval"
 
 
-def report_figure(sweep: Sweep, frames: list[tuple[ReportKey, pd.DataFrame]]):
+def report_figure(sweep: ReportedSweep, frames: list[tuple[ReportKey, pd.DataFrame]]):
     """One panel per plotted key: the estimate of every cell with its interval.
 
     The ``x`` grid parameter (default: the first) runs along the horizontal axis; the other grid
@@ -148,7 +178,7 @@ def _fmt(value: float) -> str:
 
 
 def report_markdown(
-    sweep: Sweep,
+    sweep: ReportedSweep,
     table: pd.DataFrame,
     frames: list[tuple[ReportKey, pd.DataFrame]],
     figure: str,
@@ -223,7 +253,7 @@ def report_markdown(
     return "\n".join(lines)
 
 
-def write_report(sweep: Sweep, table: pd.DataFrame, out: Path, paths: Paths) -> Path:
+def write_report(sweep: ReportedSweep, table: pd.DataFrame, out: Path, paths: Paths) -> Path:
     """Write the sweep's ``report.md`` and ``report.png`` into ``out`` and refresh the page.
 
     Returns the fragment's path.
