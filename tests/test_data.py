@@ -140,6 +140,10 @@ def test_sampling_is_seeded_and_in_corpus_order(ewt):
     assert positions == sorted(positions)
     bounded = treebanks.sample_sentences(ewt["dev"], None, seed=0, min_len=2, max_len=50)
     assert all(2 <= len(s) <= 50 for s in bounded)
+    # A chapter's "0 means all", for the sample size and for the length bound alike.
+    assert treebanks.sample_sentences(ewt["dev"], 0, seed=3) == list(ewt["dev"])
+    assert treebanks.sample_sentences(ewt["dev"], 0, seed=3, max_len=0) == list(ewt["dev"])
+    assert treebanks.sample_sentences(ewt["dev"], 0, seed=0, min_len=2, max_len=50) == bounded
 
 
 def test_ewt_reads_completely(ewt):

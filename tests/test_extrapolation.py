@@ -219,8 +219,9 @@ def test_sample_split_is_seeded():
     assert len(a) == 6 and a == splits.sample_split(sents, 6, seed=1)
     assert any(splits.sample_split(sents, 6, seed=k) != a for k in range(2, 6))
     assert len(splits.sample_split(sents, None, seed=0)) == len(sents)
+    assert splits.sample_split(sents, 0, seed=0) == sents  # a chapter's "0 means all"
     with pytest.raises(ParameterError, match="n"):
-        splits.sample_split(sents, 0, seed=0)
+        splits.sample_split(sents, -1, seed=0)
 
 
 def test_learning_scores_end_to_end_on_the_fixture(one_thread):

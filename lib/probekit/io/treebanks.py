@@ -450,15 +450,16 @@ def sample_sentences(
 ) -> list[Sentence]:
     """A seeded sample of ``n`` sentences with ``min_len <= len <= max_len``, in corpus order.
 
-    ``n=None`` or ``n >= available`` keeps every eligible sentence. The same (sentences, n, seed,
-    bounds) always give the same sample.
+    The one place where a chapter's "0 means all" is read: ``n`` of 0 or None, or at least the
+    eligible sentences, keeps every eligible sentence, and ``max_len`` of 0 or None sets no
+    upper bound. The same (sentences, n, seed, bounds) always give the same sample.
     """
     eligible = [
         i
         for i, s in enumerate(sentences)
-        if len(s) >= min_len and (max_len is None or len(s) <= max_len)
+        if len(s) >= min_len and (not max_len or len(s) <= max_len)
     ]
-    if n is not None and n < len(eligible):
+    if n and n < len(eligible):
         rng = np.random.default_rng(seed)
         eligible = sorted(rng.choice(eligible, size=n, replace=False).tolist())
     return [sentences[i] for i in eligible]

@@ -126,8 +126,8 @@ def run_layerwise(config: FoundationsConfig, treebank: Treebank) -> LayerwiseRun
     The training (train split) and evaluation (dev split) sentences are sampled with
     ``config.sample_seed``; the probes are those of :func:`layerwise_pos`.
     """
-    train = sample_sentences(treebank["train"], config.n_train or None, seed=config.sample_seed)
-    evaluation = sample_sentences(treebank["dev"], config.n_eval or None, seed=config.sample_seed)
+    train = sample_sentences(treebank["train"], config.n_train, seed=config.sample_seed)
+    evaluation = sample_sentences(treebank["dev"], config.n_eval, seed=config.sample_seed)
     scores, majority = layerwise_pos(
         train,
         evaluation,

@@ -79,7 +79,7 @@ def load_splits(
             raise ParameterError(name, f"must be >= 0 (0 means all), got {n}")
     tb = pkdata.load_treebank(treebank)
     pick = {
-        split: pkdata.sample_sentences(tb[split], n or None, seed=seed, max_len=max_len or None)
+        split: pkdata.sample_sentences(tb[split], n, seed=seed, max_len=max_len)
         for split, n in zip(SPLITS, (n_train, n_dev, n_test), strict=True)
     }
     return Splits(**pick)

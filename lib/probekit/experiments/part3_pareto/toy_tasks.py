@@ -169,7 +169,7 @@ def lookup_by_size(
     """
     rows = []
     for n in sizes:
-        sample = pkdata.sample_sentences(train, n or None, seed=seed)
+        sample = pkdata.sample_sentences(train, n, seed=seed)
         res = lookup_baselines(sample, test)
         words = int(sum(len(s) for s in sample))
         rows.append(

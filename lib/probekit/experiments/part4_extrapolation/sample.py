@@ -48,8 +48,8 @@ def load_sample(config: ExtrapolationSampleConfig) -> Sample:
     """
     tb = treebanks.load_treebank(config.treebank)
     seed = config.sample_seed
-    train = extrapolation_splits.sample_split(tb["train"], config.n_train or None, seed=seed)
-    dev = extrapolation_splits.sample_split(tb["dev"], config.n_eval or None, seed=seed)
+    train = extrapolation_splits.sample_split(tb["train"], config.n_train, seed=seed)
+    dev = extrapolation_splits.sample_split(tb["dev"], config.n_eval, seed=seed)
     return Sample(
         train,
         dev,

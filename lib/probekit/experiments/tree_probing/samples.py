@@ -34,7 +34,7 @@ def sample(
     version (same sentences, same lengths) give the same sample for the same arguments.
     """
     bounds = {"min_len": MIN_LEN, "max_len": MAX_LEN} if filtered else {}
-    return pkdata.sample_sentences(sentences, n or None, seed=seed, **bounds)
+    return pkdata.sample_sentences(sentences, n, seed=seed, **bounds)
 
 
 @dataclass(frozen=True, eq=False)

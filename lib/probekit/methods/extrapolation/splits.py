@@ -61,13 +61,13 @@ def sample_split(
 ) -> list[Sentence]:
     """A seeded sample of ``n`` sentences (corpus order) for S_train or S_test (§3.3).
 
-    Kunz & Kuhlmann 2021, §3.3: two 1,000-sentence samples from EWT train and dev. One sample
+    ``n`` of 0 or None keeps them all. Kunz & Kuhlmann 2021, §3.3: two 1,000-sentence samples from EWT train and dev. One sample
     serves all layers. The released code drew a fresh sample per layer from one advancing
     ``random.Random(42)`` stream (released code: jekunz/extrapolation, `load_ud.py`), so its
     layers saw different data.
     """
-    if n is not None and n < 1:
-        raise ParameterError("n", f"must be >= 1 or None, got {n}")
+    if n is not None and n < 0:
+        raise ParameterError("n", f"must be >= 0 (0 or None: all), got {n}")
     return sample_sentences(sentences, n, seed)
 
 
