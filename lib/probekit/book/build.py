@@ -235,10 +235,9 @@ def build_book(
     papermill's progress bar (cells done, elapsed time) on stderr for each chapter that runs.
 
     ``workers`` (a number, or "auto": one worker per core, each kernel on an equal share of the
-    cores) runs the chapters as a task
-    graph on a local Dask cluster, ``scheduler`` (an address such as ``tcp://host:8786``) on an
-    existing one (:mod:`probekit.book.graph`); without either, chapters run one after another in
-    this process. On Dask a failed chapter does not stop the chapters that do not read it; the build
+    cores) runs the chapters as a task graph on a local Dask cluster, ``scheduler`` (an address
+    such as ``tcp://host:8786``) on an existing one (:mod:`probekit.book.graph`); without
+    either, chapters run one after another in this process. On Dask a failed chapter does not stop the chapters that do not read it; the build
     then raises, naming the failed chapters and those not run, without rendering.
     """
     paths = paths or Paths()

@@ -286,8 +286,8 @@ def local_cluster(workers: int) -> Any:
     """A ``distributed.LocalCluster`` of ``workers`` processes (a context manager).
 
     One task slot per worker (a chapter is one task) and an equal share of the cores as its
-    torch/BLAS threads. Everything listens on 127.0.0.1 only, the
-    scheduler's HTTP endpoint on a free port (a fixed 8787 would clash with a second build).
+    torch/BLAS threads. Everything listens on 127.0.0.1 only, the scheduler's HTTP endpoint on a
+    free port (a fixed 8787 would clash with a second build).
     """
     threads = max(1, available_cores() // workers)
     env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
