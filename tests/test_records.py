@@ -98,3 +98,30 @@ def test_a_digest_taken_when_the_measurement_started_is_the_one_recorded(project
     record = records.read_record("trial", root=project)
     assert record.digest == "0" * 64 != start
     assert book_records.is_stale(record, root=project)  # the code differs from what ran
+
+
+def test_a_benchmarks_printed_lines_become_its_result():
+    text = "== header\nshape: n=3 d=4\nratio: 2.5\nseconds: 1\nseconds: 2\nnot a pair\nx y: 1\n"
+    assert book_records.printed_measurements(text) == {
+        "shape": "n=3 d=4",
+        "ratio": 2.5,
+        "seconds": [1.0, 2.0],
+    }
+
+
+def test_a_full_benchmark_run_is_recorded_and_a_quick_one_is_not(project, monkeypatch, capsys):
+    from probekit import cli
+
+    (project / "benchmarks").mkdir()
+    (project / "benchmarks" / "bench_toy.py").write_text(
+        "import sys\nprint('ratio: 3.5')\nprint('quick: ' + str('--quick' in sys.argv))\n"
+    )
+    monkeypatch.chdir(project)
+    assert cli.main(["bench", "--quick"]) == 0
+    assert records.read_record("bench_toy", root=project) is None
+    assert "ratio: 3.5" in capsys.readouterr().out  # the run's lines still reach the terminal
+    assert cli.main(["bench", "--only", "toy"]) == 0
+    record = records.read_record("bench_toy", root=project)
+    assert record.result == {"ratio": 3.5, "quick": "False"}
+    assert record.script == "benchmarks/bench_toy.py" and record.parameters == {"argv": []}
+    assert not book_records.is_stale(record, root=project)

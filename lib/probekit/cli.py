@@ -11,11 +11,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections import defaultdict
 
 from probekit.book import graph
 from probekit.book.build import build_book
 from probekit.book.params import effective_parameters, parse_overrides, read_parameters
+from probekit.book.records import code_digest, printed_measurements, record_measurement
 from probekit.book.runner import Paths, chapter_path, run_chapter
 from probekit.book.sweep import run_sweep
 from probekit.errors import ParameterError, ProbekitError
@@ -140,15 +142,35 @@ def _entries(n: int) -> str:
 
 
 def _cmd_bench(args: argparse.Namespace) -> None:
-    root = project_root() / "benchmarks"
-    scripts = sorted(root.glob("bench_*.py"))
+    """Run the benchmarks; a full run of each is recorded as data (``params/records/``)."""
+    root = project_root()
+    scripts = sorted((root / "benchmarks").glob("bench_*.py"))
     if args.only:
         scripts = [s for s in scripts if any(o in s.stem for o in args.only)]
     for script in scripts:
         print(f"== {script.stem}", flush=True)
+        relative = str(script.relative_to(root))
+        digest = code_digest(relative, root)  # the code as the run starts
         cmd = [sys.executable, str(script)] + (["--quick"] if args.quick else [])
-        if subprocess.run(cmd, env=os.environ.copy()).returncode != 0:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=os.environ.copy(), stdout=subprocess.PIPE, text=True)
+        lines = []
+        for line in proc.stdout or []:
+            print(line, end="", flush=True)
+            lines.append(line)
+        if proc.wait() != 0:
             raise ProbekitError(f"benchmark {script.name} failed")
+        if not args.quick:
+            path = record_measurement(
+                script.stem,
+                relative,
+                {"argv": cmd[2:]},
+                printed_measurements("".join(lines)),
+                time.perf_counter() - start,
+                digest,
+                root,
+            )
+            print(f"recorded in {path.relative_to(root)}", flush=True)
 
 
 def _cmd_assignments(args: argparse.Namespace) -> None:
@@ -307,7 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
     cache.add_argument("--dry-run", action="store_true", help="remove: say what would go")
     cache.set_defaults(func=_cmd_cache)
 
-    bench = sub.add_parser("bench", help="run the benchmarks in benchmarks/")
+    bench = sub.add_parser(
+        "bench",
+        help="run the benchmarks in benchmarks/; each full run is recorded in params/records/",
+    )
     bench.add_argument("--quick", action="store_true")
     bench.add_argument("--only", action="append", help="substring of benchmark names")
     bench.set_defaults(func=_cmd_bench)

@@ -64,6 +64,28 @@ def record_measurement(
     return write_record(record, root)
 
 
+def printed_measurements(text: str) -> dict[str, Any]:
+    """The ``name: value`` lines a benchmark prints, as a record's result.
+
+    Values that read as numbers become numbers; a name printed several times keeps every value,
+    in order, as a list. Other lines (headers, progress) are ignored.
+    """
+    out: dict[str, Any] = {}
+    for line in text.splitlines():
+        name, sep, raw = line.partition(": ")
+        if not sep or not name.isidentifier():
+            continue
+        try:
+            value: Any = float(raw)
+        except ValueError:
+            value = raw.strip()
+        if name in out:
+            out[name] = [*(out[name] if isinstance(out[name], list) else [out[name]]), value]
+        else:
+            out[name] = value
+    return out
+
+
 def is_stale(record: Record, root: Path | None = None) -> bool:
     """Whether the library code the record's script runs has changed since it was made.
 
