@@ -242,7 +242,7 @@ def test_sigkill_during_extraction_leaves_no_valid_entry(tmp_path, ewt):
         from probekit.io.treebanks import load_treebank
         from probekit.io.embeddings import embed
         tb = load_treebank("UD_English-EWT", ["dev"])
-        embed(tb["dev"][:600], pooling="mean", max_tokens=512, progress=False)
+        embed(tb["dev"][:600], model="default", pooling="mean", max_tokens=512, progress=False)
         print("finished")
     """)
     proc = subprocess.Popen(
@@ -271,7 +271,7 @@ def test_sigkill_during_extraction_leaves_no_valid_entry(tmp_path, ewt):
 
     sentences = load_treebank("UD_English-EWT", ["dev"])["dev"][:600]
     cache = Cache(tmp_path)
-    emb = embed(sentences, pooling="mean", cache=cache, progress=False)
+    emb = embed(sentences, model="default", pooling="mean", cache=cache, progress=False)
     assert emb.layer(6).shape == (sum(len(s) for s in sentences), 384)
     assert np.isfinite(np.asarray(emb.layer(6), dtype=np.float32)).all()
     assert np.abs(np.asarray(emb.layer(6)[-1], dtype=np.float32)).sum() > 0  # last row written

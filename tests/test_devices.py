@@ -495,7 +495,9 @@ def test_the_embedding_cache_does_not_depend_on_the_device(tiny, tmp_path, monke
 
     cache = Cache(tmp_path)
     sentences = tiny["dev"]
-    first = embeddings.embed(sentences, pooling="mean", cache=cache, progress=False, device="cpu")
+    first = embeddings.embed(
+        sentences, model="default", pooling="mean", cache=cache, progress=False, device="cpu"
+    )
     assert first.layer(2).dtype == np.float16
 
     def no_encoder(*args, **kwargs):
@@ -504,7 +506,7 @@ def test_the_embedding_cache_does_not_depend_on_the_device(tiny, tmp_path, monke
     monkeypatch.setattr(embeddings, "get_encoder", no_encoder)
     for device in ("auto", torch.device("meta")):
         again = embeddings.embed(
-            sentences, pooling="mean", cache=cache, progress=False, device=device
+            sentences, model="default", pooling="mean", cache=cache, progress=False, device=device
         )
         assert again.entry.path == first.entry.path
         assert again.layer(2).dtype == np.float16

@@ -83,7 +83,9 @@ def test_batches_respect_the_token_budget(encoder):
 def test_embed_caches_and_matches_direct_extraction(tiny, tmp_path):
     cache = Cache(tmp_path)
     sentences = tiny["train"] + tiny["dev"]
-    e = embeddings.embed(sentences, pooling="mean", cache=cache, max_tokens=16, progress=False)
+    e = embeddings.embed(
+        sentences, model="default", pooling="mean", cache=cache, max_tokens=16, progress=False
+    )
     assert e.layer(3).dtype == np.float16
     assert e.layer(3).shape == (sum(len(s) for s in sentences), 384)
     enc = embeddings.get_encoder()
@@ -91,9 +93,13 @@ def test_embed_caches_and_matches_direct_extraction(tiny, tmp_path):
     hidden, _ = enc.forward(ids)
     direct = embeddings.pool(hidden, maps, "mean")[3].numpy()
     np.testing.assert_allclose(e.sentence(3, 1), direct, atol=2e-2, rtol=2e-3)  # float16
-    again = embeddings.embed(sentences, pooling="mean", cache=cache, progress=False)
+    again = embeddings.embed(
+        sentences, model="default", pooling="mean", cache=cache, progress=False
+    )
     assert again.entry.path == e.entry.path
-    other = embeddings.embed(sentences, pooling="first", cache=cache, progress=False)
+    other = embeddings.embed(
+        sentences, model="default", pooling="first", cache=cache, progress=False
+    )
     assert other.entry.path != e.entry.path
     with pytest.raises(ParameterError, match="layer 7 outside 0..6"):
         e.layer(7)
@@ -101,4 +107,4 @@ def test_embed_caches_and_matches_direct_extraction(tiny, tmp_path):
 
 def test_bad_pooling_is_rejected_before_work(tiny):
     with pytest.raises(ParameterError, match="'median' is not one of first, last, mean"):
-        embeddings.embed(tiny["dev"], pooling="median")
+        embeddings.embed(tiny["dev"], model="default", pooling="median")

@@ -350,8 +350,8 @@ def test_fasttext_table_is_cached_and_deterministic(splits):
 
 @pytest.mark.model
 def test_contextual_and_shuffled_embeddings(splits):
-    rep = representations.contextual_representation(splits, layer=-1, pooling="mean")
-    shuffled = representations.shuffled_contextual(splits.train, seed=0)
+    rep = representations.contextual_representation(splits, "default", -1, "mean")
+    shuffled = representations.shuffled_contextual(splits.train, "default", -1, "mean", seed=0)
     assert shuffled.shape == rep.words["train"].shape
     assert rep.label.endswith("(layer 6)")
     # The same words in another order give other (contextual) vectors.

@@ -339,8 +339,8 @@ def get_encoder(model: str = DEFAULT_MODEL, device: str | torch.device | None = 
 
 def embed(
     sentences: Sequence[Sentence],
-    model: str = DEFAULT_MODEL,
-    pooling: str = "last",
+    model: str,
+    pooling: str,
     cache: Cache | None = None,
     max_tokens: int = 4096,
     device: str | torch.device | None = None,

@@ -184,9 +184,9 @@ class Representation:
 
 def contextual_representation(
     splits: Splits,
-    model: str = "default",
-    layer: int = -1,
-    pooling: str = "mean",
+    model: str,
+    layer: int,
+    pooling: str,
     device: str = "cpu",
 ) -> Representation:
     """The contextual model's word vectors at one layer (Pimentel et al. 2020, §6).
@@ -210,10 +210,10 @@ def contextual_representation(
 
 def shuffled_contextual(
     sentences: Sequence[pkdata.Sentence],
-    model: str = "default",
-    layer: int = -1,
-    pooling: str = "mean",
-    seed: int = 0,
+    model: str,
+    layer: int,
+    pooling: str,
+    seed: int,
     device: str = "cpu",
 ) -> np.ndarray:
     """Inputs of the fully-shuffled control (Pimentel et al. 2020, §5).
@@ -301,15 +301,15 @@ def build_representations(
     names: Sequence[str],
     splits: Splits,
     *,
-    model: str = "default",
-    layer: int = -1,
-    pooling: str = "mean",
-    type_dim: int = 128,
-    fasttext_dim: int = 300,
-    fasttext_text: Sequence[pkdata.Sentence] | None = None,
-    fasttext_epochs: int = 20,
-    fasttext_path: str = "",
-    seed: int = 0,
+    model: str,
+    layer: int,
+    pooling: str,
+    type_dim: int,
+    fasttext_dim: int,
+    fasttext_text: Sequence[pkdata.Sentence] | None,
+    fasttext_epochs: int,
+    fasttext_path: str,
+    seed: int,
     device: str = "cpu",
 ) -> dict[str, Representation]:
     """The representations of Pimentel et al. 2020, §6, by name, in the order given.
