@@ -391,8 +391,9 @@ def run_jobs(
 
     Logs one line per job as it starts (``started <name>``) and as it finishes
     (``[k/n] <name>: <what happened>``), and at least every ``heartbeat`` seconds a line with the
-    jobs running, done and waiting and the time elapsed, against the recorded time of the jobs
-    (``expected``, seconds by name) where known. Plain lines, so that a log file shows them as a
+    jobs running, done and waiting and the time elapsed, against the wall time that the jobs'
+    recorded times (``expected``, seconds by name) give on these workers
+    (:func:`projected_wall`) where known. Plain lines, so that a log file shows them as a
     terminal does. ``task`` runs one job in a worker (tests replace it).
     """
     outcomes: dict[str, Outcome] = {}
@@ -402,7 +403,13 @@ def run_jobs(
     running: dict[Any, str] = {}
     slots = _slots(client)
     start = last = time.monotonic()
-    budget = sum((expected or {}).get(name, 0.0) for name in jobs)
+    # The wall time the recorded run times give on these workers, scheduled as below (not
+    # their sum, which counts chapters that run side by side twice).
+    budget = projected_wall(
+        {name: (expected or {}).get(name, 0.0) for name in jobs},
+        {name: [p for p in jobs[name].parents if p in jobs] for name in jobs},
+        slots,
+    )
 
     def finish(name: str, outcome: Outcome, detail: str) -> None:
         outcomes[name] = outcome
@@ -443,7 +450,7 @@ def run_jobs(
         now = time.monotonic()
         if (waiting or running) and now - last >= heartbeat:
             minutes = (now - start) / 60
-            against = f" of about {budget / 60:.0f} min recorded" if budget else ""
+            against = f" of about {budget / 60:.0f} min expected" if budget else ""
             log(
                 f"{minutes:.1f} min{against}: {len(outcomes)} done, running "
                 f"{', '.join(sorted(running.values())) or 'none'}, {len(waiting)} waiting"
