@@ -22,12 +22,12 @@ def test_the_run_factor_is_the_largest_count_ratio_with_its_parameter():
     )
 
 
-@pytest.mark.parametrize(
-    ("hours", "words"),
-    [(0.5, "under an hour"), (5, "hours"), (30, "days"), (24 * 7, "weeks")],
-)
-def test_magnitudes_in_words(hours, words):
-    assert timing.magnitude(hours * 3600) == words
+def test_the_cap_factor_is_the_largest_raise_of_a_step_cap():
+    book = {"max_steps": 3000, "memorise_steps": 1500, "min_updates": 1000, "n_train": 2000}
+    full = {"max_steps": 20000, "memorise_steps": 20000, "min_updates": 3000, "n_train": 0}
+    assert timing.cap_factor(book, full) == pytest.approx(20000 / 1500)
+    assert timing.cap_factor({"max_steps": 3000}, {"max_steps": 1000}) == 1.0  # lowered
+    assert timing.cap_factor({"n_train": 10}, {"n_train": 20}) == 1.0  # no cap at all
 
 
 def test_the_page_shows_the_recorded_times_and_the_full_profiles_magnitude(tmp_path):
@@ -35,16 +35,20 @@ def test_the_page_shows_the_recorded_times_and_the_full_profiles_magnitude(tmp_p
     paths = _graph_project(tmp_path, {"90_a": [], "91_b": []})
     nb = paths.notebooks / "90_a.py"
     nb.write_text(nb.read_text().replace("x: int = 1", "x: int = 1\nseeds: list[int] = [0]"))
+    nb.write_text(nb.read_text().replace("seeds: list", "max_steps: int = 100\nseeds: list"))
     (paths.profiles / "book.yml").write_text("chapters:\n  90_a: {x: 4}\n")
-    (paths.profiles / "full.yml").write_text("chapters:\n  90_a: {x: 8, seeds: [0, 1, 2, 3]}\n")
+    (paths.profiles / "full.yml").write_text(
+        "chapters:\n  90_a: {x: 8, seeds: [0, 1, 2, 3], max_steps: 250}\n"
+    )
     (paths.profiles / "run_times.yml").write_text(
         "book: {90_a: 7200, 91_b: 20}\nquick: {90_a: 900}\nthreads: {book: 1, quick: 1}\n"
     )
     text = build.full_profile_section(paths)
     assert "| `90_a` | 900 | 7200 | 4 (`seeds`) |" in text
     assert "| `91_b` | – | 20 | 1 |" in text  # never timed under quick
-    # 4 x 7200 s + 20 s: some 8 CPU-hours, hours on one core.
-    assert "come to some 8 CPU-hours (hours on one core)" in text
+    # 4 x 7200 s + 20 s: some 8 CPU-hours, and full raises max_steps 2.5 times.
+    assert "come to some 8 CPU-hours for the extra runs alone" in text
+    assert "raises step caps up to 2.5 times the book's" in text
     assert "the book's 2.0 hours of chapter time," in text
     (paths.profiles / "full.yml").unlink()
     assert "No table: no profile full" in build.full_profile_section(paths)

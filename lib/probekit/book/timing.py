@@ -5,9 +5,10 @@ chapter's last run time under the ``quick`` and ``book`` profiles
 (:func:`probekit.book.graph.recorded_seconds`: this checkout's manifest, else
 ``params/run_times.yml``), and, for ``full``, which is not timed on a laptop, the factor by which
 it multiplies the chapter's runs (:data:`COUNTS`) applied to the book's time: an order of
-magnitude, since a count may multiply most of a chapter's work but not all of it, and the data
-sizes and step caps that ``full`` also raises multiply the time again by an amount early
-stopping decides.
+magnitude for the extra runs alone (a count may multiply most of a chapter's work but not all of
+it), beside the largest factor by which ``full`` raises a step cap (:func:`cap_factor`). Whole
+splits, larger batches and higher caps multiply the time again, by an amount early stopping
+decides.
 """
 
 from __future__ import annotations
@@ -46,30 +47,34 @@ def run_factor(book: dict[str, Any], full: dict[str, Any]) -> tuple[float, str]:
     return factor, name
 
 
-def magnitude(seconds: float) -> str:
-    """Seconds in words, to the order of magnitude."""
-    hours = seconds / 3600
-    if hours < 1:
-        return "under an hour"
-    if hours < 24:
-        return "hours"
-    return "days" if hours < 24 * 7 else "weeks"
+def cap_factor(book: dict[str, Any], full: dict[str, Any]) -> float:
+    """The largest factor by which ``full`` raises a step cap; 1 if it raises none.
+
+    Caps are the integer parameters named ``*_steps`` or ``*_updates``.
+    """
+    ratios = [
+        full[key] / book[key]
+        for key in book
+        if key.endswith(("_steps", "_updates")) and isinstance(book[key], int) and book[key] > 0
+    ]
+    return max([1.0, *ratios])
 
 
 def timing_section(paths: Paths) -> str:
-    """Markdown: the measured times per chapter and profile, and the ``full`` profile's magnitude."""
+    """Markdown: the measured times per chapter and profile, and the ``full`` profile's floor."""
     slugs = toc_chapters(paths.root)
     seconds = {p: graph.recorded_seconds(slugs, p, paths) for p in PROFILES}
     rows = [
         "| chapter | " + " | ".join(f"`{p}` (s)" for p in PROFILES) + " | `full`: runs x |",
         "|---|" + "---|" * len(PROFILES) + "---|",
     ]
-    full_seconds, unknown = 0.0, []
+    full_seconds, caps, unknown = 0.0, 1.0, []
     for slug in slugs:
         nb = paths.notebooks / f"{slug}.py"
         book = effective_parameters(nb, "book", profiles_dir=paths.profiles)
         full = effective_parameters(nb, "full", profiles_dir=paths.profiles)
         factor, name = run_factor(book, full)
+        caps = max(caps, cap_factor(book, full))
         if seconds["book"][slug] is None:
             unknown.append(f"`{slug}`")
         else:
@@ -89,9 +94,11 @@ def timing_section(paths: Paths) -> str:
             "is the largest factor by which it multiplies a chapter's runs (seeds, "
             "architectures, probes, trials or simulated cases); the book's "
             f"{book_total / 3600:.1f} hours of chapter time{missing}, each chapter's time "
-            f"times that factor, come to some {full_seconds / 3600:,.0f} CPU-hours ("
-            f"{magnitude(full_seconds)} on one core) before `full`'s whole splits and higher "
-            "step caps multiply it again: run it on a GPU (`device=cuda`) or a Dask cluster (`--scheduler`).",
+            f"times that factor, come to some {full_seconds / 3600:,.0f} CPU-hours for the extra "
+            "runs alone. "
+            "`full` also trains on whole splits, with its own batch sizes, and raises step caps "
+            f"up to {caps:.3g} times the book's, which multiply that again: run it on a GPU "
+            "(`device=cuda`) or a Dask cluster (`--scheduler`).",
             "",
             *rows,
             "",
