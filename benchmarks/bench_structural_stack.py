@@ -5,9 +5,9 @@ Two baselines, both training the probes of a random search one after the other:
       batch, the sentences are padded anew (``pad_embeddings``), projected with their padding,
       the pairwise distances computed at the batch's longest sentence, ``torch.optim.Adam``
       steps, and the dev loss computed sentence batch by sentence batch;
-  (b) ``one_at_a_time``: :func:`probekit.probes.structural_stack.train_stack` called once per
+  (b) ``one_at_a_time``: :func:`probekit.probes.structural_stack.train_distance_probes` called once per
       probe (a stack of one), which isolates what stacking itself buys.
-Ours: one ``train_stack`` call for all P probes (one minibatch gather and one batched Prim per
+Ours: one ``train_distance_probes`` call for all P probes (one minibatch gather and one batched Prim per
 step for the whole stack, grouped by rank; the gradient written out by hand, no autograd).
 
 Work (book shape, one searched layer): P = 10 random-search trials (ranks from {16, 32, 64,
@@ -38,7 +38,7 @@ from probekit.probes.structural import (
     sample_trials,
     structural_loss,
 )
-from probekit.probes.structural_stack import DistanceData, DistanceTrial, train_stack
+from probekit.probes.structural_stack import DistanceData, DistanceTrial, train_distance_probes
 from probekit.trees.distances import tree_distances_all
 
 
@@ -125,15 +125,15 @@ def main() -> None:
     print(f"shape: n_train={n_train} n_dev={n_dev} d={d} probes={n_probes} epochs={epochs}")
     print(f"shape: ranks={[t.rank for t in trials]}")
     # Warm up (lazy imports, first allocations) outside the timings.
-    train_stack("structural", trials[:1], train, dev, max_epochs=1)
+    train_distance_probes("structural", trials[:1], train, dev, max_epochs=1)
     naive_train("structural", trials[0], (tr_e[:64], tr_h[:64]), (dev_e, dev_h), 1)
     for kind, selection in (("structural", "loss"), ("perceptron", "uuas")):
         kwargs = {"selection": selection, "max_epochs": epochs, "patience": epochs + 1}
         t0 = time.perf_counter()
-        stacked = train_stack(kind, trials, train, dev, **kwargs)
+        stacked = train_distance_probes(kind, trials, train, dev, **kwargs)
         t_stacked = time.perf_counter() - t0
         t0 = time.perf_counter()
-        alone = [train_stack(kind, [t], train, dev, **kwargs)[0] for t in trials]
+        alone = [train_distance_probes(kind, [t], train, dev, **kwargs)[0] for t in trials]
         t_alone = time.perf_counter() - t0
         t0 = time.perf_counter()
         for t in trials:

@@ -111,7 +111,7 @@ def test_selection_follows_the_criterion_it_is_given(sets):
     mlp = B.BiaffineConfig(mlp=MLPConfig(n_layers=1, hidden_size=8, dropout=0.0))
     runs = [BS.ParseRun(mlp, 0), BS.ParseRun(mlp, 1)]
     seen = []
-    original = BS._CappedStopping.update
+    original = BS.StackedEarlyStopping.update
 
     def spy(self, criterion, step):
         seen.append(criterion.copy())
@@ -120,7 +120,7 @@ def test_selection_follows_the_criterion_it_is_given(sets):
     for select_on in ("uas", "loss"):
         seen.clear()
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(BS._CappedStopping, "update", spy)
+            mp.setattr(BS.StackedEarlyStopping, "update", spy)
             res = BS.train_parsers(runs, sets, seed=0, options=OPTS, select_on=select_on)
         history = np.stack(seen)  # (checks, P), inf once a run has stopped
         reported = 1 - res.dev_uas if select_on == "uas" else res.dev_loss

@@ -43,7 +43,7 @@ def test_the_page_shows_the_recorded_times_and_the_full_profiles_magnitude(tmp_p
     (paths.profiles / "run_times.yml").write_text(
         "book: {90_a: 7200, 91_b: 20}\nquick: {90_a: 900}\nthreads: {book: 1, quick: 1}\n"
     )
-    text = build.full_profile_section(paths)
+    text = build.run_times_section(paths)
     assert "| `90_a` | 900 | 7200 | 4 (`seeds`) |" in text
     assert "| `91_b` | – | 20 | 1 |" in text  # never timed under quick
     # 4 x 7200 s + 20 s: some 8 CPU-hours, and full raises max_steps 2.5 times.
@@ -51,4 +51,4 @@ def test_the_page_shows_the_recorded_times_and_the_full_profiles_magnitude(tmp_p
     assert "raises step caps up to 2.5 times the book's" in text
     assert "the book's 2.0 hours of chapter time," in text
     (paths.profiles / "full.yml").unlink()
-    assert "No table: no profile full" in build.full_profile_section(paths)
+    assert "No table: no profile full" in build.run_times_section(paths)

@@ -250,7 +250,7 @@ def _distance(kind: str):
     def run(**device) -> np.ndarray:
         train, dev, dv_e = _distance_data()
         selection = "uuas" if kind == "perceptron" else "loss"
-        results = T.train_stack(
+        results = T.train_distance_probes(
             kind, TRIALS, train, dev, selection=selection, max_epochs=2, patience=5, **device
         )
         assert all(r.probe.B.device.type == "cpu" for r in results)  # probes come back
@@ -297,7 +297,9 @@ def test_every_trainer_agrees_on_the_gpu_and_the_cpu(name):
 def test_auto_trains_on_the_gpu():
     assert devices.resolve_device("auto").type == "cuda"
     train, dev, _ = _distance_data()
-    (result,) = T.train_stack("structural", TRIALS[:1], train, dev, max_epochs=1, device="auto")
+    (result,) = T.train_distance_probes(
+        "structural", TRIALS[:1], train, dev, max_epochs=1, device="auto"
+    )
     assert result.probe.B.device.type == "cpu"
 
 
@@ -358,9 +360,9 @@ def test_meta_catches_a_tensor_created_on_the_cpu():
         (meta @ cpu).cpu()
 
 
-def _spy_fit_stack(monkeypatch, module) -> None:
-    """Run the module's fit_stack for a few steps on meta, then the dev pass, then stop."""
-    real = training.fit_stack
+def _spy_fit_module(monkeypatch, module) -> None:
+    """Run the module's fit_module for a few steps on meta, then the dev pass, then stop."""
+    real = training.fit_module
 
     def spy(stack, n_probes, opts, *, dev_loss, **kwargs):
         assert devices.module_device(stack) == META
@@ -374,12 +376,12 @@ def _spy_fit_stack(monkeypatch, module) -> None:
         opts = dataclasses.replace(opts, eval_every=2, max_steps=4)
         return real(stack, n_probes, opts, dev_loss=dev, **kwargs)
 
-    monkeypatch.setattr(module, "fit_stack", spy)
+    monkeypatch.setattr(module, "fit_module", spy)
 
 
 @pytest.mark.parametrize("config", [{"alpha": 0.05}, {"rank": 2, "dropout": 0.2}])
 def test_linear_probes_step_on_meta(monkeypatch, config):
-    _spy_fit_stack(monkeypatch, linear)
+    _spy_fit_module(monkeypatch, linear)
     with pytest.raises(Reached), SameDevice():
         linear.train_linear_probes(
             [linear.LinearProbeConfig(**config)] * 2, *blobs(64, 0), *blobs(32, 1), seed=0,
@@ -396,7 +398,7 @@ def test_linear_probes_step_on_meta(monkeypatch, config):
     ids=["linear", "mlp"],
 )
 def test_biaffine_parsers_step_on_meta(monkeypatch, config):
-    _spy_fit_stack(monkeypatch, biaffine_stack)
+    _spy_fit_module(monkeypatch, biaffine_stack)
     train, dev = star_trees(24, 0), star_trees(8, 1)
     with pytest.raises(Reached), SameDevice():
         biaffine_stack.train_biaffine_probes(
@@ -405,7 +407,7 @@ def test_biaffine_parsers_step_on_meta(monkeypatch, config):
 
 
 def test_mlp_stacks_step_on_meta(monkeypatch):
-    _spy_fit_stack(monkeypatch, mlp_stack)
+    _spy_fit_module(monkeypatch, mlp_stack)
     X, y = blobs(64, 0)
     sets = [TrainingSet("a", X, y, X[:16], y[:16]), TrainingSet("b", X[::-1].copy(), y, X, y)]
     with pytest.raises(Reached), SameDevice():
@@ -449,7 +451,7 @@ def test_softmax_probes_step_on_meta(monkeypatch):
     real = softmax._SoftmaxStack.correct
 
     def spy(self, Xe, ye, view):
-        assert self.W.device == META and all(s.device == META for s in self.steps)
+        assert self.W.device == META and all(g.device == META for g in self.grads)
         with stops_at_the_first_copy():
             real(self, Xe, ye, view)
         raise Reached
@@ -473,7 +475,9 @@ def test_distance_probes_step_on_meta(monkeypatch, kind):
         )
     train, dev, dv_e = _distance_data()
     with stops_at_the_first_copy():
-        T.train_stack(kind, TRIALS, train, dev, max_epochs=1, group_ranks=False, device="meta")
+        T.train_distance_probes(
+            kind, TRIALS, train, dev, max_epochs=1, group_ranks=False, device="meta"
+        )
     B = T.init_stack(TRIALS, train.dim)[0].to(META)
     sources = [t.source for t in TRIALS]
     with stops_at_the_first_copy():

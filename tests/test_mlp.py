@@ -181,23 +181,6 @@ def test_manual_backward_equals_autograd():
     assert stack.grads[2][G * c - 1].abs().sum() == 0  # the padding slot gets no gradient
 
 
-def test_stacked_adam_equals_torch_adam():
-    stack = mlp_batched._Stack(1, 2, 3, 4, 2, 5)
-    torch.manual_seed(1)
-    for p in stack.params:
-        p.normal_()
-    ref = [p.clone().requires_grad_() for p in stack.params]
-    opt = torch.optim.Adam(ref, lr=1e-3)
-    for t in range(3):
-        for g, r in zip(stack.grads, ref, strict=True):
-            g.normal_()
-            r.grad = g.clone()
-        opt.step()
-        mlp_batched._adam(stack, 1, t, 1e-3)
-    for p, r in zip(stack.params, ref, strict=True):
-        torch.testing.assert_close(p, r.detach(), rtol=1e-5, atol=1e-7)
-
-
 def test_checkpoints_are_counted_in_updates(task):
     """The record at checkpoint u equals a probe trained on exactly the first u batches."""
     Xt, yt, Xe, ye, _, _ = task

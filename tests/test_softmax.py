@@ -1,5 +1,4 @@
-"""Softmax-regression probes trained together (probekit.probes.softmax) and the one Adam
-update of the hand-written trainers (probekit.probes.training.adam_update)."""
+"""Softmax-regression probes trained together (probekit.probes.softmax)."""
 
 from __future__ import annotations
 
@@ -11,27 +10,7 @@ from conftest import blobs
 from probekit.errors import ParameterError
 from probekit.probes.mlp import ProbeSpec, epoch_orders
 from probekit.probes.softmax import _SoftmaxStack, train_softmax_probes
-from probekit.probes.training import adam_update
-
-
-def test_adam_update_is_torch_adam():
-    """Kingma & Ba 2015 as torch.optim.Adam computes it, on two tensors over five steps."""
-    gen = torch.Generator().manual_seed(0)
-    params = [torch.randn(4, 3, generator=gen), torch.randn(3, generator=gen)]
-    ref = [p.clone().requires_grad_(True) for p in params]
-    opt = torch.optim.Adam(ref, lr=0.01)
-    m = [torch.zeros_like(p) for p in params]
-    v = [torch.zeros_like(p) for p in params]
-    steps = [torch.zeros(()) for _ in params]
-    for _ in range(5):
-        grads = [torch.randn(p.shape, generator=gen) for p in params]
-        for r, g in zip(ref, grads, strict=True):
-            r.grad = g.clone()
-        opt.step()
-        adam_update(params, grads, m, v, steps, lr=0.01)
-    for p, r in zip(params, ref, strict=True):
-        assert torch.allclose(p, r.detach(), rtol=1e-5, atol=1e-7)
-    assert [float(s) for s in steps] == [5.0, 5.0]
+from probekit.probes.training import StackAdam
 
 
 def test_softmax_stack_matches_nn_linear_with_adam():
@@ -44,12 +23,14 @@ def test_softmax_stack_matches_nn_linear_with_adam():
         ref.weight.copy_(torch.empty(3, 5).uniform_(-(5**-0.5), 5**-0.5, generator=g))
         ref.bias.copy_(torch.empty(3).uniform_(-(5**-0.5), 5**-0.5, generator=g))
     opt = torch.optim.Adam(ref.parameters(), lr=0.01)
+    adam = StackAdam(state.params, 0.01, fused=True, grads=state.grads)
     Xt, yt = torch.as_tensor(X), torch.as_tensor(y)
     order = epoch_orders(40, 2, 3)
     for epoch in range(2):
         for start in range(0, 40, 16):
             idx = torch.as_tensor(order[epoch, start : start + 16])
-            state.step(Xt, idx[None], yt[idx][None], 0.01)
+            state.backward(Xt, idx[None], yt[idx][None])
+            adam.step()
             opt.zero_grad()
             torch.nn.functional.cross_entropy(ref(Xt[idx]), yt[idx]).backward()
             opt.step()
@@ -68,13 +49,16 @@ def test_stacked_probes_train_as_if_alone():
     rows = [np.sort(rng.choice(200, 128, replace=False)) for _ in specs]
     stacked = _SoftmaxStack(specs, d=6, C=3)
     alone = [_SoftmaxStack([s], d=6, C=3) for s in specs]
+    adams = [StackAdam(s.params, 0.05, fused=True, grads=s.grads) for s in (stacked, *alone)]
     yt = torch.as_tensor(y)
     for step in range(8):
         idx = np.stack([r[(step * 16) % 128 :][:16] for r in rows])
         flat_idx = torch.as_tensor(idx + np.array([s.view * 200 for s in specs])[:, None])
-        stacked.step(flat, flat_idx, yt[torch.as_tensor(idx)], 0.05)
+        stacked.backward(flat, flat_idx, yt[torch.as_tensor(idx)])
         for k, one in enumerate(alone):
-            one.step(flat, flat_idx[k : k + 1], yt[torch.as_tensor(idx[k : k + 1])], 0.05)
+            one.backward(flat, flat_idx[k : k + 1], yt[torch.as_tensor(idx[k : k + 1])])
+        for adam in adams:
+            adam.step()
     for k, one in enumerate(alone):
         assert torch.allclose(stacked.W[k], one.W[0], rtol=1e-5, atol=1e-6)
         assert torch.allclose(stacked.b[k], one.b[0], rtol=1e-5, atol=1e-6)

@@ -13,6 +13,7 @@ from probekit.errors import ParameterError
 from probekit.probes import perceptron as P
 from probekit.probes import structural as S
 from probekit.probes import structural_stack as T
+from probekit.probes.training import StackAdam, StackedEarlyStopping
 from test_structural import synthetic_corpus
 
 
@@ -46,9 +47,9 @@ def test_a_probe_trains_the_same_alone_or_in_a_stack(data, kind, group_ranks):
     train, dev = data
     selection = "uuas" if kind == "perceptron" else "loss"
     kwargs = {"selection": selection, "order_seed": 5, "max_epochs": 3, "patience": 10}
-    stacked = T.train_stack(kind, TRIALS, train, dev, group_ranks=group_ranks, **kwargs)
+    stacked = T.train_distance_probes(kind, TRIALS, train, dev, group_ranks=group_ranks, **kwargs)
     for trial, result in zip(TRIALS, stacked, strict=True):
-        (alone,) = T.train_stack(kind, [trial], train, dev, **kwargs)
+        (alone,) = T.train_distance_probes(kind, [trial], train, dev, **kwargs)
         _close_histories(result, alone)
         assert result.probe.B.shape == (trial.rank, train.dim)
         torch.testing.assert_close(result.probe.B, alone.probe.B, rtol=1e-3, atol=1e-5)
@@ -69,10 +70,9 @@ def test_padded_rows_are_masked_and_never_updated():
     (grad,) = torch.autograd.grad(loss, B)
     assert torch.all(grad[0, 2:] == 0)
     B = B.detach()
-    m, v = torch.zeros_like(B), torch.zeros_like(B)
-    lr = torch.tensor([0.1, 0.2, 0.3]).view(3, 1, 1)
-    for step in range(1, 4):
-        T._adam(B, grad, m, v, lr, step)
+    adam = StackAdam([B], np.array([0.1, 0.2, 0.3]), n_probes=3, grads=[grad])
+    for _ in range(3):
+        adam.step()
     assert torch.all(B[0, 2:] == 0) and torch.all(B[2, 5:] == 0)
     assert not torch.all(B[0, :2] == alone.B.detach())
 
@@ -118,23 +118,6 @@ def test_the_hand_written_gradient_is_autograds(data, kind):
     assert float(expected_grad.abs().max()) > 1e-3  # a gradient that can be wrong
 
 
-def test_stacked_adam_is_torch_adam_per_probe():
-    g = torch.Generator().manual_seed(0)
-    start = torch.randn(3, 4, 5, generator=g)
-    grads = [torch.randn(3, 4, 5, generator=g) for _ in range(4)]
-    lrs = [0.1, 0.01, 0.003]
-    B, m, v = start.clone(), torch.zeros_like(start), torch.zeros_like(start)
-    for step, grad in enumerate(grads, start=1):
-        T._adam(B, grad, m, v, torch.tensor(lrs).view(3, 1, 1), step)
-    for p, lr in enumerate(lrs):
-        param = torch.nn.Parameter(start[p].clone())
-        opt = torch.optim.Adam([param], lr=lr)
-        for grad in grads:
-            param.grad = grad[p].clone()
-            opt.step()
-        torch.testing.assert_close(B[p], param.detach(), rtol=1e-5, atol=1e-6)
-
-
 def test_each_probe_stops_on_its_own_and_keeps_its_best_epoch(data):
     train, dev = data
     # A learning rate far too high makes the dev loss jump about, so that probe stops early; a
@@ -143,13 +126,15 @@ def test_each_probe_stops_on_its_own_and_keeps_its_best_epoch(data):
         T.DistanceTrial(rank=12, lr=3.0, dropout=0.0, seed=1),
         T.DistanceTrial(rank=12, lr=0.01, dropout=0.0, seed=2),
     ]
-    wild, steady = T.train_stack(
+    wild, steady = T.train_distance_probes(
         "structural", trials, train, dev, order_seed=0, max_epochs=12, patience=2
     )
     assert not wild.stopped_at_cap and wild.epochs == wild.best_epoch + 3 < 12
     assert steady.stopped_at_cap and steady.epochs == 12
     # Alone, the wild probe stops at the same epoch: the other probe does not keep it going.
-    (alone,) = T.train_stack("structural", trials[:1], train, dev, max_epochs=12, patience=2)
+    (alone,) = T.train_distance_probes(
+        "structural", trials[:1], train, dev, max_epochs=12, patience=2
+    )
     assert alone.epochs == wild.epochs and alone.best_epoch == wild.best_epoch
     # The returned weights are those of the best epoch.
     for result in (wild, steady):
@@ -174,7 +159,7 @@ def test_bad_settings_are_refused_before_any_work(data):
     ):
         args = {"kind": "structural", "trials": [trial], "train": train, "dev": dev} | kwargs
         with pytest.raises(ParameterError) as info:
-            T.train_stack(**args)
+            T.train_distance_probes(**args)
         assert info.value.name == name
 
 
@@ -186,7 +171,7 @@ def _candidates(data):
     """Two parser candidates: a trained one, and a worse one scaled so that its loss lies
     between the trained one's loss and twice that loss."""
     train, dev = data
-    (trained,) = T.train_stack(
+    (trained,) = T.train_distance_probes(
         "perceptron",
         [T.DistanceTrial(rank=12, lr=0.01, dropout=0.0, seed=0)],
         train,
@@ -246,11 +231,11 @@ def test_parser_early_stopping_epoch_is_invariant_to_rescaling_B_under_uuas(data
     for rule, same in (("uuas", True), ("loss", False)):
         best = []
         for second in (good, 2 * good):
-            stopper = T._Stopper(torch.zeros(1, *good.shape), patience=5, min_delta=0.0)
+            stopper = StackedEarlyStopping({"B": torch.zeros(1, *good.shape)}, 1, 5, 0.0)
             for epoch, B in enumerate((worse, second)):
                 scores = T.evaluate_stack("perceptron", B[None], [0], dev, True)
-                stopper.update(np.array([0]), T.selection_score(scores, rule), B[None], epoch)
-            best.append(int(stopper.best_epoch[0]))
+                stopper.update(-T.selection_score(scores, rule), epoch)
+            best.append(int(stopper.best_step[0]))
         assert (best[0] == best[1]) == same, (rule, best)
         assert best[0] == 1
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from probekit.errors import ParameterError
-from probekit.probes.training import StackAdam, StackedEarlyStopping, TrainOptions, fit_stack
+from probekit.probes.training import StackAdam, StackedEarlyStopping, TrainOptions, fit_module
 
 
 class Stack(torch.nn.Module):
@@ -83,7 +83,7 @@ def test_a_probe_rate_in_a_stack_is_its_own_adam_at_that_rate():
     gen = torch.Generator().manual_seed(0)
     grads = [torch.randn(3, 4, generator=gen) for _ in range(5)]
     stack = Stack(3, 4)
-    opt = StackAdam(stack, lr=0.1, n_probes=3, betas=(0.9, 0.9))
+    opt = StackAdam.for_module(stack, lr=0.1, n_probes=3, betas=(0.9, 0.9))
     scale = np.array([1.0, 0.5, 0.125])
     for g in grads:
         stack.w.grad = g.clone()
@@ -93,10 +93,56 @@ def test_a_probe_rate_in_a_stack_is_its_own_adam_at_that_rate():
         torch.testing.assert_close(stack.w.detach()[p], alone, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("fused", [False, True])
+def test_the_one_adam_is_torch_adam(fused):
+    """Kingma & Ba 2015 as torch.optim.Adam computes it, from gradient buffers (the hand-written
+    trainers) with either kernel, on two tensors over five steps."""
+    gen = torch.Generator().manual_seed(0)
+    params = [torch.randn(4, 3, generator=gen), torch.randn(4, generator=gen)]
+    ref = [p.clone().requires_grad_(True) for p in params]
+    opt = torch.optim.Adam(ref, lr=0.01)
+    grads = [torch.zeros_like(p) for p in params]
+    adam = StackAdam(params, 0.01, n_probes=4, fused=fused, grads=grads)
+    for _ in range(5):
+        for r, g in zip(ref, grads, strict=True):
+            g.copy_(torch.randn(g.shape, generator=gen))
+            r.grad = g.clone()
+        opt.step()
+        adam.step()
+    for p, r in zip(params, ref, strict=True):
+        torch.testing.assert_close(p, r.detach(), rtol=1e-5, atol=1e-7)
+    assert [float(s) for s in adam.steps] == [5.0, 5.0]
+
+
+def test_the_leading_rows_train_while_the_others_keep_their_weights():
+    """A family that keeps its probes still training first updates only those rows."""
+    w = torch.ones(3, 2)
+    grad = torch.ones(3, 2)
+    adam = StackAdam([w], 0.1, n_probes=3, fused=True, grads=[grad])
+    adam.step(rows=[2])
+    assert torch.equal(w[2], torch.ones(2))
+    assert (w[:2] < 1).all()
+    with pytest.raises(ParameterError, match="rows"):
+        adam.step(np.array([1.0, 0.5, 1.0]), rows=[2])
+
+
+def test_a_rate_per_probe_is_each_probe_at_its_own_rate():
+    gen = torch.Generator().manual_seed(1)
+    grads = [torch.randn(2, 4, generator=gen) for _ in range(4)]
+    w, g = torch.ones(2, 4), torch.zeros(2, 4)
+    adam = StackAdam([w], np.array([0.1, 0.01]), n_probes=2, betas=(0.9, 0.9), grads=[g])
+    for step in grads:
+        g.copy_(step)
+        adam.step()
+    for p, lr in enumerate((0.1, 0.01)):
+        alone = _adam_alone(torch.ones(4), [s[p] for s in grads], lr)
+        torch.testing.assert_close(w[p], alone, rtol=1e-5, atol=1e-6)
+
+
 def test_clipping_rescales_each_probe_by_its_own_norm():
     stack = Stack(2, 4)
     stack.w.grad = torch.tensor([[3.0, 4.0, 0.0, 0.0], [0.3, 0.4, 0.0, 0.0]])
-    norms = StackAdam(stack, lr=0.1, n_probes=2).clip(1.0)
+    norms = StackAdam.for_module(stack, lr=0.1, n_probes=2, betas=(0.9, 0.999)).clip(1.0)
     np.testing.assert_allclose(norms, [5.0, 0.5], rtol=1e-6)
     torch.testing.assert_close(stack.w.grad[0], torch.tensor([0.6, 0.8, 0.0, 0.0]))
     torch.testing.assert_close(stack.w.grad[1], torch.tensor([0.3, 0.4, 0.0, 0.0]))
@@ -121,7 +167,7 @@ def _fit(schedule: str) -> tuple[StackedEarlyStopping, int]:
         batch_size=1, lr=0.1, eval_every=10, patience=6, min_delta=1e-4, max_steps=3000,
         schedule=schedule, decay=0.5,
     )  # fmt: skip
-    stopper = fit_stack(
+    stopper = fit_module(
         stack, 2, opts, batches=lambda g: range(int(torch.randint(10**6, (1,), generator=g)),
         int(torch.randint(10**6, (1,), generator=g)) + 20), train_loss=train_loss,
         dev_loss=dev_loss, order_seed=0, dropout_seed=0,

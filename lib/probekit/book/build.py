@@ -126,7 +126,7 @@ def workers_projection(paths: Paths) -> str:
     )
 
 
-def full_profile_section(paths: Paths) -> str:
+def run_times_section(paths: Paths) -> str:
     """Markdown: a heading and the chapters' measured times per profile (:mod:`.timing`)."""
     head = "### Run times by profile\n\n"
     missing = [p for p in ("quick", "book", "full") if not (paths.profiles / f"{p}.yml").is_file()]
@@ -164,7 +164,7 @@ def write_generated(paths: Paths, profile: str) -> None:
     for name, text in (
         ("parameters.md", parameter_tables(paths, profile)),
         ("build.md", build_summary(paths, profile)),
-        ("workers.md", workers_projection(paths) + "\n" + full_profile_section(paths)),
+        ("workers.md", workers_projection(paths) + "\n" + run_times_section(paths)),
         (
             "profile.md",
             f"This build used the parameter profile **{profile}** ({{ref}}`sec-this-build`).",

@@ -52,7 +52,7 @@ from probekit.probes.biaffine import (
 )
 from probekit.probes.linear import normalise_rows
 from probekit.probes.structural_stack import DROPOUT_LEVELS, dropout_threshold
-from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_stack
+from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_module
 from probekit.representations.types import OneHotEmbedding
 from probekit.seeds import derived_seeds
 
@@ -371,33 +371,6 @@ def _evaluate(
     return ce_sum / total, hits / total, preds
 
 
-class _CappedStopping(StackedEarlyStopping):
-    """:class:`~probekit.probes.training.StackedEarlyStopping` with a cap on updates per probe.
-
-    A probe still active at a check at or after its ``caps`` (P,) stops there and counts as
-    ended at its cap (``capped``).
-    """
-
-    def __init__(
-        self,
-        module: torch.nn.Module,
-        caps: np.ndarray,
-        patience: int,
-        min_delta: float,
-        decay: float = 1.0,
-    ):
-        super().__init__(module, len(caps), patience, min_delta, decay)
-        self.caps = caps
-        self.capped = np.zeros(len(caps), dtype=bool)
-
-    def update(self, dev_loss: np.ndarray, step: int) -> None:
-        """Record the criterion (P,) after ``step`` updates, then stop the probes at their cap."""
-        super().update(dev_loss, step)
-        reached = self.active & (step >= self.caps)
-        self.capped |= reached
-        self.active &= ~reached
-
-
 def _fit(
     stack: ParserStack,
     train: Sequence[ParseData],
@@ -407,7 +380,7 @@ def _fit(
     order_seed: int,
     select_on: str,
     min_gain: float = UAS_MIN_DELTA,
-) -> _CappedStopping:
+) -> StackedEarlyStopping:
     """Fit the P probes of ``stack`` on eq. 8 (cross-entropy over heads in bits + penalty).
 
     Probe p trains on ``train[p]`` (inputs and heads; all share sentence lengths) and stops on
@@ -425,7 +398,9 @@ def _fit(
         # The 0.02-bit threshold of the loss rule means nothing on a share of words.
         opts = replace(opts, min_delta=min_gain)
     opts = replace(opts, max_steps=int(caps.max()))
-    stopper = _CappedStopping(stack, caps, opts.patience, opts.min_delta, opts.lr_decay)
+    stopper = StackedEarlyStopping(
+        stack, P, opts.patience, opts.min_delta, opts.lr_decay, caps=caps
+    )
     stack.dropout.reset()
 
     def active() -> np.ndarray:
@@ -447,7 +422,7 @@ def _fit(
                 out[members] = 1.0 - accuracy if select_on == "uas" else loss
         return out
 
-    fit_stack(
+    fit_module(
         stack,
         P,
         opts,
@@ -458,7 +433,6 @@ def _fit(
         dropout_seed=order_seed,  # unused: the masks come from the stack's DropoutStreams
         stopper=stopper,
     )
-    stopper.at_cap |= stopper.capped
     return stopper
 
 

@@ -33,7 +33,7 @@ import torch
 from probekit.devices import module_device, resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.norms import nuclear_norm, numerical_rank
-from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_stack
+from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_module
 from probekit.representations.types import OneHotEmbedding
 from probekit.seeds import derived_seeds
 
@@ -318,7 +318,7 @@ def _fit_stack(
     order_seed: int,
     dropout_seed: int,
 ) -> StackedEarlyStopping:
-    """Fit on eq. 3 (mean cross-entropy in bits + penalty) with :func:`fit_stack`.
+    """Fit on eq. 3 (mean cross-entropy in bits + penalty) with :func:`fit_module`.
 
     Batches are random example rows ``idx`` (B,) of X_train (N, ...), read onto the stack's
     device.
@@ -336,7 +336,7 @@ def _fit_stack(
         ce = cross_entropy_bits(logits, y_train[torch.from_numpy(idx).to(device)]).mean(1)
         return ce + stack.probes.penalty()
 
-    return fit_stack(
+    return fit_module(
         stack,
         stack.probes.n_probes,
         opts,

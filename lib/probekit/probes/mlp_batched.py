@@ -3,8 +3,8 @@
 Probes may differ in initialisation seed, training subset, data order and input matrix ("view",
 e.g. one per layer). Probes that see the same inputs in the same order share every minibatch, so
 their first layers form one wide matrix and one matmul serves them all; groups run side by side
-as batched matmuls, with a hand-written forward and backward pass and one Adam update of the
-whole stack (:func:`probekit.probes.training.adam_update`). It starts every probe from the same
+as batched matmuls, with a hand-written forward and backward pass, through the one trainer
+(:func:`probekit.probes.training.fit_stack`, one fused Adam update of the whole stack). It starts every probe from the same
 weights and data order as :func:`probekit.probes.mlp.train_reference`, so the two agree up to
 float rounding (see the tests and ``benchmarks/bench_trainer.py``).
 """
@@ -40,7 +40,7 @@ from probekit.probes.mlp import (
     selected_rows,
     train_flops,
 )
-from probekit.probes.training import adam_update
+from probekit.probes.training import StackAdam, TrainOptions, fit_stack
 
 # Rows per forward pass when evaluating, to bound memory on large sets.
 _EVAL_CHUNK = 8192
@@ -164,13 +164,12 @@ def _active(chunks: list[_Chunk], epochs: int) -> np.ndarray:
 
 
 class _Stack:
-    """The stacked parameters, Adam moments and step buffers of G chunks of c probe slots.
+    """The stacked parameters, gradients and step buffers of G chunks of c probe slots.
 
     Layout (transposed, so that no step needs a copy): W1 (G, c*h, d) holds the c first layers of
     a chunk as one wide matrix; b1 (G, c*h, 1); W2 (G*c, C, h); b2 (G*c, C, 1). Hidden
     activations are (G, c*h, B), which views as (G*c, h, B) for the second layer's bmm.
-    Everything lives on ``device``, the Adam step counts included (the fused kernel reads them
-    there).
+    Everything lives on ``device``.
     """
 
     def __init__(
@@ -185,15 +184,12 @@ class _Stack:
             torch.zeros(G * c, C, 1, **on),
         ]
         self.grads = [torch.zeros_like(p) for p in self.params]
-        self.exp_avg = [torch.zeros_like(p) for p in self.params]
-        self.exp_avg_sq = [torch.zeros_like(p) for p in self.params]
         self.alive = torch.zeros(G, c, 1, 1, **on)  # 1 for a real probe, 0 for a padding slot
         self.Xb = torch.empty(G, B, d, **on)
         self.H = torch.empty(G, c * h, B, **on)
         self.Z = torch.empty(G * c, C, B, **on)
         self.dH = torch.empty(G * c, h, B, **on)
         self.onehot = torch.zeros(G, C, B, **on)
-        self.steps = [torch.zeros((), **on) for _ in self.params]
 
     def place(self, g: int, j: int, W1, b1, W2, b2) -> None:
         """Put one probe's parameters (nn.Linear layout) into chunk g, slot j."""
@@ -208,23 +204,6 @@ class _Stack:
         c = self.c
         W1, b1, W2, b2 = self.params
         return W1[g], b1[g], W2[g * c : (g + 1) * c], b2[g * c : (g + 1) * c]
-
-
-def _adam(stack: _Stack, g: int, t: int, lr: float) -> None:
-    """One Adam update of the first g chunks, in place.
-
-    The update is :func:`probekit.probes.training.adam_update`. All active chunks started together,
-    so they share the step count t for bias correction.
-    """
-    c = stack.c
-    cut = (g, g, g * c, g * c)
-    p = [x[:n] for x, n in zip(stack.params, cut, strict=True)]
-    gr = [x[:n] for x, n in zip(stack.grads, cut, strict=True)]
-    m = [x[:n] for x, n in zip(stack.exp_avg, cut, strict=True)]
-    v = [x[:n] for x, n in zip(stack.exp_avg_sq, cut, strict=True)]
-    for step in stack.steps:
-        step.fill_(t)
-    adam_update(p, gr, m, v, stack.steps, lr, BETAS, EPS)
 
 
 def _train_step(
@@ -485,19 +464,33 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
             epoch_end.setdefault((e + 1) * chunk.steps - 1, []).append(g)
     X_flat = job.Xt.view(V * N, d)
     evaluated_rows = 0  # probe-rows of evaluation, for the FLOP count
-    for t in range(len(active)):
+    c = stack.c
+
+    def backward(t: int, _: torch.Generator) -> tuple[int, ...]:
         g = int(active[t])
         _train_step(stack, g, X_flat, flat[t, :g], labels[t, :g], weight[t, :g])
-        _adam(stack, g, t, job.lr)
-        if t + 1 in job.ckpts:
+        return (g, g, g * c, g * c)  # the chunks still training lead the stack
+
+    def after_step(step: int) -> None:
+        nonlocal evaluated_rows
+        if step in job.ckpts:
             with torch.inference_mode():
                 for i, chunk in enumerate(chunks):
                     evaluated_rows += job.rec.record(
-                        job.ckpts.index(t + 1), stack, i, chunk, job, chunk_eval[i]
+                        job.ckpts.index(step), stack, i, chunk, job, chunk_eval[i]
                     )
-        for i in epoch_end.get(t, ()):
-            epoch = (t + 1) // chunks[i].steps - 1
+        for i in epoch_end.get(step - 1, ()):
+            epoch = step // chunks[i].steps - 1
             evaluated_rows += _evaluate(job, stack, i, chunks[i], epoch, chunk_eval[i])
+
+    # All active chunks started together, so they share Adam's step count.
+    fit_stack(
+        TrainOptions(lr=job.lr, max_steps=len(active)),
+        StackAdam(stack.params, job.lr, betas=BETAS, eps=EPS, fused=True, grads=stack.grads),
+        batches=lambda _: range(len(active)),
+        backward=backward,
+        after_step=after_step,
+    )
     if job.loss_eval is not None:
         with torch.inference_mode():
             for i, chunk in enumerate(chunks):

@@ -18,7 +18,7 @@ import torch
 from probekit.devices import module_device, resolve_device
 from probekit.errors import ParameterError
 from probekit.probes import linear
-from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_stack
+from probekit.probes.training import StackedEarlyStopping, TrainOptions, fit_module
 from probekit.representations import types
 from probekit.seeds import derived_seeds
 
@@ -388,7 +388,7 @@ def _fit_mlp_stack(
 ) -> StackedEarlyStopping:
     """Fit the P = len(set_ids) probes of ``stack`` (Pimentel et al. 2020, §6.2).
 
-    With :func:`~probekit.probes.training.fit_stack`: mean cross-entropy in bits of each probe on
+    With :func:`~probekit.probes.training.fit_module`: mean cross-entropy in bits of each probe on
     its own set's labels at the shared rows ``idx`` (B,) of the N = ``n`` training rows, early
     stopping on each set's stopping examples.
     """
@@ -419,7 +419,7 @@ def _fit_mlp_stack(
         logp = torch.log_softmax(logits, dim=-1)
         return -logp.gather(-1, target[..., None])[..., 0].mean(1) / linear.LN2
 
-    return fit_stack(
+    return fit_module(
         stack,
         len(set_ids),
         opts,

@@ -7,7 +7,9 @@ The linear probe of chapter 01 and the logistic regression of Zhu et al. 2022, Â
 seed, input matrix ("view", e.g. one per layer), training subset and data order, described by
 :class:`probekit.probes.mlp.ProbeSpec` as for the MLP trainer. Each probe minimises its own
 batch-mean cross-entropy with its own Adam (torch's defaults), so the result equals training
-the K probes one by one with ``nn.Linear`` and ``torch.optim.Adam`` (see the tests).
+the K probes one by one with ``nn.Linear`` and ``torch.optim.Adam`` (see the tests). They train
+through the one trainer (:func:`probekit.probes.training.fit_stack`) with a hand-written
+gradient, for a fixed number of epochs.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import torch
 from probekit.devices import resolve_device
 from probekit.errors import ParameterError
 from probekit.probes.mlp import ProbeSpec, epoch_orders
-from probekit.probes.training import adam_update
+from probekit.probes.training import StackAdam, TrainOptions, fit_stack
 
 
 def train_softmax_probes(
@@ -89,31 +91,41 @@ def train_softmax_probes(
     offset = (view * N)[:, None]  # a view's rows sit at view * N + row in the flat inputs
     state = _SoftmaxStack(specs, d, int(n_classes), where)
     out = np.zeros((K, len(ckpts), Xe.shape[1]), dtype=bool)
+    epoch_rows = iter(np.stack([o[epoch] for o in orders]) for epoch in range(epochs))
+
+    def batches(_: torch.Generator) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        rows = next(epoch_rows)  # (K, n): every probe's visits in this epoch
+        flat = torch.as_tensor(rows + offset).to(where)
+        labels = y_flat[torch.as_tensor(rows).to(where)]
+        return [
+            (flat[:, i : i + batch_size], labels[:, i : i + batch_size])
+            for i in range(0, n, batch_size)
+        ]
+
+    def after_step(step: int) -> None:
+        if step in ckpts:
+            out[:, ckpts.index(step)] = state.correct(Xe, ye, view)
+
     threads = torch.get_num_threads()
     # The ops are tiny: one thread avoids per-op barriers that stall when cores are shared.
     torch.set_num_threads(1)
     try:
-        t = 0
-        for epoch in range(epochs):
-            # Flat row ids of every probe's visits in this epoch, shape (K, n).
-            rows_epoch = np.stack([o[epoch] for o in orders])
-            flat = torch.as_tensor(rows_epoch + offset).to(where)
-            labels = y_flat[torch.as_tensor(rows_epoch).to(where)]
-            for start in range(0, n, batch_size):
-                stop = start + batch_size
-                state.step(Xt.view(V * N, d), flat[:, start:stop], labels[:, start:stop], lr)
-                t += 1
-                if t in ckpts:
-                    out[:, ckpts.index(t)] = state.correct(Xe, ye, view)
+        fit_stack(
+            TrainOptions(lr=lr, max_steps=epochs * steps_per_epoch),
+            StackAdam(state.params, lr, K, fused=True, grads=state.grads),
+            batches=batches,
+            backward=lambda batch, _: state.backward(Xt.view(V * N, d), *batch),
+            after_step=after_step,
+        )
     finally:
         torch.set_num_threads(threads)
     return out
 
 
 class _SoftmaxStack:
-    """Stacked weights W (K, d, C), biases b (K, 1, C) and Adam moments of K softmax probes.
+    """Stacked weights W (K, d, C), biases b (K, 1, C) and their gradients, of K softmax probes.
 
-    Drawn on the CPU, then everything (Adam's step counts included) moves to ``device``.
+    Drawn on the CPU, then moved to ``device``.
     """
 
     def __init__(
@@ -132,12 +144,9 @@ class _SoftmaxStack:
         self.W, self.b = W.to(device), b.to(device)
         self.params = [self.W, self.b]
         self.grads = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
-        self.m = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
-        self.v = [torch.zeros_like(self.W), torch.zeros_like(self.b)]
-        self.steps = [torch.zeros((), device=device), torch.zeros((), device=device)]
 
-    def step(self, X_flat: torch.Tensor, idx: torch.Tensor, y: torch.Tensor, lr: float) -> None:
-        """One Adam step on minibatches ``idx`` (K, B) of flat rows with labels ``y`` (K, B)."""
+    def backward(self, X_flat: torch.Tensor, idx: torch.Tensor, y: torch.Tensor) -> None:
+        """Gradients of minibatches ``idx`` (K, B) of flat rows with labels ``y`` (K, B)."""
         K, B = idx.shape
         Xb = torch.index_select(X_flat, 0, idx.reshape(-1)).view(K, B, -1)
         # Softmax cross-entropy: d(batch-mean loss)/d(logits) = (softmax - onehot) / B.
@@ -146,7 +155,6 @@ class _SoftmaxStack:
         G.mul_(1.0 / B)
         torch.bmm(Xb.transpose(1, 2), G, out=self.grads[0])
         torch.sum(G, dim=1, keepdim=True, out=self.grads[1])
-        adam_update(self.params, self.grads, self.m, self.v, self.steps, lr)
 
     def correct(self, Xe: torch.Tensor, ye: torch.Tensor, view: np.ndarray) -> np.ndarray:
         """Correctness (K, M) of every probe on its view of the eval rows ``Xe`` (V, M, d)."""

@@ -4,7 +4,8 @@ Hall Maudslay et al. 2020, §3 and App. A (Adam, batches of 64 sentences, dropou
 vectors, early stopping; one-word sentences and sentences of over 50 words dropped); Hall
 Maudslay & Cotterell 2021, App. B (a random search of rank, learning rate and dropout). A
 random search, or several seeds and layers, is P probes B_p (rank_p, d) trained on the same
-sentences, so :func:`train_stack` trains them together:
+sentences, so :func:`train_distance_probes` trains them together through the one trainer
+(:func:`probekit.probes.training.fit_stack`, an epoch between dev checks):
 
 - one minibatch order for the whole stack (drawn from ``order_seed``), so the word vectors of a
   batch are gathered once; seeds of one stack differ in their initialisation and dropout masks,
@@ -16,8 +17,7 @@ sentences, so :func:`train_stack` trains them together:
   zero (they are masked in the forward pass, so their gradient and Adam update are exactly 0),
   and a rank-r probe computes exactly its own function;
 - the losses of the probes are summed, so each probe's gradient is its own; each probe has its
-  own Adam state and learning rate (Adam is elementwise, so a stacked update is P independent
-  updates);
+  own learning rate (:class:`probekit.probes.training.StackAdam`);
 - the gradient is written out by hand (:func:`batch_loss_and_grad`: the loss's derivative in
   the squared distances, then through eq. 1 to B), so a step builds no autograd graph; the
   tests check it against autograd;
@@ -25,8 +25,8 @@ sentences, so :func:`train_stack` trains them together:
   probe in one batched Prim (:func:`probekit.trees.spanning.prim_mst_batch`), and so are the
   trees behind the dev UUAS;
 - each probe stops on its own dev selection metric (:data:`SELECTIONS`) after ``patience``
-  epochs without an improvement of more than ``min_delta``, keeps its best epoch, and leaves the
-  stack: the remaining epochs cost only the probes still training.
+  epochs without an improvement of more than ``min_delta`` and keeps its best epoch; the forward
+  and backward passes of the remaining epochs run on the probes still training alone.
 
 Selection. The structural probe fits distances (eqs. 2-3), so its dev loss is a fair yardstick.
 The perceptron loss (eq. 4) has no margin: it is homogeneous of degree 1 in B (d_{cB} = c d_B),
@@ -46,7 +46,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from probekit.devices import resolve_device
 from probekit.errors import ParameterError
@@ -60,6 +59,7 @@ from probekit.probes.structural import (
     sample_trials,
     structural_loss,
 )
+from probekit.probes.training import StackAdam, StackedEarlyStopping, TrainOptions, fit_stack
 from probekit.trees.distances import tree_distances_all
 from probekit.trees.spanning import prim_mst_batch, tree_edge_mask
 
@@ -640,36 +640,7 @@ def selection_score(scores: DevScores, selection: str) -> np.ndarray:
     return np.asarray(scores.uuas, dtype=np.float64)
 
 
-class _Stopper:
-    """Per-probe early stopping on a higher-is-better score, keeping each probe's best B."""
-
-    def __init__(self, B: torch.Tensor, patience: int, min_delta: float):
-        P = B.shape[0]
-        self.best = np.full(P, -np.inf)
-        self.best_epoch = np.full(P, -1)
-        self.wait = np.zeros(P, dtype=np.int64)
-        self.active = np.ones(P, dtype=bool)
-        self.best_B = B.detach().clone()
-        self.patience, self.min_delta = patience, min_delta
-
-    def update(self, members: np.ndarray, score: np.ndarray, B: torch.Tensor, epoch: int) -> None:
-        """Record ``score`` (len(members),) of the probes ``members`` (working order) at epoch."""
-        improved = score > self.best[members] + self.min_delta
-        # The first evaluation always counts, so a run never returns its untrained weights
-        # unless it was never evaluated.
-        improved |= self.best_epoch[members] < 0
-        for i in np.flatnonzero(improved):
-            p = members[i]
-            self.best_B[p].zero_()
-            self.best_B[p, : B.shape[1]] = B[i].detach()
-        self.best[members[improved]] = score[improved]
-        self.best_epoch[members[improved]] = epoch
-        self.wait[members[improved]] = 0
-        self.wait[members[~improved]] += 1
-        self.active[members] = self.wait[members] < self.patience
-
-
-def train_stack(
+def train_distance_probes(
     kind: str,
     trials: Sequence[DistanceTrial],
     train: DistanceData,
@@ -725,7 +696,7 @@ def train_stack(
         results: list[DistanceProbeResult | None] = [None] * len(trials)
         for rank in sorted({int(t.rank) for t in trials}, reverse=True):
             members = [i for i, t in enumerate(trials) if int(t.rank) == rank]
-            group = train_stack(
+            group = train_distance_probes(
                 kind,
                 [trials[i] for i in members],
                 train,
@@ -745,66 +716,91 @@ def train_stack(
         return results
     P, d = len(trials), train.dim
     B_all, mask_all = (t.to(where) for t in init_stack(trials, d))
+    grad_all = torch.zeros_like(B_all)
     gens = [np.random.default_rng(int(t.seed)) for t in trials]
-    lr_all = torch.tensor([float(t.lr) for t in trials]).view(P, 1, 1).to(where)
-    m_all, v_all = torch.zeros_like(B_all), torch.zeros_like(B_all)
-    steps = 0
-    stopper = _Stopper(B_all, patience, min_delta)
+    stopper = StackedEarlyStopping({"B": B_all}, P, patience, min_delta)
     history: list[list[dict[str, float]]] = [[] for _ in trials]
-    order_gen = torch.Generator().manual_seed(int(order_seed))
     with_uuas = selection == "uuas"
-    members = np.arange(P)
-    B = m = v = mask = lr = None
-    epochs = range(max_epochs)
-    if progress:
-        epochs = tqdm(epochs, desc=f"{kind} × {P}", leave=False)
-    for epoch in epochs:
-        # Only the probes still training take part; the stack shrinks to them (and to their
-        # largest rank) whenever one stops.
-        if B is None or members.size != stopper.active.sum():
-            if B is not None:
-                B_all[members, : B.shape[1]], m_all[members, : B.shape[1]] = B, m
-                v_all[members, : B.shape[1]] = v
-            members = np.flatnonzero(stopper.active)
-            r = max(int(trials[p].rank) for p in members)
-            sel = torch.from_numpy(members).to(where)
-            B, m, v = (t[sel, :r].clone() for t in (B_all, m_all, v_all))
-            mask, lr = mask_all[sel, :r], lr_all[sel]
-            keys = list(dict.fromkeys(trials[p].source for p in members))
-            member_sources = [keys.index(trials[p].source) for p in members]
-            probe_source = torch.tensor(member_sources, device=where)
-            thresholds = [dropout_threshold(trials[p].dropout) for p in members]
-            member_gens = [gens[p] for p in members]
+    steps_per_epoch = math.ceil(len(train) / batch_size)
+    epoch_losses: list[np.ndarray] = []
+    member: dict[str, object] = {}
+
+    def members() -> dict[str, object]:
+        """The probes still training, and what their steps read (rebuilt when one stops)."""
+        active = np.flatnonzero(stopper.active)
+        if member.get("ids") is None or not np.array_equal(member["ids"], active):
+            keys = list(dict.fromkeys(trials[p].source for p in active))
+            sources = [keys.index(trials[p].source) for p in active]
+            every = len(active) == P
+            sel = None if every else torch.from_numpy(active).to(where)
+            member.update(
+                ids=active, sel=sel, keys=keys, sources=sources,
+                probe_source=torch.tensor(sources, device=where),
+                mask=mask_all if every else mask_all[sel],
+                thresholds=[dropout_threshold(trials[p].dropout) for p in active],
+                gens=[gens[p] for p in active],
+            )  # fmt: skip
+        return member
+
+    def batches(order_gen: torch.Generator) -> list[np.ndarray]:
         perm = torch.randperm(len(train), generator=order_gen).numpy()
-        epoch_losses = []
-        for start in range(0, perm.size, batch_size):
-            idx = perm[start : start + batch_size]
-            batch = train.batch(idx)
-            x = _dropped_inputs(
-                train, keys, probe_source, batch.words, thresholds, member_gens, member_sources
-            )
-            per_probe, grad = batch_loss_and_grad(kind, x, B * mask, train, batch)
-            grad.mul_(mask)
-            steps += 1
-            _adam(B, grad, m, v, lr, steps)
-            epoch_losses.append(per_probe.detach().cpu().numpy())
-        scores = evaluate_stack(kind, B * mask, [trials[p].source for p in members], dev, with_uuas)
+        return [perm[start : start + batch_size] for start in range(0, perm.size, batch_size)]
+
+    def backward(idx: np.ndarray, _: torch.Generator) -> None:
+        # Only the probes still training take part: the forward pass runs on them alone.
+        m = members()
+        B = (B_all if m["sel"] is None else B_all[m["sel"]]) * m["mask"]
+        batch = train.batch(idx)
+        x = _dropped_inputs(
+            train, m["keys"], m["probe_source"], batch.words, m["thresholds"], m["gens"],
+            m["sources"],
+        )  # fmt: skip
+        per_probe, grad = batch_loss_and_grad(kind, x, B, train, batch)
+        grad.mul_(m["mask"])
+        if m["sel"] is None:
+            grad_all.copy_(grad)
+        else:
+            grad_all.zero_()
+            grad_all[m["sel"]] = grad
+        epoch_losses.append(per_probe.detach().cpu().numpy())
+
+    def dev_criterion() -> np.ndarray:
+        m = members()
+        B = (B_all if m["sel"] is None else B_all[m["sel"]]) * m["mask"]
+        scores = evaluate_stack(kind, B, [trials[p].source for p in m["ids"]], dev, with_uuas)
         train_loss = np.mean(epoch_losses, axis=0)
-        for i, p in enumerate(members):
-            row = {"epoch": epoch, "train_loss": float(train_loss[i])}
+        epoch_losses.clear()
+        for i, p in enumerate(m["ids"]):
+            row = {"epoch": len(history[p]), "train_loss": float(train_loss[i])}
             row["dev_loss"] = float(scores.loss[i])
             if scores.uuas is not None:
                 row["dev_uuas"] = float(scores.uuas[i])
             history[p].append(row)
-        stopper.update(members, selection_score(scores, selection), B * mask, epoch)
-        if not stopper.active.any():
-            break
+        out = np.full(P, np.inf)
+        out[m["ids"]] = -selection_score(scores, selection)
+        return out
+
+    rates = np.array([float(t.lr) for t in trials])
+    fit_stack(
+        TrainOptions(
+            lr=float(rates.max()), eval_every=steps_per_epoch, patience=patience,
+            min_delta=min_delta, max_steps=max_epochs * steps_per_epoch,
+        ),
+        StackAdam([B_all], rates, P, BETAS, EPS, grads=[grad_all]),
+        batches=batches,
+        backward=backward,
+        stopper=stopper,
+        dev_loss=dev_criterion,
+        order_seed=order_seed,
+        progress=f"{kind} × {P}" if progress else None,
+    )  # fmt: skip
+    best_epoch = stopper.best_step // steps_per_epoch - 1
     results = []
     for p, t in enumerate(trials):
         probe = DistanceProbe(d, int(t.rank), torch.Generator().manual_seed(0))
         with torch.no_grad():
-            probe.B.copy_(stopper.best_B[p, : t.rank].cpu())
-        best = history[p][stopper.best_epoch[p]]
+            probe.B.copy_(B_all[p, : t.rank].cpu())
+        best = history[p][best_epoch[p]]
         score = best["dev_loss"] if selection == "loss" else best["dev_uuas"]
         config = t.config() | {"batch_size": batch_size, "max_epochs": max_epochs}
         config |= {"patience": patience, "min_delta": min_delta, "order_seed": int(order_seed)}
@@ -816,34 +812,14 @@ def train_stack(
                 selection,
                 float(score),
                 float(best["dev_loss"]),
-                int(stopper.best_epoch[p]),
-                bool(stopper.active[p]),
+                int(best_epoch[p]),
+                bool(stopper.at_cap[p]),
                 history[p],
                 train.n_dropped,
                 dev.n_dropped,
             )
         )
     return results
-
-
-def _adam(
-    B: torch.Tensor,
-    grad: torch.Tensor,
-    m: torch.Tensor,
-    v: torch.Tensor,
-    lr: torch.Tensor,
-    step: int,
-) -> None:
-    """One Adam step in place with a learning rate per probe, lr (P, 1, 1).
-
-    The arithmetic of ``torch.optim.Adam`` with its defaults; masked rows have zero gradient,
-    so their moments and their update stay exactly 0.
-    """
-    b1, b2 = BETAS
-    m.mul_(b1).add_(grad, alpha=1 - b1)
-    v.mul_(b2).addcmul_(grad, grad, value=1 - b2)
-    denom = (v.sqrt() / math.sqrt(1 - b2**step)).add_(EPS)
-    B.sub_(lr / (1 - b1**step) * m / denom)
 
 
 def train_distance_probe(
@@ -867,17 +843,17 @@ def train_distance_probe(
 ) -> DistanceProbeResult:
     """Train one structural probe or perceptron parser (Hall Maudslay et al. 2020, App. A).
 
-    A stack of one (:func:`train_stack`), with the minibatch order drawn from ``seed`` too.
+    A stack of one (:func:`train_distance_probes`), with the minibatch order drawn from ``seed`` too.
     Sentences of one word or of more than 50 words are dropped from both splits first (counts
     in the result). ``selection``: "loss" (the paper's rule) or "uuas" (over the words of
     ``dev_keep``, all words by default). ``max_epochs`` defaults to Hewitt & Manning's 40.
-    ``device``: where it trains (:func:`train_stack`).
+    ``device``: where it trains (:func:`train_distance_probes`).
     """
     check_training(kind, selection, batch_size, max_epochs, patience, min_delta)
     check_trial(DistanceTrial(rank, lr, dropout, seed))
     train = DistanceData.build({0: train_embs}, train_heads, name="train_embs")
     dev = DistanceData.build({0: dev_embs}, dev_heads, dev_keep, name="dev_embs")
-    (result,) = train_stack(
+    (result,) = train_distance_probes(
         kind,
         [DistanceTrial(int(rank), float(lr), float(dropout), int(seed))],
         train,
@@ -954,7 +930,7 @@ def random_search(
     """Random hyperparameter search (Hall Maudslay et al. 2020, App. A), all trials stacked.
 
     Samples ``n_trials`` configurations with :func:`~probekit.probes.structural.sample_trials`,
-    trains them as one stack (:func:`train_stack`, minibatch order from ``seed``;
+    trains them as one stack (:func:`train_distance_probes`, minibatch order from ``seed``;
     ``train_kwargs`` such as ``max_epochs`` or ``device`` are passed on) and keeps the best on its own
     selection quantity (:func:`best_trial`).
     """
@@ -965,7 +941,7 @@ def random_search(
         DistanceTrial(c["rank"], c["lr"], c["dropout"], c["seed"])
         for c in sample_trials(space, n_trials, seed, train.dim)
     ]
-    results = train_stack(
+    results = train_distance_probes(
         kind, trials, train, dev, selection=selection, order_seed=seed, **train_kwargs
     )
     return SearchResult(results[best_trial(results)], [trial_record(r) for r in results])

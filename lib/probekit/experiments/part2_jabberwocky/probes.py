@@ -242,7 +242,7 @@ def run_representation(
     every entry of ``test_embs`` (dataset name -> embeddings of the same sentences in the same
     order, scored against the same trees ``test``). ``features``: the prebuilt train and dev
     data of every layer; ``train_kwargs`` go to
-    :func:`~probekit.probes.structural_stack.train_stack`.
+    :func:`~probekit.probes.structural_stack.train_distance_probes`.
     """
     if not seeds:
         raise ParameterError("seeds", "needs at least one seed")

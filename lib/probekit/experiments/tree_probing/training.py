@@ -3,7 +3,7 @@
 §3-4 and App. A of the paper: the random search of (rank, lr, dropout) per model and per layer
 group, training both on every layer and seed, and their per-sentence test scores; chapters 12
 and 22 both train this way. Every search and every set of seeds is one stack
-(:func:`probekit.probes.structural_stack.train_stack`).
+(:func:`probekit.probes.structural_stack.train_distance_probes`).
 
 Tuning parity. Both models draw the same configurations (same budget), on the same layers, and
 each is early-stopped and selected on its own yardstick (:func:`selection_rules`): the
@@ -29,7 +29,7 @@ from probekit.probes.structural_stack import (
     DistanceData,
     DistanceTrial,
     best_trial,
-    train_stack,
+    train_distance_probes,
     trial_record,
 )
 from probekit.probes.threads import torch_threads
@@ -151,7 +151,7 @@ def search_by_layer(
     same budget; all trials of a kind, on every layer, are one stack (minibatch order from
     ``seed``), and each layer's winner is the best trial on that layer by the kind's own
     selection rule (``selections``, :func:`selection_rules`). ``train_kwargs`` go to
-    :func:`~probekit.probes.structural_stack.train_stack` (``max_epochs``, ``patience``, ...).
+    :func:`~probekit.probes.structural_stack.train_distance_probes` (``max_epochs``, ``patience``, ...).
 
     Returns the chosen {rank, lr, dropout} per kind and layer, and one row per trial: ``kind``,
     ``layer``, ``trial``, ``rank``, ``lr``, ``dropout``, ``seed``, ``selection``, ``dev_loss``,
@@ -169,7 +169,7 @@ def search_by_layer(
                 for layer in layers
                 for c in drawn
             ]
-            results = train_stack(
+            results = train_distance_probes(
                 kind,
                 trials,
                 features.train,
@@ -231,7 +231,7 @@ def train_layers(
     in initialisation and dropout), early-stopped per run on ``selections[kind]`` (default: dev
     loss, the paper's rule). ``features``: the prebuilt train and dev data
     (:func:`prepare_features`), else built here. ``train_kwargs`` go to
-    :func:`~probekit.probes.structural_stack.train_stack` (e.g. ``max_epochs``, ``patience``).
+    :func:`~probekit.probes.structural_stack.train_distance_probes` (e.g. ``max_epochs``, ``patience``).
 
     Returns a table with one row per (kind, layer, seed): the run's ``rank``, ``lr``,
     ``dropout``, ``selection``, ``epochs``, ``best_epoch``, ``stopped_at_cap``, ``dev_loss``,
@@ -263,7 +263,7 @@ def train_layers(
                 )
                 for layer, seed in runs
             ]
-            results = train_stack(
+            results = train_distance_probes(
                 kind,
                 trials,
                 features.train,
