@@ -9,6 +9,12 @@ batched by wordpiece length under a token budget, run under ``torch.inference_mo
 layer is written as a float16 ``(N_words, d)`` memory-mappable array into the cache, keyed by model,
 revision, treebank file hash, sentence selection, pooling and dtype. float16 halves the disk and
 memory traffic; probes train in float32 on the upcast values (relative error about 1e-3).
+
+Every model can also be asked for *randomly initialised* (``random_init=seed``): the same
+architecture and tokenizer, built from the model's config with freshly drawn weights and nothing
+loaded. It is the baseline representation of Hewitt & Liang (2019) and Voita & Titov (2020, §5):
+a probe reaches similar accuracy on it and on the pretrained model, while the description length
+separates the two. Its revision (and so its cache key) names the seed.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +36,7 @@ from probekit.devices import resolve_device
 from probekit.errors import ModelError, ParameterError
 from probekit.io.cache import Cache, Entry, Writer
 from probekit.io.treebanks import Sentence, file_sha256
+from probekit.seeds import check_seed
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # Names that mean the packaged default, as users write them.
@@ -40,12 +48,18 @@ _PREFIX_SPACE_TYPES = {"roberta", "gpt2", "bart", "longformer", "deberta", "debe
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A resolved model: what to load, and what identifies its weights for the cache key."""
+    """A resolved model: what to load, and what identifies its weights for the cache key.
+
+    ``random_init`` is None for the pretrained weights, or the seed of a randomly initialised
+    model of the same architecture (its ``revision`` then names the seed, see
+    :func:`resolve_model`).
+    """
 
     name: str
     location: str  # a local directory or a hub id
     revision: str
     source: str  # "package", "path" or "hub"
+    random_init: int | None = None
 
 
 def _weights_digest(directory: Path) -> str:
@@ -61,9 +75,41 @@ def _weights_digest(directory: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def _random_init_revision(revision: str, seed: int) -> str:
+    # The drawn weights depend on the seed, on the initialisation scheme of the transformers
+    # release and on torch's random streams, so all three go into the revision; the pretrained
+    # revision stays in front of them because it identifies the config (the architecture).
+    versions = f"transformers-{metadata.version('transformers')}-torch-{torch.__version__}"
+    return f"{revision}+random-init-seed-{seed}-{versions}"
+
+
+def resolve_model(name: str = DEFAULT_MODEL, random_init: int | None = None) -> ModelSpec:
+    """Resolve ``default``, the packaged MiniLM, a local path or a hub name.
+
+    Args:
+        name: ``"default"`` (or another name of the packaged all-MiniLM-L6-v2), a local
+            directory saved with ``save_pretrained()``, or a hub name.
+        random_init: None for the pretrained weights; a non-negative int asks for a randomly
+            initialised model of the same architecture drawn with that seed (the baseline of
+            Hewitt & Liang 2019 and Voita & Titov 2020, §5). Its spec has the pretrained
+            model's name and location, ``random_init`` set to the seed, and a revision that
+            extends the pretrained one with the seed and the transformers and torch versions,
+            so its cache keys never meet the pretrained model's or another seed's.
+
+    Raises:
+        ModelError: the model cannot be found.
+        ParameterError: ``random_init`` is neither None nor a non-negative int.
+    """
+    # The seed is checked outside the memoised lookup: lru_cache treats True and 1 as one key.
+    seed = None if random_init is None else check_seed(random_init, "random_init")
+    spec = _resolve_pretrained(name)
+    if seed is None:
+        return spec
+    return replace(spec, revision=_random_init_revision(spec.revision, seed), random_init=seed)
+
+
 @lru_cache(maxsize=16)
-def resolve_model(name: str = DEFAULT_MODEL) -> ModelSpec:
-    """Resolve ``default``, the packaged MiniLM, a local path or a hub name."""
+def _resolve_pretrained(name: str) -> ModelSpec:
     if name in DEFAULT_ALIASES:
         try:
             # the packaged default model; imported only to resolve it
@@ -112,13 +158,19 @@ def resolve_model(name: str = DEFAULT_MODEL) -> ModelSpec:
 
 
 class Encoder:
-    """A loaded tokenizer and model that turn pre-split sentences into all-layer word vectors."""
+    """A loaded tokenizer and model that turn pre-split sentences into all-layer word vectors.
+
+    Attributes: ``spec`` (:class:`ModelSpec`), ``device``, ``tokenizer``, ``model`` (in eval
+    mode), ``n_layers`` (blocks + 1: the embedding output and one per block), ``dim`` (the
+    hidden size d) and ``max_length`` (wordpieces per sentence).
+    """
 
     def __init__(
         self,
         model: str = DEFAULT_MODEL,
         device: str | torch.device | None = None,
         trust_remote_code: bool = False,
+        random_init: int | None = None,
     ):
         """Load the tokenizer and model of ``model`` (see :func:`resolve_model`) onto ``device``.
 
@@ -128,14 +180,24 @@ class Encoder:
                 (:func:`probekit.devices.resolve_device`); None is ``auto``: CUDA when
                 available, else the CPU.
             trust_remote_code: passed to the transformers loaders.
+            random_init: None loads the pretrained weights. A non-negative int builds the same
+                architecture from the model's config with weights drawn from that seed, and
+                loads no weights at all: the random-encoder baseline of Hewitt & Liang (2019)
+                and Voita & Titov (2020, §5), against which a probe's codelength on the
+                pretrained model is read. The tokenizer is the model's own either way, so
+                ``tokenize`` and the word vectors' shapes ((n_layers, B, T, d) from
+                :meth:`forward`) are those of the pretrained encoder. The weights are drawn on
+                the CPU whatever ``device`` is, so a seed gives the same model everywhere,
+                and the global torch random state is left as it was.
 
         Raises:
             ModelError: the model cannot be resolved or has no fast tokenizer.
+            ParameterError: ``random_init`` is neither None nor a non-negative int.
         """
         # heavy to import; needed only to compute embeddings, not to read them from the cache
         from transformers import AutoConfig, AutoModel, AutoTokenizer
 
-        self.spec = resolve_model(model)
+        self.spec = resolve_model(model, random_init)
         self.device = resolve_device("auto" if device is None else device)
         config = AutoConfig.from_pretrained(self.spec.location, trust_remote_code=trust_remote_code)
         kwargs = {"add_prefix_space": True} if config.model_type in _PREFIX_SPACE_TYPES else {}
@@ -147,11 +209,13 @@ class Encoder:
                 f"model '{model}' has no fast tokenizer",
                 hint="word alignment needs a fast (Rust) tokenizer",
             )
-        self.model = (
-            AutoModel.from_pretrained(self.spec.location, trust_remote_code=trust_remote_code)
-            .to(self.device)
-            .eval()
-        )
+        if self.spec.random_init is None:
+            network = AutoModel.from_pretrained(
+                self.spec.location, trust_remote_code=trust_remote_code
+            )
+        else:
+            network = _random_model(config, self.spec.random_init, trust_remote_code)
+        self.model = network.to(self.device).eval()
         self.n_layers = int(config.num_hidden_layers) + 1
         self.dim = int(config.hidden_size)
         limit = getattr(config, "max_position_embeddings", None) or 512
@@ -222,6 +286,24 @@ class Encoder:
                 output_hidden_states=True,
             )
         return torch.stack(out.hidden_states), mask
+
+
+def _random_model(config, seed: int, trust_remote_code: bool):
+    """A model of ``config``'s architecture with weights drawn from ``seed``; nothing is loaded.
+
+    ``from_config`` builds the modules (whose constructors draw their own initial values) and
+    then applies the model's ``_init_weights``; both draw from torch's default CPU generator.
+    """
+    # heavy to import; needed only to compute embeddings, not to read them from the cache
+    from transformers import AutoModel
+
+    # fork_rng restores the global CPU state afterwards, so seeding here disturbs no other random
+    # draw of the process; devices=[] because only the CPU generator is used: the model is built
+    # on the CPU (even under a CUDA default device) and moved afterwards, which also makes the
+    # weights of a seed independent of the device that runs them.
+    with torch.random.fork_rng(devices=[]), torch.device("cpu"):
+        torch.manual_seed(seed)
+        return AutoModel.from_config(config, trust_remote_code=trust_remote_code)
 
 
 def pool(hidden, word_maps: Sequence[np.ndarray], pooling: str):
@@ -322,18 +404,24 @@ def embedding_key(
     }
 
 
-_ENCODERS: dict[tuple[str, str], Encoder] = {}
+_ENCODERS: dict[tuple[str, str, int | None], Encoder] = {}
 
 
-def get_encoder(model: str = DEFAULT_MODEL, device: str | torch.device | None = None) -> Encoder:
-    """A process-wide loaded encoder per (model, resolved device), so chapters load weights once.
+def get_encoder(
+    model: str = DEFAULT_MODEL,
+    device: str | torch.device | None = None,
+    random_init: int | None = None,
+) -> Encoder:
+    """A process-wide encoder per (model, resolved device, random_init), so chapters load it once.
 
-    ``device`` as :class:`Encoder` takes it (None is ``auto``).
+    ``device`` and ``random_init`` as :class:`Encoder` takes them (None is ``auto``, and the
+    pretrained weights).
     """
     where = resolve_device("auto" if device is None else device)
-    k = (resolve_model(model).name, str(where))
+    spec = resolve_model(model, random_init)
+    k = (spec.name, str(where), spec.random_init)
     if k not in _ENCODERS:
-        _ENCODERS[k] = Encoder(model, where)
+        _ENCODERS[k] = Encoder(model, where, random_init=random_init)
     return _ENCODERS[k]
 
 
@@ -345,8 +433,14 @@ def embed(
     max_tokens: int = 4096,
     device: str | torch.device | None = None,
     progress: bool = True,
+    random_init: int | None = None,
 ) -> Embeddings:
     """All-layer word embeddings of ``sentences``, from the cache or computed and cached.
+
+    ``random_init`` None embeds with the pretrained weights; a non-negative int with a randomly
+    initialised model of the same architecture drawn from that seed (the random-encoder baseline
+    of Hewitt & Liang 2019 and Voita & Titov 2020, §5; see :class:`Encoder`), cached under its
+    own key.
 
     Returns :class:`Embeddings`; ``layer(k)`` has shape (sum of len(s), d), sentence s occupying
     rows ``offsets[s]:offsets[s+1]``.
@@ -355,7 +449,7 @@ def embed(
         raise ParameterError("pooling", f"'{pooling}' is not one of {', '.join(POOLINGS)}")
     if not sentences:
         raise ParameterError("sentences", "no sentences to embed")
-    spec = resolve_model(model)
+    spec = resolve_model(model, random_init)
     store = cache or Cache()
     lengths = np.array([len(s) for s in sentences])
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
@@ -363,7 +457,7 @@ def embed(
     # Look up before loading the model: a warm cache must not cost the seconds of loading it.
     entry = store.get(key)
     if entry is None:
-        encoder = get_encoder(model, device)
+        encoder = get_encoder(model, device, random_init)
         entry = store.get_or_create(
             key, lambda w: _extract(encoder, sentences, offsets, pooling, w, max_tokens, progress)
         )
