@@ -4,8 +4,8 @@ The assignment notebooks ``notebooks/A<k>_<slug>.py`` ask students to implement 
 paper's method each. After every task the student calls a ``check_*`` function of this package
 with their function. A check draws seeded random cases, computes the answer with the library's
 reference implementation (``probekit.trees``, ``probekit.methods.jabberwocky``,
-``probekit.methods.pareto``, ``probekit.methods.extrapolation``, ``probekit.stats``) and compares
-(:mod:`.runner`).
+``probekit.methods.pareto``, ``probekit.methods.extrapolation``, ``probekit.stats``,
+``probekit.methods.mdl``) and compares (:mod:`.runner`).
 
 One module per assignment holds its checks and the reference helpers its notebook uses:
 
@@ -14,6 +14,7 @@ One module per assignment holds its checks and the reference helpers its noteboo
 - :mod:`.a3_pareto_hypervolume`: A3, Pimentel et al. 2020.
 - :mod:`.a4_extrapolation_split`: A4, Kunz & Kuhlmann 2021.
 - :mod:`.a5_mcnemar_power`: A5, Zhu et al. 2022.
+- :mod:`.a6_online_code`: A6, Voita & Titov 2020.
 
 :mod:`.student_copy` writes the student copies (``probekit assignments --student OUT``). The
 notebooks import everything from the package, ``from probekit import teaching``.
@@ -59,6 +60,12 @@ from probekit.teaching.a4_extrapolation_split import (
     frequency_score,
 )
 from probekit.teaching.a5_mcnemar_power import check_mcnemar, check_power, exact_power
+from probekit.teaching.a6_online_code import (
+    block_probabilities,
+    check_block_bits,
+    check_block_ends,
+    check_online_codelength,
+)
 from probekit.teaching.catalogue import ASSIGNMENT_TASKS, tasks_of
 from probekit.teaching.grading import grade_submissions
 from probekit.teaching.otter_export import export_otter, otter_master
@@ -81,13 +88,17 @@ __all__ = [
     "SOLUTION_BEGIN",
     "SOLUTION_END",
     "assignment_notebooks",
+    "block_probabilities",
     "check_add_degree",
     "check_add_ing",
     "check_add_s",
+    "check_block_bits",
+    "check_block_ends",
     "check_extrapolation_split",
     "check_frequency_score",
     "check_hypervolume",
     "check_mcnemar",
+    "check_online_codelength",
     "check_pareto_frontier",
     "check_percentile",
     "check_perceptron_loss",

@@ -2,7 +2,7 @@
 
 An assignment is named as its notebook and its student copy are, ``A<k>_<slug>``; its tasks and
 their points are declared once, in its module (``POINTS`` and ``TASKS`` of
-:mod:`.a1_tree_metrics` ... :mod:`.a5_mcnemar_power`). The batch grader (:mod:`.grading`) and the
+:mod:`.a1_tree_metrics` ... :mod:`.a6_online_code`). The batch grader (:mod:`.grading`) and the
 otter export (:mod:`.otter_export`) read them from here.
 """
 
@@ -15,6 +15,7 @@ from probekit.teaching import (
     a3_pareto_hypervolume,
     a4_extrapolation_split,
     a5_mcnemar_power,
+    a6_online_code,
 )
 from probekit.teaching.runner import GradedTask
 
@@ -25,6 +26,7 @@ ASSIGNMENT_TASKS: dict[str, tuple[GradedTask, ...]] = {
     "A3_pareto_hypervolume": a3_pareto_hypervolume.TASKS,
     "A4_extrapolation_split": a4_extrapolation_split.TASKS,
     "A5_mcnemar_power": a5_mcnemar_power.TASKS,
+    "A6_online_code": a6_online_code.TASKS,
 }
 
 

@@ -25,6 +25,7 @@ from probekit.teaching import (
     a3_pareto_hypervolume,
     a4_extrapolation_split,
     a5_mcnemar_power,
+    a6_online_code,
 )
 from probekit.teaching.catalogue import ASSIGNMENT_TASKS, tasks_of
 from probekit.teaching.cells import TaskCell
@@ -36,6 +37,7 @@ REFERENCES: dict[str, dict[str, tuple[str, ...]]] = {
     "A3_pareto_hypervolume": a3_pareto_hypervolume.REFERENCES,
     "A4_extrapolation_split": a4_extrapolation_split.REFERENCES,
     "A5_mcnemar_power": a5_mcnemar_power.REFERENCES,
+    "A6_online_code": a6_online_code.REFERENCES,
 }
 
 _BLANKED = (
