@@ -38,26 +38,12 @@ from probekit.teaching import otter_export, sandbox
 from probekit.teaching.cells import TaskCell, task_cells
 from probekit.teaching.codec import dumps, loads
 from probekit.teaching.references import static_check, write_sandbox_library
+from test_assignments import fails, ok
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "A6_online_code"
 NOTEBOOK = REPO / "notebooks" / f"{NAME}.py"
 SMALL_FRACTIONS = [0.05, 0.1, 0.25, 0.5, 1.0]
-
-
-def fails(check, fn, *needles, **kwargs) -> str:
-    """Run a check that must fail; return its message after checking it names ``needles``."""
-    with pytest.raises(AssertionError) as info:
-        check(fn, **kwargs)
-    message = str(info.value)
-    for part in ("smallest failing case", "input:", "expected:", "got:", "hint:", *needles):
-        assert part in message, (part, message)
-    return message
-
-
-def ok(check, fn, capsys, **kwargs) -> None:
-    check(fn, **kwargs)
-    assert re.search(r"✓ \w+ passed on \d+ cases", capsys.readouterr().out)
 
 
 @pytest.fixture(scope="module")
