@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probekit.errors import ParameterError
-from probekit.probes.mlp import EPOCHS, HIDDEN, ProbeSpec
+from probekit.probes.mlp import EPOCHS, HIDDEN, ProbeSpec, as_labels
 from probekit.probes.mlp_batched import train_batched
 
 # Voita & Titov 2020, §3.2: 0.1 %, 0.2 %, 0.4 %, 0.8 %, 1.6 %, 3.2 %, 6.25 %, 12.5 %, 25 %,
@@ -178,18 +178,12 @@ def online_code(
     if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
         raise ParameterError("X", f"must have shape (N, d) with N >= 2, got {X.shape}")
     N = X.shape[0]
-    labels = np.asarray(y)
-    if labels.shape != (N,) or not np.issubdtype(labels.dtype, np.integer):
-        raise ParameterError(
-            "y", f"must be ints of shape ({N},), got {labels.dtype} {labels.shape}"
-        )
-    if labels.min() < 0 or labels.max() >= K:
-        raise ParameterError(
-            "y", f"labels must lie in 0..{K - 1}, got {labels.min()}..{labels.max()}"
-        )
+    if not np.issubdtype(np.asarray(y).dtype, np.integer):
+        raise ParameterError("y", f"must be integer labels, got {np.asarray(y).dtype}")
+    labels = as_labels(y, N, K, "y").numpy()
     ends = block_ends(N, fractions)
     perm = np.random.default_rng(order_seed).permutation(N)
-    Xp, yp = X[perm], labels[perm].astype(np.int64)
+    Xp, yp = X[perm], labels[perm]
     # Probe i trains on the first t_i examples sent and is scored on the next block only. The
     # trainer evaluates each probe on its own eval rows, so one call serves every block.
     specs = [

@@ -485,7 +485,7 @@ def _run_part(job: _Job, chunks: list[_Chunk], threads: int | None) -> int:
 
     # All active chunks started together, so they share Adam's step count.
     fit_stack(
-        TrainOptions(lr=job.lr, max_steps=len(active)),
+        TrainOptions(max_steps=len(active)),
         StackAdam(stack.params, job.lr, betas=BETAS, eps=EPS, fused=True, grads=stack.grads),
         batches=lambda _: range(len(active)),
         backward=backward,

@@ -111,7 +111,7 @@ def train_softmax_probes(
     torch.set_num_threads(1)
     try:
         fit_stack(
-            TrainOptions(lr=lr, max_steps=epochs * steps_per_epoch),
+            TrainOptions(max_steps=epochs * steps_per_epoch),
             StackAdam(state.params, lr, K, fused=True, grads=state.grads),
             batches=batches,
             backward=lambda batch, _: state.backward(Xt.view(V * N, d), *batch),

@@ -717,6 +717,7 @@ def train_distance_probes(
     P, d = len(trials), train.dim
     B_all, mask_all = (t.to(where) for t in init_stack(trials, d))
     grad_all = torch.zeros_like(B_all)
+    rates = np.array([float(t.lr) for t in trials])
     gens = [np.random.default_rng(int(t.seed)) for t in trials]
     stopper = StackedEarlyStopping({"B": B_all}, P, patience, min_delta)
     history: list[list[dict[str, float]]] = [[] for _ in trials]
@@ -725,30 +726,26 @@ def train_distance_probes(
     epoch_losses: list[np.ndarray] = []
     member: dict[str, object] = {}
 
-    def members() -> dict[str, object]:
-        """The probes still training, and what their steps read (rebuilt when one stops)."""
-        active = np.flatnonzero(stopper.active)
-        if member.get("ids") is None or not np.array_equal(member["ids"], active):
-            keys = list(dict.fromkeys(trials[p].source for p in active))
-            sources = [keys.index(trials[p].source) for p in active]
-            every = len(active) == P
-            sel = None if every else torch.from_numpy(active).to(where)
-            member.update(
-                ids=active, sel=sel, keys=keys, sources=sources,
-                probe_source=torch.tensor(sources, device=where),
-                mask=mask_all if every else mask_all[sel],
-                thresholds=[dropout_threshold(trials[p].dropout) for p in active],
-                gens=[gens[p] for p in active],
-            )  # fmt: skip
-        return member
-
     def batches(order_gen: torch.Generator) -> list[np.ndarray]:
+        # Probes stop only at the check that ends an epoch, so the probes still training, and
+        # what their steps read, are set once per epoch.
+        active = np.flatnonzero(stopper.active)
+        keys = list(dict.fromkeys(trials[p].source for p in active))
+        sources = [keys.index(trials[p].source) for p in active]
+        sel = None if len(active) == P else torch.from_numpy(active).to(where)
+        member.update(
+            ids=active, sel=sel, keys=keys, sources=sources,
+            probe_source=torch.tensor(sources, device=where),
+            mask=mask_all if sel is None else mask_all[sel],
+            thresholds=[dropout_threshold(trials[p].dropout) for p in active],
+            gens=[gens[p] for p in active],
+        )  # fmt: skip
         perm = torch.randperm(len(train), generator=order_gen).numpy()
         return [perm[start : start + batch_size] for start in range(0, perm.size, batch_size)]
 
     def backward(idx: np.ndarray, _: torch.Generator) -> None:
         # Only the probes still training take part: the forward pass runs on them alone.
-        m = members()
+        m = member
         B = (B_all if m["sel"] is None else B_all[m["sel"]]) * m["mask"]
         batch = train.batch(idx)
         x = _dropped_inputs(
@@ -765,7 +762,7 @@ def train_distance_probes(
         epoch_losses.append(per_probe.detach().cpu().numpy())
 
     def dev_criterion() -> np.ndarray:
-        m = members()
+        m = member
         B = (B_all if m["sel"] is None else B_all[m["sel"]]) * m["mask"]
         scores = evaluate_stack(kind, B, [trials[p].source for p in m["ids"]], dev, with_uuas)
         train_loss = np.mean(epoch_losses, axis=0)
@@ -780,11 +777,10 @@ def train_distance_probes(
         out[m["ids"]] = -selection_score(scores, selection)
         return out
 
-    rates = np.array([float(t.lr) for t in trials])
     fit_stack(
         TrainOptions(
-            lr=float(rates.max()), eval_every=steps_per_epoch, patience=patience,
-            min_delta=min_delta, max_steps=max_epochs * steps_per_epoch,
+            eval_every=steps_per_epoch, patience=patience, min_delta=min_delta,
+            max_steps=max_epochs * steps_per_epoch,
         ),
         StackAdam([B_all], rates, P, BETAS, EPS, grads=[grad_all]),
         batches=batches,

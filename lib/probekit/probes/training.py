@@ -75,7 +75,6 @@ class StackedEarlyStopping:
         self.first_loss = np.full(n_probes, np.nan)
         self.best_loss = np.full(n_probes, np.inf)
         self.best_step = np.zeros(n_probes, dtype=np.int64)
-        self.checked = np.zeros(n_probes, dtype=bool)
         self.wait = np.zeros(n_probes, dtype=np.int64)
         self.active = np.ones(n_probes, dtype=bool)
         self.at_cap = np.zeros(n_probes, dtype=bool)
@@ -88,9 +87,7 @@ class StackedEarlyStopping:
         """Record the dev criterion, shape (P,), after ``step`` updates."""
         first = np.isnan(self.first_loss)
         self.first_loss[first] = dev_loss[first]
-        gain = dev_loss < self.best_loss - self.min_delta
-        improved = self.active & (gain | ~self.checked)
-        self.checked |= self.active
+        improved = self.active & ((dev_loss < self.best_loss - self.min_delta) | first)
         if improved.any():
             self._save(improved)
         self.best_loss[improved] = dev_loss[improved]
