@@ -39,6 +39,7 @@ from probekit.teaching.cells import TaskCell, task_cells
 from probekit.teaching.codec import dumps, loads
 from probekit.teaching.references import static_check, write_sandbox_library
 from test_assignments import fails, ok
+from test_grading_otter import fill, solutions_of
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "A6_online_code"
@@ -366,13 +367,6 @@ def test_static_check_flags_the_references_of_a6():
     assert static_check([allowed], NAME) == {}
 
 
-def solution_bodies() -> list[str]:
-    blocks = re.findall(
-        r"### BEGIN SOLUTION\n(.*?)\n\s*### END SOLUTION", NOTEBOOK.read_text(), flags=re.S
-    )
-    return [textwrap.dedent(b) for b in blocks]
-
-
 def filled(bodies: list[str | None]) -> str:
     """The student copy with Task N's placeholder replaced by ``bodies[N - 1]`` (None: unsolved)."""
     pattern = re.compile(r'^( *)raise NotImplementedError\("Task (\d+): your code here"\)$', re.M)
@@ -392,7 +386,7 @@ def read_grades(out: Path) -> dict:
 
 def grade_a6_class(tmp_path: Path, use_sandbox: bool) -> dict:
     """A correct, a partly wrong (and partly the library's) and a mostly unsolved submission."""
-    right = solution_bodies()
+    right = solutions_of(NOTEBOOK)
     assert len(right) == 3
     klass = tmp_path / "class"
     klass.mkdir()
@@ -484,15 +478,9 @@ def test_otter_grades_the_a6_export_like_the_checks(tmp_path):
     dist = master.parent / "dist"
     (autograder,) = (dist / "autograder").glob(f"{NAME}-autograder_*.zip")
     student = nbformat.read(dist / "student" / f"{NAME}.ipynb", as_version=4)
-    pattern = re.compile(r'^( *)raise NotImplementedError\("Task (\d+): your code here"\)$', re.M)
 
     def submit(bodies: list[str], path: Path) -> dict:
-        nb = nbformat.from_dict(student)
-        for cell in nb.cells:
-            cell.source = pattern.sub(
-                lambda m: textwrap.indent(bodies[int(m.group(2)) - 1].strip("\n"), m.group(1)),
-                cell.source,
-            )
+        nb = fill(student, bodies)
         path.parent.mkdir(parents=True)
         nbformat.write(nb, path)
         out = path.parent / "results"
@@ -519,7 +507,7 @@ def test_otter_grades_the_a6_export_like_the_checks(tmp_path):
         tests = json.loads((out / "results.json").read_text())["tests"]
         return {t["name"]: t for t in tests if t["name"] != "Public Tests"}
 
-    right = solution_bodies()
+    right = solutions_of(NOTEBOOK)
     correct = submit(right, tmp_path / "correct" / "correct.ipynb")
     assert {k: t.get("score") for k, t in correct.items()} == {
         t.function: t.points for t in A.tasks_of(NAME)
